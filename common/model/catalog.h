@@ -1,0 +1,63 @@
+// GPU types and model architectures. The figures live in data files (common/model/catalog/*.json,
+// each entry citing its source), embedded at build time so plugins never miss them; a site may
+// load its own file on top.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace spiderflow {
+
+struct GpuType {
+    std::string name;            // "A100-80GB"
+    double peak_flops = 0;       // dense bf16/fp16 tensor FLOP/s
+    double memory_bytes = 0;
+    double nvlink_Bps = 0;       // per GPU, one direction; 0 = PCIe only
+    double pcie_Bps = 0;         // host link, one direction
+    double efficiency = 0.5;     // achievable fraction of peak for large training GEMMs
+    std::string source;
+};
+
+struct ModelArch {
+    std::string name;            // "llama3-70b"
+    int layers = 0;
+    int hidden = 0;
+    int heads = 0;
+    int kv_heads = 0;            // == heads without GQA
+    int ffn_hidden = 0;          // per expert for MoE
+    int vocab = 0;
+    int experts = 0;             // 0 or 1 = dense
+    int experts_per_token = 0;   // top-k routing
+    bool gated_ffn = false;      // SwiGLU: three FFN matrices instead of two
+    bool tied_embeddings = false;
+    std::string source;
+
+    bool is_moe() const { return experts > 1; }
+    double params_per_layer() const;     // all experts counted
+    double active_params_per_layer() const;  // experts_per_token experts counted
+    double embedding_params() const;     // input embedding (+ output head unless tied)
+    double total_params() const;
+};
+
+class Catalog {
+public:
+    // The catalog built into the binary.
+    static const Catalog& builtin();
+    // Builtin plus the entries of a JSON catalog file (same schema); later entries replace
+    // earlier ones with the same name. Throws InputError.
+    static Catalog with_file(const std::string& path);
+
+    void add_json(const std::string& text, const std::string& source);
+
+    const GpuType* gpu(const std::string& name) const;     // nullptr when absent; case-insensitive
+    const ModelArch* model(const std::string& name) const;  // nullptr when absent; case-insensitive
+    std::vector<std::string> gpu_names() const;
+    std::vector<std::string> model_names() const;
+
+private:
+    std::map<std::string, GpuType> gpus_;      // key: lower-case name
+    std::map<std::string, ModelArch> models_;
+};
+
+}  // namespace spiderflow

@@ -1,0 +1,42 @@
+// What an ML user asks for: a model, a batch, a GPU count; the planner picks the layout.
+#pragma once
+
+#include <string>
+
+#include "common/model/catalog.h"
+
+namespace spiderflow {
+
+enum class Precision { bf16, fp16, fp32 };
+
+enum class GpuCountMode {
+    exact,    // use exactly `gpus`
+    at_most,  // any count up to `gpus`
+    best,     // whatever count gives the best objective
+};
+
+struct JobSpec {
+    ModelArch model;
+    int seq_len = 2048;
+    int global_batch = 0;        // sequences per iteration
+    int micro_batch = 0;         // sequences per micro-batch; 0 = planner chooses
+    Precision precision = Precision::bf16;
+    bool recompute = false;      // full activation recomputation
+    bool zero1 = false;          // optimizer states sharded across DP
+    int gpus = 0;
+    GpuCountMode gpu_mode = GpuCountMode::exact;
+
+    int bytes_per_param() const { return precision == Precision::fp32 ? 4 : 2; }
+    // Throws InputError (source "job spec", field named) when a value is out of range.
+    void validate() const;
+};
+
+const char* to_string(Precision p);
+Precision precision_from_string(const std::string& s);  // throws InputError
+const char* to_string(GpuCountMode m);
+
+// Reads a job spec from JSON text ({"model": "llama3-70b" | {...dims...}, "seq_len": ..., ...}).
+JobSpec parse_job_spec(const std::string& json_text, const std::string& source, const Catalog& catalog);
+JobSpec read_job_spec(const std::string& path, const Catalog& catalog);
+
+}  // namespace spiderflow

@@ -1,0 +1,74 @@
+// The one plan schema, plain data: where every (pipeline stage, data-parallel replica) cell
+// runs, the parallel degrees, the layer split, and the predicted cost. Writers (JSON, launch
+// script, text, SVG) live beside it; the cost model and the planners use it, it uses neither.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/model/job_spec.h"
+
+namespace spiderflow {
+
+// One (stage, replica) cell: tp consecutive GPUs of one node (TP never leaves a node).
+struct StageCell {
+    int cluster = -1;            // index into Topology::clusters
+    int node = -1;               // index into Cluster::nodes
+    int first_gpu = 0;           // GPUs first_gpu .. first_gpu + tp - 1 of that node
+};
+
+// One rank of the expanded plan, in Megatron-LM order (tp fastest, then dp, then pp).
+struct RankPlacement {
+    int rank = 0;
+    int cluster = -1;
+    int node = -1;
+    int gpu = 0;
+    int tp = 0;                  // coordinates
+    int pp = 0;
+    int dp = 0;
+    int first_layer = 0;         // layers [first_layer, first_layer + num_layers)
+    int num_layers = 0;
+};
+
+// Predicted cost of one iteration, with its breakdown (seconds) and memory (bytes).
+struct Prediction {
+    bool feasible = true;
+    std::string infeasible_reason;   // set when !feasible: which limit, by how much
+    double iteration_s = 0;
+    double compute_s = 0;            // slowest stage, all micro-batches, forward+backward
+    double tp_comm_s = 0;
+    double pp_comm_s = 0;
+    double dp_comm_s = 0;            // exposed (not overlapped) part
+    double bubble_s = 0;
+    double optimizer_s = 0;
+    double tokens_per_s = 0;
+    double mfu = 0;                  // model FLOPs utilisation against the GPUs' peak
+    double max_memory_bytes = 0;     // the fullest GPU
+    std::vector<double> stage_memory_bytes;  // per stage, per GPU
+    double scaling_efficiency = 0;   // vs. the same GPUs in one site; 0 when not computed
+};
+
+struct Plan {
+    static constexpr int kSchemaVersion = 1;
+
+    JobSpec job;
+    int tp = 1;
+    int pp = 1;
+    int dp = 1;
+    int micro_batch = 1;
+    int num_micro_batches = 1;       // per replica per iteration
+    std::vector<int> layers_per_stage;  // size pp; sums to job.model.layers
+    std::vector<StageCell> cells;    // size pp * dp; index stage * dp + replica
+    bool hierarchical_dp = true;     // reduce-scatter inside clusters, all-reduce across
+    std::string policy;
+    double planning_ms = 0;
+    Prediction prediction;
+
+    int world_size() const { return tp * pp * dp; }
+    StageCell& cell(int stage, int replica) { return cells[static_cast<size_t>(stage) * dp + replica]; }
+    const StageCell& cell(int stage, int replica) const { return cells[static_cast<size_t>(stage) * dp + replica]; }
+    int first_layer_of_stage(int stage) const;
+    std::vector<RankPlacement> ranks() const;
+};
+
+}  // namespace spiderflow

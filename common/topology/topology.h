@@ -1,0 +1,106 @@
+// The federation as plain data: clusters, their nodes/GPUs/NICs/switch tree, and the
+// inter-cluster link graph with widest paths computed once (finalize()).
+// Units are those of common/util/units.h: bytes, seconds, bytes per second.
+#pragma once
+
+#include <limits>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace spiderflow {
+
+struct Nic {
+    std::string name;            // interface or HCA name as the node sees it: "eth0", "mlx5_0"
+    std::string kind = "ethernet";  // "ib", "roce" or "ethernet"
+    double bandwidth_Bps = 0;
+    int numa = -1;               // NUMA node, -1 when unknown
+};
+
+// Per-GPU locality; only readers that see the hardware (hwloc) fill it.
+struct GpuSlot {
+    int index = 0;
+    int numa = -1;
+    int nvlink_domain = 0;       // GPUs with equal ids share NVLink/NVSwitch
+    std::string nearest_nic;     // Nic::name closest to this GPU, empty when unknown
+};
+
+struct Node {
+    std::string name;
+    std::string gpu_type;        // catalog key, e.g. "A100-80GB"
+    int gpus = 0;
+    int nvlink_domain_size = 0;  // GPUs per NVLink domain; 1 = PCIe only; 0 = unknown (treat as gpus)
+    std::vector<Nic> nics;
+    std::vector<GpuSlot> gpu_slots;  // empty unless known
+    std::string leaf_switch;     // switch the node hangs off; empty when the cluster has no tree
+
+    // Bandwidth this node can send to other nodes of its cluster (sum of its NICs).
+    double network_Bps() const;
+};
+
+struct Switch {
+    std::string name;
+    std::vector<std::string> switches;  // child switches
+    std::vector<std::string> nodes;     // nodes attached directly
+    double uplink_Bps = 0;              // 0 = non-blocking / unknown
+};
+
+struct Cluster {
+    std::string name;
+    std::string region;
+    std::vector<Node> nodes;
+    std::vector<Switch> switches;
+    // Node-to-node figures inside the cluster, used when NICs are not listed.
+    double intra_bandwidth_Bps = 0;
+    double intra_latency_s = 0;
+
+    int total_gpus() const;
+    int node_index(std::string_view node_name) const;  // -1 when absent
+};
+
+// An inter-cluster link; symmetric. a and b are indices into Topology::clusters.
+struct Link {
+    int a = -1;
+    int b = -1;
+    double bandwidth_Bps = 0;
+    double latency_s = 0;
+};
+
+// Best route between two clusters: widest path (maximal bottleneck bandwidth), ties broken by
+// lower summed latency. Unreachable pairs have bandwidth 0 and infinite latency.
+struct PathInfo {
+    double bandwidth_Bps = 0;
+    double latency_s = std::numeric_limits<double>::infinity();
+    int hops = 0;
+    bool reachable() const { return bandwidth_Bps > 0; }
+};
+
+class Topology {
+public:
+    static constexpr int kFormatVersion = 1;
+
+    std::string name;
+    std::vector<Cluster> clusters;
+    std::vector<Link> links;
+
+    // Checks references (link ends, switch children) and computes all-pairs widest paths.
+    // Must be called after the data is filled and before path() is used. Throws InputError
+    // naming the offending element, with `source` as the file name.
+    void finalize(const std::string& source = "topology");
+
+    bool finalized() const { return finalized_; }
+    const PathInfo& path(int a, int b) const { return paths_[static_cast<size_t>(a) * clusters.size() + b]; }
+    // Cluster indices along the widest path from a to b, both ends included; empty if unreachable.
+    std::vector<int> route(int a, int b) const;
+    int cluster_index(std::string_view cluster_name) const;  // -1 when absent
+    int total_gpus() const;
+
+private:
+    bool finalized_ = false;
+    std::vector<PathInfo> paths_;   // n*n, row = source
+    std::vector<int> next_hop_;     // n*n, next cluster from row towards column, -1 if none
+    std::unordered_map<std::string, int> index_;
+};
+
+}  // namespace spiderflow

@@ -1,0 +1,5 @@
+noinst_LTLIBRARIES += libsf_util.la
+libsf_util_la_SOURCES = \
+	common/util/errors.cpp \
+	common/util/errors.h \
+	common/util/units.h

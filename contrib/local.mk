@@ -1,0 +1,1 @@
+# contrib: files are listed here as they land

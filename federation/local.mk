@@ -1,0 +1,1 @@
+# federation: files are listed here as they land

@@ -1,0 +1,1 @@
+# plugins: files are listed here as they land

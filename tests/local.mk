@@ -1,0 +1,1 @@
+# Unit tests: one GoogleTest binary per component, listed by each component below.
