@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages SpiderFlow builds, tests and runs with. Idempotent: skips
+# apt entirely when everything is already there, so CI on a warm machine costs nothing.
+set -euo pipefail
+
+packages=(
+  build-essential autoconf automake libtool pkg-config
+  coinor-libcbc-dev libhwloc-dev hwloc libcurl4-openssl-dev libsqlite3-dev
+  nlohmann-json3-dev libgtest-dev libgmock-dev
+  libslurm-dev slurmctld slurmd slurm-client munge
+  clang libclang-rt-dev iproute2
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "spiderflow: all build and test packages present"
+  exit 0
+fi
+echo "spiderflow: installing ${missing[*]}"
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
