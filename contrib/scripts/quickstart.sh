@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# README's first command: installs the Debian packages, builds and installs SpiderFlow, then
+# plans a LLaMA-3 70B job on the shipped 8-region worldwide example and prints the plan.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+contrib/scripts/install-deps.sh
+autoreconf -fi
+mkdir -p _build/release
+cd _build/release
+"$top/configure" -q --prefix=/usr/local
+make -s -j"$(nproc)"
+SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+$SUDO make -s install
+export PATH="/usr/local/bin:$PATH"
+example=/usr/local/share/spiderflow/topologies/worldwide-8.json
+echo
+echo "== spiderflow topo show $example"
+spiderflow topo show "$example"
+echo
+echo "== spiderflow plan: llama3-70b, global batch 1024, 128 GPUs, across the 8 regions"
+spiderflow plan --topology "$example" --model llama3-70b --global-batch 1024 --seq-len 4096 \
+  --gpus 128 --format text
