@@ -1,1 +1,8 @@
 # Unit tests: one GoogleTest binary per component, listed by each component below.
+
+# milp (engineer spin)
+check_PROGRAMS += tests/unit/test_milp
+TESTS += tests/unit/test_milp
+tests_unit_test_milp_SOURCES = tests/unit/milp/test_milp.cpp
+tests_unit_test_milp_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_milp_LDADD = libsf_milp.la libsf_util.la $(CBC_LIBS) $(GTEST_LIBS_ALL)
