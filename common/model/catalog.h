@@ -15,6 +15,7 @@ struct GpuType {
     double memory_bytes = 0;
     double nvlink_Bps = 0;       // per GPU, one direction; 0 = PCIe only
     double pcie_Bps = 0;         // host link, one direction
+    double hbm_Bps = 0;          // device memory bandwidth; 0 = unknown (cost model assumes 1 TB/s)
     double efficiency = 0.5;     // achievable fraction of peak for large training GEMMs
     std::string source;
 };
@@ -34,6 +35,10 @@ struct ModelArch {
     std::string source;
 
     bool is_moe() const { return experts > 1; }
+    int head_dim() const { return heads > 0 ? hidden / heads : 0; }
+    // Weights that take part in one token's matrix multiplies in one layer (no norms):
+    // what forward FLOPs are 2x of.
+    double matmul_params_per_layer(bool active_only) const;
     double params_per_layer() const;     // all experts counted
     double active_params_per_layer() const;  // experts_per_token experts counted
     double embedding_params() const;     // input embedding (+ output head unless tied)

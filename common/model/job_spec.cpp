@@ -1,0 +1,144 @@
+// Job spec: JSON reading and the checks that give a user a clear message before any planning.
+#include "common/model/job_spec.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "common/model/json_read.h"
+#include "common/model/model_json.h"
+#include "common/util/errors.h"
+
+namespace spiderflow {
+
+namespace jr = jsonread;
+
+namespace {
+constexpr const char* kJobSource = "job spec";
+
+void check(bool ok, const char* field, const std::string& what) {
+    if (!ok) throw InputError(kJobSource, 0, field, what);
+}
+}  // namespace
+
+void JobSpec::validate() const {
+    check(model.layers > 0 && model.hidden > 0 && model.heads > 0 && model.vocab > 0, "model",
+          "no model: give a catalog name or layers/hidden/heads/ffn_hidden/vocab");
+    check(model.hidden % model.heads == 0, "model.heads",
+          "hidden " + std::to_string(model.hidden) + " is not divisible by heads " + std::to_string(model.heads));
+    check(seq_len >= 1 && seq_len <= (1 << 22), "seq_len", "seq_len " + std::to_string(seq_len) + " must be 1..4194304");
+    check(global_batch >= 1 && global_batch <= 100000000, "global_batch",
+          "global_batch " + std::to_string(global_batch) + " must be at least 1");
+    check(micro_batch >= 0, "micro_batch", "micro_batch " + std::to_string(micro_batch) + " must not be negative");
+    check(micro_batch <= global_batch, "micro_batch",
+          "micro_batch " + std::to_string(micro_batch) + " is larger than global_batch " + std::to_string(global_batch));
+    check(micro_batch == 0 || global_batch % micro_batch == 0, "micro_batch",
+          "global_batch " + std::to_string(global_batch) + " is not divisible by micro_batch " +
+              std::to_string(micro_batch));
+    check(gpus >= 0 && gpus <= 10000000, "gpus", "gpus " + std::to_string(gpus) + " must not be negative");
+}
+
+const char* to_string(Precision p) {
+    switch (p) {
+        case Precision::bf16: return "bf16";
+        case Precision::fp16: return "fp16";
+        case Precision::fp32: return "fp32";
+    }
+    return "?";
+}
+
+Precision precision_from_string(const std::string& s) {
+    const std::string l = lower(s);
+    if (l == "bf16") return Precision::bf16;
+    if (l == "fp16") return Precision::fp16;
+    if (l == "fp32") return Precision::fp32;
+    throw InputError(kJobSource, 0, "precision", "unknown precision '" + s + "' (bf16, fp16 or fp32)");
+}
+
+const char* to_string(GpuCountMode m) {
+    switch (m) {
+        case GpuCountMode::exact: return "exact";
+        case GpuCountMode::at_most: return "at_most";
+        case GpuCountMode::best: return "best";
+    }
+    return "?";
+}
+
+namespace {
+GpuCountMode gpu_mode_from_string(const std::string& s, const std::string& source) {
+    const std::string l = lower(s);
+    if (l == "exact") return GpuCountMode::exact;
+    if (l == "at_most") return GpuCountMode::at_most;
+    if (l == "best") return GpuCountMode::best;
+    throw InputError(source, 0, "gpu_mode", "unknown gpu_mode '" + s + "' (exact, at_most or best)");
+}
+}  // namespace
+
+JobSpec parse_job_spec(const std::string& json_text, const std::string& source, const Catalog& catalog) {
+    const nlohmann::json j = jr::parse(json_text, source);
+    jr::only_keys(j,
+                  {"model", "seq_len", "global_batch", "micro_batch", "precision", "optimizer", "recompute", "zero1",
+                   "gpus", "gpu_mode"},
+                  source, "");
+    JobSpec spec;
+    if (!j.contains("model")) throw InputError(source, 0, "model", "missing required key");
+    const auto& m = j.at("model");
+    if (m.is_string()) {
+        const std::string name = m.get<std::string>();
+        const ModelArch* arch = catalog.model(name);
+        if (arch == nullptr) {
+            std::string known;
+            for (const auto& n : catalog.model_names()) known += (known.empty() ? "" : ", ") + n;
+            throw InputError(source, 0, "model", "unknown model '" + name + "' (known: " + known + ")");
+        }
+        spec.model = *arch;
+    } else if (m.is_object()) {
+        spec.model = model_arch_from_json(m, source, "model", false);
+        if (spec.model.name.empty()) spec.model.name = "custom";
+    } else {
+        throw InputError(source, 0, "model", "expected a catalog name or an object with dimensions");
+    }
+    if (!j.contains("global_batch")) throw InputError(source, 0, "global_batch", "missing required key");
+    spec.global_batch = jr::get_int(j.at("global_batch"), source, "global_batch", 1, 100000000);
+    if (j.contains("seq_len")) spec.seq_len = jr::get_int(j.at("seq_len"), source, "seq_len", 1, 1 << 22);
+    if (j.contains("micro_batch")) spec.micro_batch = jr::get_int(j.at("micro_batch"), source, "micro_batch", 0, 100000000);
+    if (j.contains("precision")) {
+        try {
+            spec.precision = precision_from_string(jr::get_string(j.at("precision"), source, "precision"));
+        } catch (const InputError& e) {
+            throw InputError(source, 0, "precision", e.problem());
+        }
+    }
+    if (j.contains("optimizer")) {
+        const std::string opt = jr::get_string(j.at("optimizer"), source, "optimizer");
+        if (lower(opt) != "adam" && lower(opt) != "adamw") {
+            throw InputError(source, 0, "optimizer", "unsupported optimizer '" + opt + "' (adam)");
+        }
+    }
+    if (j.contains("recompute")) spec.recompute = jr::get_bool(j.at("recompute"), source, "recompute");
+    if (j.contains("zero1")) spec.zero1 = jr::get_bool(j.at("zero1"), source, "zero1");
+    if (j.contains("gpus")) spec.gpus = jr::get_int(j.at("gpus"), source, "gpus", 0, 10000000);
+    if (j.contains("gpu_mode")) {
+        spec.gpu_mode = gpu_mode_from_string(jr::get_string(j.at("gpu_mode"), source, "gpu_mode"), source);
+    }
+    if (spec.gpu_mode != GpuCountMode::best && j.contains("gpu_mode") && spec.gpus == 0) {
+        throw InputError(source, 0, "gpus", std::string("gpu_mode ") + to_string(spec.gpu_mode) + " needs gpus > 0");
+    }
+    try {
+        spec.validate();
+    } catch (const InputError& e) {
+        throw InputError(source, 0, e.field(), e.problem());  // same message, this file's name
+    }
+    return spec;
+}
+
+JobSpec read_job_spec(const std::string& path, const Catalog& catalog) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(path, 0, "", std::string("cannot read job spec: ") + std::strerror(errno));
+    std::ostringstream text;
+    text << in.rdbuf();
+    return parse_job_spec(text.str(), path, catalog);
+}
+
+}  // namespace spiderflow

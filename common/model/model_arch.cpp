@@ -1,0 +1,35 @@
+// Parameter counts from the architecture. Biases and position embeddings are left out (well under
+// 0.1% for the catalog's models); norms are counted so totals match the model cards.
+#include "common/model/catalog.h"
+
+namespace spiderflow {
+
+double ModelArch::matmul_params_per_layer(bool active_only) const {
+    const double h = hidden;
+    const double kv_dim = static_cast<double>(kv_heads) * head_dim();
+    const double attention = 2.0 * h * h + 2.0 * h * kv_dim;  // Q and O full width; K and V per KV head
+    const double per_expert = (gated_ffn ? 3.0 : 2.0) * h * ffn_hidden;
+    double ffn = per_expert;
+    double router = 0;
+    if (is_moe()) {
+        const int used = active_only ? (experts_per_token > 0 ? experts_per_token : 1) : experts;
+        ffn = per_expert * used;
+        router = h * experts;
+    }
+    return attention + ffn + router;
+}
+
+double ModelArch::params_per_layer() const { return matmul_params_per_layer(false) + 2.0 * hidden; }
+
+double ModelArch::active_params_per_layer() const { return matmul_params_per_layer(true) + 2.0 * hidden; }
+
+double ModelArch::embedding_params() const {
+    return static_cast<double>(vocab) * hidden * (tied_embeddings ? 1.0 : 2.0);
+}
+
+double ModelArch::total_params() const {
+    // + final norm
+    return layers * params_per_layer() + embedding_params() + hidden;
+}
+
+}  // namespace spiderflow
