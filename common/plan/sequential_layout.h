@@ -1,0 +1,18 @@
+// The plain layout: cells filled cluster by cluster, node by node, stage-major (all replicas of
+// stage 0 first, then stage 1, ...). What `spiderflow estimate` uses without --plan and what the
+// topology-oblivious first-fit baseline produces.
+#pragma once
+
+#include "common/model/job_spec.h"
+#include "common/plan/plan.h"
+#include "common/topology/topology.h"
+
+namespace spiderflow {
+
+// micro_batch <= 0 takes job.micro_batch (or 1 when that is 0 too). Layers are split evenly,
+// the first layers % pp stages taking one more. Throws InputError (source "job spec") for
+// degrees that do not fit the job (pp > layers, global_batch not divisible by micro_batch*dp)
+// and InfeasibleError when the topology lacks tp-wide node slots for pp*dp cells.
+Plan make_sequential_plan(const Topology& topology, const JobSpec& job, int tp, int pp, int dp, int micro_batch);
+
+}  // namespace spiderflow
