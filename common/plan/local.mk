@@ -1,7 +1,21 @@
 noinst_LTLIBRARIES += libsf_plan.la
 libsf_plan_la_SOURCES = \
 	common/plan/plan.cpp \
-	common/plan/plan.h
+	common/plan/plan.h \
+	common/plan/plan_json.cpp \
+	common/plan/plan_json.h \
+	common/plan/plan_traffic.cpp \
+	common/plan/plan_traffic.h \
+	common/plan/plan_text.cpp \
+	common/plan/plan_text.h \
+	common/plan/plan_svg.cpp \
+	common/plan/plan_svg.h
+# Launch writer and NCCL environment (owner: slurm).
+libsf_plan_la_SOURCES += \
+	common/plan/nccl_env.cpp \
+	common/plan/nccl_env.h \
+	common/plan/launch_writer.cpp \
+	common/plan/launch_writer.h
 # Plain stage-major layout builder (owner: cost).
 libsf_plan_la_SOURCES += \
 	common/plan/sequential_layout.cpp \

@@ -1,0 +1,192 @@
+#include "common/plan/plan_text.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "common/plan/plan_traffic.h"
+#include "common/util/units.h"
+
+namespace spiderflow {
+namespace {
+
+std::string fmt(const char* f, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, v);
+    return buf;
+}
+
+std::string bytes_str(double b) {
+    if (b >= 1e12) return fmt("%.2f TB", b / 1e12);
+    if (b >= 1e9) return fmt("%.2f GB", b / 1e9);
+    if (b >= 1e6) return fmt("%.1f MB", b / 1e6);
+    return fmt("%.0f B", b);
+}
+
+std::string secs(double s) {
+    if (s >= 1) return fmt("%.3f s", s);
+    return fmt("%.1f ms", s * 1e3);
+}
+
+std::string cname(const Topology& t, int c) {
+    return c >= 0 && c < static_cast<int>(t.clusters.size()) ? t.clusters[c].name : "#" + std::to_string(c);
+}
+
+std::string shape(const Plan& p) {
+    return "tp=" + std::to_string(p.tp) + " pp=" + std::to_string(p.pp) + " dp=" + std::to_string(p.dp) +
+           " micro-batch=" + std::to_string(p.micro_batch);
+}
+
+bool complete(const Plan& p) { return p.cells.size() == static_cast<size_t>(p.pp) * p.dp; }
+
+// Pipelines that leave their cluster, and stages whose replicas span clusters.
+std::pair<int, int> crossing_counts(const Plan& p) {
+    int pipelines_crossing = 0;
+    int stages_spanning = 0;
+    if (!complete(p)) return {0, 0};
+    for (int r = 0; r < p.dp; ++r) {
+        for (int s = 0; s + 1 < p.pp; ++s) {
+            if (p.cell(s, r).cluster != p.cell(s + 1, r).cluster) {
+                ++pipelines_crossing;
+                break;
+            }
+        }
+    }
+    for (int s = 0; s < p.pp; ++s)
+        if (clusters_of_stage(p, s).size() > 1) ++stages_spanning;
+    return {pipelines_crossing, stages_spanning};
+}
+
+void breakdown(std::ostringstream& o, const Prediction& q) {
+    o << "  compute " << secs(q.compute_s) << ", bubble " << secs(q.bubble_s) << ", TP " << secs(q.tp_comm_s)
+      << ", PP " << secs(q.pp_comm_s) << ", DP (exposed) " << secs(q.dp_comm_s) << ", optimizer "
+      << secs(q.optimizer_s) << "\n";
+}
+
+}  // namespace
+
+std::string plan_orientation(const Plan& p) {
+    if (!complete(p)) return "incomplete";
+    std::vector<int> all;
+    for (const auto& c : p.cells) all.push_back(c.cluster);
+    std::sort(all.begin(), all.end());
+    all.erase(std::unique(all.begin(), all.end()), all.end());
+    if (all.size() <= 1) return "one cluster";
+    const auto [pipes, stages] = crossing_counts(p);
+    if (pipes == 0) return "pipelines inside clusters, DP across";
+    if (stages == 0) return "pipelines across clusters, DP inside";
+    return "mixed";
+}
+
+std::string plan_to_text(const Plan& plan, const Topology& topo, const Plan* runner_up, const std::string& note) {
+    std::ostringstream o;
+    const Prediction& q = plan.prediction;
+    o << "Plan for " << plan.job.model.name << " (" << plan.job.model.layers << " layers), global batch "
+      << plan.job.global_batch << " x " << plan.job.seq_len << " tokens, on " << plan.world_size() << " GPUs\n";
+    o << "policy " << (plan.policy.empty() ? "?" : plan.policy) << ", planned in " << fmt("%.1f", plan.planning_ms)
+      << " ms\n";
+    if (!note.empty()) o << "note: " << note << "\n";
+    o << "\nLayout: " << shape(plan) << ", " << plan.num_micro_batches << " micro-batches per replica; "
+      << plan_orientation(plan) << "\n";
+
+    // GPUs per cluster.
+    std::map<int, int> gpus;
+    for (const auto& c : plan.cells) gpus[c.cluster] += plan.tp;
+    o << "Clusters:";
+    for (const auto& [c, n] : gpus) o << " " << cname(topo, c) << " (" << n << " GPUs)";
+    o << "\n";
+    if (complete(plan)) {
+        o << "Stages:\n";
+        for (int s = 0; s < plan.pp; ++s) {
+            o << "  stage " << s << ": layers " << plan.first_layer_of_stage(s) << ".."
+              << plan.first_layer_of_stage(s) + (s < static_cast<int>(plan.layers_per_stage.size())
+                                                     ? plan.layers_per_stage[s]
+                                                     : 0) -
+                     1
+              << " on";
+            std::map<int, int> per;
+            for (int r = 0; r < plan.dp; ++r) per[plan.cell(s, r).cluster] += 1;
+            for (const auto& [c, n] : per) o << " " << cname(topo, c) << " x" << n;
+            o << "\n";
+        }
+    }
+
+    o << "\nPredicted iteration " << secs(q.iteration_s);
+    if (!q.feasible) o << " (INFEASIBLE: " << q.infeasible_reason << ")";
+    o << ", " << fmt("%.0f", q.tokens_per_s) << " tokens/s, MFU " << fmt("%.1f%%", q.mfu * 100);
+    if (q.scaling_efficiency > 0) o << ", scaling efficiency " << fmt("%.1f%%", q.scaling_efficiency * 100) << " vs one site";
+    o << "\n";
+    breakdown(o, q);
+    o << "  memory: fullest GPU " << fmt("%.1f GiB", q.max_memory_bytes / units::kGiB) << "\n";
+
+    // Which traffic crosses which link, and why.
+    const double boundary = pp_boundary_bytes(plan);
+    double max_grad = 0;
+    for (int s = 0; s < plan.pp; ++s) max_grad = std::max(max_grad, stage_gradient_bytes(plan, s));
+    const auto traffic = cross_cluster_traffic(plan);
+    o << "\nTraffic per iteration: one pipeline boundary moves " << bytes_str(boundary)
+      << " (activations + their gradients), one stage's DP all-reduce " << bytes_str(max_grad)
+      << " of gradients (largest stage).\n";
+    if (traffic.empty()) {
+        o << "Nothing crosses an inter-cluster link: TP stays in each node, PP and DP in one cluster.\n";
+    } else {
+        if (boundary < max_grad)
+            o << "PP is the lighter traffic for this job, so pipelines are the ones allowed across links.\n";
+        else
+            o << "DP is the lighter traffic for this job, so replicas are the ones allowed across links "
+                 "(hierarchical all-reduce).\n";
+        o << "Cross-cluster links (bottleneck bandwidth of the widest route):\n";
+        for (const auto& t : traffic) {
+            o << "  " << cname(topo, t.a) << " <-> " << cname(topo, t.b);
+            if (topo.finalized() && t.a < static_cast<int>(topo.clusters.size()) &&
+                t.b < static_cast<int>(topo.clusters.size())) {
+                const PathInfo& path = topo.path(t.a, t.b);
+                o << " [" << fmt("%.1f Gbps", units::Bps_to_gbps(path.bandwidth_Bps)) << ", "
+                  << fmt("%.1f ms", path.latency_s * 1e3);
+                if (path.hops > 1) {
+                    o << ", via";
+                    for (int c : topo.route(t.a, t.b)) o << " " << cname(topo, c);
+                }
+                o << "]";
+                if (path.bandwidth_Bps > 0)
+                    o << ": " << bytes_str(t.pp_bytes + t.dp_bytes) << "/iter, ~"
+                      << secs((t.pp_bytes + t.dp_bytes) / path.bandwidth_Bps) << " on the wire";
+            }
+            o << "\n";
+            if (t.pp_boundaries > 0)
+                o << "      PP: " << t.pp_boundaries << " pipeline boundar" << (t.pp_boundaries == 1 ? "y" : "ies")
+                  << ", " << bytes_str(t.pp_bytes) << "\n";
+            if (t.dp_stages > 0)
+                o << "      DP: all-reduce of " << t.dp_stages << " stage" << (t.dp_stages == 1 ? "" : "s") << ", "
+                  << bytes_str(t.dp_bytes) << "\n";
+        }
+    }
+
+    if (runner_up) {
+        const Prediction& rq = runner_up->prediction;
+        o << "\nRunner-up: " << shape(*runner_up) << ", " << plan_orientation(*runner_up) << " ("
+          << (runner_up->policy.empty() ? plan.policy : runner_up->policy) << "): " << secs(rq.iteration_s);
+        if (!rq.feasible) o << " (infeasible: " << rq.infeasible_reason << ")";
+        o << "\n";
+        breakdown(o, rq);
+        if (rq.iteration_s > 0 && q.iteration_s > 0) {
+            o << "This plan is " << fmt("%.2fx", rq.iteration_s / q.iteration_s) << " faster per iteration";
+            // Name the component that differs most: that is why it won.
+            const std::pair<const char*, double> diffs[] = {
+                {"compute", rq.compute_s - q.compute_s},       {"pipeline bubble", rq.bubble_s - q.bubble_s},
+                {"TP communication", rq.tp_comm_s - q.tp_comm_s}, {"PP communication", rq.pp_comm_s - q.pp_comm_s},
+                {"exposed DP communication", rq.dp_comm_s - q.dp_comm_s},
+                {"optimizer", rq.optimizer_s - q.optimizer_s}};
+            const auto* best = &diffs[0];
+            for (const auto& d : diffs)
+                if (d.second > best->second) best = &d;
+            if (best->second > 0)
+                o << ", mostly because the runner-up spends " << secs(best->second) << " more on " << best->first;
+            o << ".\n";
+        }
+    }
+    return o.str();
+}
+
+}  // namespace spiderflow
