@@ -1,3 +1,22 @@
 noinst_LTLIBRARIES += libsf_coflow.la
 libsf_coflow_la_SOURCES = \
-	common/coflow/placeholder.cpp
+	common/coflow/allocation.cpp \
+	common/coflow/allocation.h \
+	common/coflow/coflow.cpp \
+	common/coflow/coflow.h \
+	common/coflow/hermod_order.cpp \
+	common/coflow/hermod_order.h \
+	common/coflow/network.cpp \
+	common/coflow/network.h \
+	common/coflow/network_topology.cpp \
+	common/coflow/sched_aalo.cpp \
+	common/coflow/sched_fair.cpp \
+	common/coflow/sched_hermod.cpp \
+	common/coflow/sched_llm.cpp \
+	common/coflow/sched_sincronia.cpp \
+	common/coflow/sched_varys.cpp \
+	common/coflow/scheduler.cpp \
+	common/coflow/scheduler.h \
+	common/coflow/schedulers.h \
+	common/coflow/simulator.cpp \
+	common/coflow/simulator.h

@@ -1,0 +1,36 @@
+// Rate-allocation building blocks shared by the schedulers.
+#pragma once
+
+#include <vector>
+
+#include "common/coflow/scheduler.h"
+
+namespace spiderflow::coflow {
+
+// Residual capacity per link, starting from the network's capacities.
+std::vector<double> full_capacity(const Network& net);
+
+// Max-min fair progressive filling: raises the rates of `subset` flows equally until each
+// meets a saturated link, consuming `residual`. Rates are added to what the flows already have.
+void maxmin_fill(std::vector<ActiveFlow>& flows, const std::vector<int>& subset, std::vector<double>& residual);
+
+// Effective bottleneck time of a set of flows against per-link capacity `cap`:
+// max over links of (remaining bytes crossing it / cap). Infinity when a used link has cap 0.
+double bottleneck_time(const std::vector<ActiveFlow>& flows, const std::vector<int>& subset,
+                       const std::vector<double>& cap);
+
+// Varys' MADD (minimum allocation for desired duration): every flow gets remaining / Gamma so
+// all finish together at the coflow's bottleneck time Gamma on the residual capacity. Returns
+// false (and allocates nothing) when some used link has no residual capacity.
+bool madd_fill(std::vector<ActiveFlow>& flows, const std::vector<int>& subset, std::vector<double>& residual);
+
+// Work conservation: max-min fill of every active flow on whatever capacity is left.
+void backfill(SchedView& view, std::vector<double>& residual);
+
+// Flow indices of an active coflow, ordered for a greedy matching: flows that share no link
+// with an earlier-admitted flow of the same set are admitted first (largest remaining first);
+// returns {admitted, rest}.
+std::pair<std::vector<int>, std::vector<int>> greedy_matching(const std::vector<ActiveFlow>& flows,
+                                                              const std::vector<int>& subset, int num_links);
+
+}  // namespace spiderflow::coflow
