@@ -1,3 +1,17 @@
 noinst_LTLIBRARIES += libsf_planner.la
 libsf_planner_la_SOURCES = \
-	common/planner/placeholder.cpp
+	common/planner/planner.h \
+	common/planner/policy_factory.cpp \
+	common/planner/shapes.h \
+	common/planner/shapes.cpp \
+	common/planner/tpa/inventory.h \
+	common/planner/tpa/inventory.cpp \
+	common/planner/tpa/level1.h \
+	common/planner/tpa/level1.cpp \
+	common/planner/tpa/level2.h \
+	common/planner/tpa/level2.cpp \
+	common/planner/spinsearch/skeleton.h \
+	common/planner/spinsearch/skeleton.cpp \
+	common/planner/spinsearch/spinsearch.h \
+	common/planner/spinsearch/spinsearch.cpp
+# Engineer "baselines": append baseline sources below (common/planner/baselines/<name>/...).

@@ -1,0 +1,55 @@
+// Policies are built by name from one table; the table is also the list of valid names.
+#include <algorithm>
+#include <cctype>
+
+#include "common/planner/planner.h"
+#include "common/planner/spinsearch/spinsearch.h"
+#include "common/util/errors.h"
+// ---- policy headers: add one include per baseline below this line ----
+
+namespace spiderflow {
+namespace {
+
+struct PolicyEntry {
+    const char* name;
+    std::unique_ptr<PlannerPolicy> (*make)();
+};
+
+// ---- POLICY TABLE: one line per policy, {"name", constructor}. spinsearch stays first (the
+// default). Engineer "baselines": add global-ilp, genetic, greedy, first-fit, exhaustive here. ----
+const PolicyEntry kPolicies[] = {
+    {"spinsearch", make_spinsearch},
+};
+// ---- end of policy table ----
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+}
+
+}  // namespace
+
+std::unique_ptr<PlannerPolicy> make_planner(const std::string& name) {
+    const std::string key = lower(name);
+    for (const PolicyEntry& e : kPolicies)
+        if (key == e.name) return e.make();
+    std::string valid;
+    for (const std::string& n : planner_names()) valid += (valid.empty() ? "" : ", ") + n;
+    throw InputError("plan request", 0, "policy", "unknown planner '" + name + "'; valid names: " + valid);
+}
+
+std::vector<std::string> planner_names() {
+    std::vector<std::string> out;
+    for (const PolicyEntry& e : kPolicies) out.emplace_back(e.name);
+    return out;
+}
+
+const char* to_string(Objective o) {
+    switch (o) {
+        case Objective::iteration_time: return "iteration_time";
+        case Objective::throughput_per_gpu: return "throughput_per_gpu";
+    }
+    return "iteration_time";
+}
+
+}  // namespace spiderflow

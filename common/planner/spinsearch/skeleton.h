@@ -1,0 +1,39 @@
+// SpinSearch's cluster-level layouts. spin() grows an ordered set of clusters out of a seed
+// along the best neighbours (compute gained against the bottleneck link); fill() lays the
+// (stage, replica) cells over that ordered set in one orientation: replicas in `groups` groups,
+// each group stage-major. groups == 1 aligns stage k of every replica in one cluster (DP local,
+// pipeline across sites); groups == dp keeps whole pipelines inside clusters (DP across,
+// hierarchical); values between mix the two.
+#pragma once
+
+#include <vector>
+
+#include "common/planner/shapes.h"
+#include "common/planner/tpa/inventory.h"
+#include "common/topology/topology.h"
+
+namespace spiderflow::spin {
+
+struct ClusterShare {
+    int cluster = -1;   // topology index
+    int slots = 0;      // TP slots it offers
+    double flops = 0;   // per-GPU FLOP/s of its fastest slots, mean
+};
+
+// Bandwidth at which the lighter of PP and DP traffic takes as long as compute; links much
+// wider than this barely slow the job, much thinner ones dominate it.
+double link_reference_Bps(const JobSpec& job, const Shape& shape, double gpu_flops);
+
+// Clusters in the order the spin visits them (seed first), with enough slots for the shape's
+// pp * dp cells; empty when the reachable clusters cannot hold them.
+// candidates: indices into `inventories` (eligible clusters with slots), best first.
+std::vector<ClusterShare> spin(const Topology& topology, const std::vector<tpa::ClusterInventory>& inventories,
+                               const std::vector<int>& candidates, int seed, int cells, double reference_Bps);
+
+// cell_cluster[stage * dp + replica] = topology cluster index; empty if the shares cannot hold it.
+std::vector<int> fill(const std::vector<ClusterShare>& order, int pp, int dp, int groups);
+
+// Orientation choices to try for dp replicas over `clusters` clusters: 1, dp and mixes.
+std::vector<int> group_choices(int dp, int clusters);
+
+}  // namespace spiderflow::spin

@@ -1,0 +1,391 @@
+#include "common/planner/spinsearch/spinsearch.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "common/planner/shapes.h"
+#include "common/planner/spinsearch/skeleton.h"
+#include "common/planner/tpa/inventory.h"
+#include "common/planner/tpa/level1.h"
+#include "common/planner/tpa/level2.h"
+#include "common/util/errors.h"
+
+namespace spiderflow {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// One candidate layout: a shape, its cluster-level skeleton, and the finished, scored plan.
+struct Candidate {
+    Shape shape;
+    int groups = 1;                  // orientation: 1 = DP local, dp = pipelines local
+    std::vector<spin::ClusterShare> order;
+    std::vector<int> cell_cluster;
+    Plan plan;
+    bool exact = false;              // level 2 solved with the ILP
+    int ilp_solves = 0;
+    int ilp_not_optimal = 0;
+};
+
+class Search {
+public:
+    Search(const PlanRequest& request, const CostModel& cost, const SpinSearchOptions& options)
+        : req_(request), cost_(cost), topo_(cost.topology()), opt_(options), start_(Clock::now()) {
+        const double limit = request.time_limit_s > 0 ? request.time_limit_s : 60.0;
+        deadline_ = start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limit));
+    }
+
+    PlanResult run();
+
+private:
+    const std::vector<tpa::ClusterInventory>& inventories(int tp);
+    std::vector<int> candidates_for(int tp);  // indices into inventories(tp), best compute first
+    bool realise(Candidate& c, bool exact);
+    bool better(const Plan& a, const Plan& b) const {
+        return better_prediction(a.prediction, a.world_size(), b.prediction, b.world_size(), req_.objective);
+    }
+    double score(const Plan& p) const {
+        if (!p.prediction.feasible) return std::numeric_limits<double>::infinity();
+        return req_.objective == Objective::throughput_per_gpu ? p.prediction.iteration_s * p.world_size()
+                                                               : p.prediction.iteration_s;
+    }
+    bool out_of_time() {
+        if (Clock::now() > deadline_) hit_limit_ = true;
+        return hit_limit_;
+    }
+    std::vector<Candidate> spin_shape(const Shape& shape, int seeds, const std::vector<int>& groups_filter);
+    void polish(Candidate& c);
+
+    const PlanRequest& req_;
+    const CostModel& cost_;
+    const Topology& topo_;
+    SpinSearchOptions opt_;
+    Clock::time_point start_, deadline_;
+    std::vector<int> eligible_;
+    std::map<int, std::vector<tpa::ClusterInventory>> inventories_;
+    std::map<int, std::vector<int>> candidates_;
+    bool hit_limit_ = false;
+    int estimates_ = 0;
+    int ilp_solves_ = 0;
+    int ilp_not_optimal_ = 0;
+    std::string last_failure_;
+};
+
+const std::vector<tpa::ClusterInventory>& Search::inventories(int tp) {
+    auto it = inventories_.find(tp);
+    if (it != inventories_.end()) return it->second;
+    std::vector<tpa::ClusterInventory> inv;
+    for (int c : eligible_) inv.push_back(tpa::build_inventory(topo_, cost_, c, tp));
+    return inventories_.emplace(tp, std::move(inv)).first->second;
+}
+
+std::vector<int> Search::candidates_for(int tp) {
+    auto it = candidates_.find(tp);
+    if (it != candidates_.end()) return it->second;
+    const auto& inv = inventories(tp);
+    std::vector<int> idx;
+    for (int i = 0; i < static_cast<int>(inv.size()); ++i)
+        if (inv[static_cast<size_t>(i)].slots() > 0) idx.push_back(i);
+    std::stable_sort(idx.begin(), idx.end(), [&](int a, int b) {
+        return inv[static_cast<size_t>(a)].total_flops() > inv[static_cast<size_t>(b)].total_flops();
+    });
+    return candidates_.emplace(tp, std::move(idx)).first->second;
+}
+
+// TPA on one skeleton: level 1 splits layers by the speed each stage will get, level 2 places
+// cells on node groups inside each cluster, level 1 re-splits by the speed actually placed.
+bool Search::realise(Candidate& c, bool exact) {
+    const Shape& sh = c.shape;
+    const int pp = sh.pp, dp = sh.dp;
+    const auto& invs = inventories(sh.tp);
+    std::map<int, size_t> inv_of;  // topology cluster -> index in invs
+    for (size_t i = 0; i < invs.size(); ++i) inv_of[invs[i].cluster] = i;
+
+    std::vector<int> used;  // clusters in skeleton order
+    std::map<int, size_t> slot_of;
+    for (const spin::ClusterShare& s : c.order) {
+        slot_of[s.cluster] = used.size();
+        used.push_back(s.cluster);
+    }
+    std::vector<tpa::ClusterDemand> demands(used.size());
+    for (size_t i = 0; i < used.size(); ++i) {
+        demands[i].cluster = used[i];
+        demands[i].stage_cells.assign(static_cast<size_t>(pp), 0);
+    }
+    for (int s = 0; s < pp; ++s)
+        for (int r = 0; r < dp; ++r)
+            ++demands[slot_of[c.cell_cluster[static_cast<size_t>(s) * dp + r]]].stage_cells[static_cast<size_t>(s)];
+    std::vector<const tpa::ClusterInventory*> inv_ptr;
+    for (int cl : used) inv_ptr.push_back(&invs[inv_of[cl]]);
+
+    const tpa::MemoryModel mem = tpa::memory_model(req_.job, sh);
+    const int layers_total = req_.job.model.layers;
+    // Level 1: expected speed of each stage = the slowest cluster serving it.
+    std::vector<double> speed(static_cast<size_t>(pp), 0.0);
+    std::vector<int> cap(static_cast<size_t>(pp), layers_total);
+    for (size_t i = 0; i < used.size(); ++i) {
+        int cells = 0;
+        for (int k : demands[i].stage_cells) cells += k;
+        const double f = inv_ptr[i]->best_flops(cells);
+        for (int s = 0; s < pp; ++s)
+            if (demands[i].stage_cells[static_cast<size_t>(s)] > 0) {
+                double& sp = speed[static_cast<size_t>(s)];
+                sp = sp > 0 ? std::min(sp, f) : f;
+            }
+    }
+    for (int s = 0; s < pp; ++s) {
+        double m = std::numeric_limits<double>::infinity();
+        for (size_t i = 0; i < used.size(); ++i)
+            if (demands[i].stage_cells[static_cast<size_t>(s)] > 0) m = std::min(m, inv_ptr[i]->max_memory());
+        cap[static_cast<size_t>(s)] = std::max(1, mem.max_layers(s, m));
+    }
+    std::vector<int> layers = tpa::split_layers(layers_total, speed, cap);
+    if (layers.empty()) {
+        last_failure_ = "layers do not fit the stages' memory";
+        return false;
+    }
+
+    tpa::Level2Options l2;
+    l2.exact = exact;
+    l2.solver.time_limit_s = opt_.ilp_time_limit_s;
+    std::vector<tpa::Placement> placed;
+    for (int pass = 0; pass < (exact ? 2 : 1); ++pass) {
+        placed = tpa::place_all(inv_ptr, demands, layers, mem, dp, l2);
+        for (const tpa::Placement& p : placed) {
+            if (p.used_ilp) {
+                ++c.ilp_solves;
+                if (p.status != milp::SolveStatus::optimal) ++c.ilp_not_optimal;
+            }
+            if (!p.ok) {
+                last_failure_ = p.why;
+                return false;
+            }
+        }
+        // Level 1 again, with the speed and memory each stage actually got.
+        std::vector<double> got(static_cast<size_t>(pp), 0.0);
+        std::vector<double> got_mem(static_cast<size_t>(pp), std::numeric_limits<double>::infinity());
+        for (const tpa::Placement& p : placed)
+            for (int s = 0; s < pp; ++s) {
+                const double f = p.stage_flops[static_cast<size_t>(s)];
+                if (f <= 0) continue;
+                double& g = got[static_cast<size_t>(s)];
+                g = g > 0 ? std::min(g, f) : f;
+                got_mem[static_cast<size_t>(s)] = std::min(got_mem[static_cast<size_t>(s)], p.stage_memory[static_cast<size_t>(s)]);
+            }
+        for (int s = 0; s < pp; ++s) cap[static_cast<size_t>(s)] = std::max(1, mem.max_layers(s, got_mem[static_cast<size_t>(s)]));
+        std::vector<int> again = tpa::split_layers(layers_total, got, cap);
+        if (again.empty()) {
+            last_failure_ = "layers do not fit the placed stages' memory";
+            return false;
+        }
+        if (again == layers) break;
+        layers = again;
+    }
+    c.exact = exact;
+
+    Plan& plan = c.plan;
+    plan = Plan{};
+    plan.job = req_.job;
+    plan.job.gpus = sh.gpus();
+    plan.job.micro_batch = sh.micro_batch;
+    plan.tp = sh.tp;
+    plan.pp = pp;
+    plan.dp = dp;
+    plan.micro_batch = sh.micro_batch;
+    plan.num_micro_batches = req_.job.global_batch / (dp * sh.micro_batch);
+    plan.layers_per_stage = layers;
+    plan.hierarchical_dp = true;
+    plan.policy = "spinsearch";
+    plan.cells.assign(static_cast<size_t>(pp) * dp, StageCell{});
+    std::vector<std::vector<size_t>> next(used.size(), std::vector<size_t>(static_cast<size_t>(pp), 0));
+    for (int s = 0; s < pp; ++s)
+        for (int r = 0; r < dp; ++r) {
+            const size_t i = slot_of[c.cell_cluster[static_cast<size_t>(s) * dp + r]];
+            const tpa::Slot& slot = placed[i].stage_slots[static_cast<size_t>(s)][next[i][static_cast<size_t>(s)]++];
+            plan.cell(s, r) = StageCell{used[i], slot.node, slot.first_gpu};
+        }
+    plan.prediction = cost_.estimate(plan);
+    ++estimates_;
+    ilp_solves_ += c.ilp_solves;
+    ilp_not_optimal_ += c.ilp_not_optimal;
+    if (!plan.prediction.feasible) last_failure_ = plan.prediction.infeasible_reason;
+    return plan.prediction.feasible;
+}
+
+std::vector<Candidate> Search::spin_shape(const Shape& shape, int seeds, const std::vector<int>& groups_filter) {
+    std::vector<Candidate> out;
+    const auto& invs = inventories(shape.tp);
+    const std::vector<int> cand = candidates_for(shape.tp);
+    if (cand.empty()) return out;
+    const double ref = spin::link_reference_Bps(req_.job, shape, invs[static_cast<size_t>(cand.front())].best_flops(1));
+    const int cells = shape.pp * shape.dp;
+    std::set<std::vector<int>> seen;
+    for (int k = 0; k < seeds && k < static_cast<int>(cand.size()); ++k) {
+        std::vector<spin::ClusterShare> order = spin::spin(topo_, invs, cand, k, cells, ref);
+        if (order.empty()) continue;
+        std::vector<int> groups = groups_filter.empty() ? spin::group_choices(shape.dp, static_cast<int>(order.size()))
+                                                        : groups_filter;
+        for (int g : groups) {
+            if (shape.dp % g != 0) continue;
+            Candidate c;
+            c.shape = shape;
+            c.groups = g;
+            c.order = order;
+            c.cell_cluster = spin::fill(order, shape.pp, shape.dp, g);
+            if (c.cell_cluster.empty() || !seen.insert(c.cell_cluster).second) continue;
+            if (realise(c, false)) out.push_back(std::move(c));
+            if (out_of_time()) return out;
+        }
+    }
+    return out;
+}
+
+// Local moves: shift one layer across a stage boundary; swap two neighbouring clusters in the
+// skeleton order (which stages/groups meet across which link). Kept only when the cost model
+// says the plan got better.
+void Search::polish(Candidate& c) {
+    for (int round = 0; round < opt_.polish_rounds && !out_of_time(); ++round) {
+        bool improved = false;
+        for (size_t i = 0; i + 1 < c.order.size() && c.order.size() <= 16 && !out_of_time(); ++i) {
+            Candidate t = c;
+            std::swap(t.order[i], t.order[i + 1]);
+            t.cell_cluster = spin::fill(t.order, t.shape.pp, t.shape.dp, t.groups);
+            if (t.cell_cluster.empty()) continue;
+            if (realise(t, c.exact) && better(t.plan, c.plan)) {
+                c = std::move(t);
+                improved = true;
+            }
+        }
+        const int pp = c.plan.pp;
+        for (int b = 0; b + 1 < pp && pp <= 64 && !out_of_time(); ++b)
+            for (int dir : {-1, 1}) {
+                Plan t = c.plan;
+                int& from = t.layers_per_stage[static_cast<size_t>(dir < 0 ? b : b + 1)];
+                int& to = t.layers_per_stage[static_cast<size_t>(dir < 0 ? b + 1 : b)];
+                if (from <= 1) continue;
+                --from;
+                ++to;
+                t.prediction = cost_.estimate(t);
+                ++estimates_;
+                if (better(t, c.plan)) {
+                    c.plan = std::move(t);
+                    improved = true;
+                }
+            }
+        if (!improved) break;
+    }
+}
+
+PlanResult Search::run() {
+    req_.job.validate();
+    eligible_ = eligible_clusters(req_, topo_);
+    int available = 0;
+    for (int c : eligible_) available += topo_.clusters[static_cast<size_t>(c)].total_gpus();
+    std::vector<int> counts = candidate_gpu_counts(req_, available);
+    if (counts.size() > 16) {
+        // Most GPUs first, plus a geometric spread of smaller counts for per-GPU objectives.
+        std::vector<int> keep(counts.begin(), counts.begin() + 10);
+        for (size_t i = 10; i < counts.size(); i += (counts.size() - 10) / 6 + 1) keep.push_back(counts[i]);
+        counts = keep;
+    }
+
+    // Screening: every shape of every count gets two cheap layouts (one per pure orientation)
+    // from the best seed; the best shapes by that score get the full spin.
+    struct Screened {
+        Shape shape;
+        double score;
+    };
+    std::vector<Screened> screened;
+    std::vector<Candidate> pool;
+    size_t shapes_seen = 0;
+    for (int n : counts) {
+        for (const Shape& s : enumerate_shapes(req_, topo_, cost_, n, eligible_)) {
+            ++shapes_seen;
+            std::vector<Candidate> got = spin_shape(s, 1, {1, s.dp});
+            double best = std::numeric_limits<double>::infinity();
+            for (Candidate& c : got) {
+                best = std::min(best, score(c.plan));
+                pool.push_back(std::move(c));
+            }
+            if (std::isfinite(best)) screened.push_back({s, best});
+            if (out_of_time()) break;
+        }
+        if (out_of_time()) break;
+    }
+    if (shapes_seen == 0) explain_no_shape(req_, topo_, cost_, eligible_, counts);
+    if (screened.empty())
+        throw InfeasibleError("no layout of " + req_.job.model.name + " on " + std::to_string(counts.front()) +
+                              " GPUs passed the cost model" + (last_failure_.empty() ? "" : ": " + last_failure_));
+    std::stable_sort(screened.begin(), screened.end(),
+                     [](const Screened& a, const Screened& b) { return a.score < b.score; });
+
+    for (size_t i = 0; i < screened.size() && i < static_cast<size_t>(opt_.max_shapes) && !out_of_time(); ++i)
+        for (Candidate& c : spin_shape(screened[i].shape, opt_.seed_clusters, {})) pool.push_back(std::move(c));
+
+    // Beam: the best few layouts get the exact level 2 (CBC) and the local moves.
+    std::stable_sort(pool.begin(), pool.end(), [&](const Candidate& a, const Candidate& b) {
+        return score(a.plan) < score(b.plan);
+    });
+    std::vector<Candidate> beam;
+    std::set<std::vector<int>> seen;
+    for (Candidate& c : pool) {
+        if (static_cast<int>(beam.size()) >= opt_.beam_width) break;
+        if (!seen.insert(c.cell_cluster).second) continue;
+        beam.push_back(c);
+    }
+    for (Candidate& c : beam) {
+        Candidate exact = c;
+        if (!out_of_time() && realise(exact, true) && !better(c.plan, exact.plan)) c = std::move(exact);
+        polish(c);
+    }
+    std::stable_sort(beam.begin(), beam.end(),
+                     [&](const Candidate& a, const Candidate& b) { return better(a.plan, b.plan); });
+
+    PlanResult result;
+    const Candidate& win = beam.front();
+    result.plan = win.plan;
+    result.hit_limit = hit_limit_;
+    // Runner-up: the best layout of another shape or orientation, to explain the choice.
+    auto different = [&](const Candidate& c) { return !(c.shape == win.shape) || c.groups != win.groups; };
+    for (const Candidate& c : beam)
+        if (different(c)) {
+            result.runner_up = c.plan;
+            break;
+        }
+    if (!result.runner_up)
+        for (const Candidate& c : pool)
+            if (different(c) && c.plan.prediction.feasible) {
+                result.runner_up = c.plan;
+                break;
+            }
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start_).count();
+    result.plan.planning_ms = ms;
+    if (result.runner_up) result.runner_up->planning_ms = ms;
+    char note[320];
+    std::snprintf(note, sizeof note,
+                  "spinsearch: %s, %s; %zu shapes screened, %d searched, %d layouts scored; level-2 ILP solves %d "
+                  "(%d not proven optimal)%s",
+                  to_string(win.shape).c_str(),
+                  win.groups == 1 ? "stages aligned per cluster (DP local, PP across)"
+                  : win.groups == win.shape.dp ? "whole pipelines per cluster (DP across, hierarchical)"
+                                               : "mixed orientation",
+                  shapes_seen, std::min(static_cast<int>(screened.size()), opt_.max_shapes), estimates_, ilp_solves_,
+                  ilp_not_optimal_, hit_limit_ ? "; time limit cut the search short" : "");
+    result.note = note;
+    return result;
+}
+
+}  // namespace
+
+PlanResult SpinSearch::plan(const PlanRequest& request, const CostModel& cost) const {
+    Search search(request, cost, options_);
+    return search.run();
+}
+
+std::unique_ptr<PlannerPolicy> make_spinsearch() { return std::make_unique<SpinSearch>(); }
+
+}  // namespace spiderflow

@@ -1,0 +1,67 @@
+#include "common/planner/tpa/level1.h"
+
+#include <algorithm>
+#include <queue>
+
+namespace spiderflow::tpa {
+
+double MemoryModel::stage_bytes(int stage, int layers) const {
+    // 1F1B keeps up to (pp - stage) micro-batches of activations alive on stage `stage`.
+    const int in_flight = std::min(micro_batches, pp - stage);
+    double bytes = layers * (per_layer_static + in_flight * per_layer_activation);
+    if (stage == 0 || stage == pp - 1) bytes += pp == 1 ? 2 * embedding : embedding;
+    return bytes;
+}
+
+int MemoryModel::max_layers(int stage, double memory) const {
+    const double fixed = stage_bytes(stage, 0);
+    const double per = stage_bytes(stage, 1) - fixed;
+    if (memory < fixed + per) return 0;
+    return per > 0 ? static_cast<int>((memory - fixed) / per) : 1 << 20;
+}
+
+MemoryModel memory_model(const JobSpec& job, const Shape& shape) {
+    const ModelArch& m = job.model;
+    MemoryModel mm;
+    mm.pp = shape.pp;
+    mm.micro_batches = std::max(1, job.global_batch / std::max(1, shape.dp * shape.micro_batch));
+    const int bpp = job.bytes_per_param();
+    // Mixed precision Adam: weights + grads at bpp, fp32 master/moments (12 B, 8 B in fp32).
+    const double optimizer = (bpp == 4 ? 8.0 : 12.0) / (job.zero1 ? shape.dp : 1);
+    const double per_param = 2.0 * bpp + optimizer;
+    mm.per_layer_static = m.params_per_layer() / shape.tp * per_param;
+    mm.embedding = m.embedding_params() / 2.0 / shape.tp * per_param;
+    // Megatron's estimate without the attention-score term (flash attention): 34 s b h bytes
+    // per layer at 16-bit, split by tp; recomputation keeps only the layer input.
+    const double sbh = static_cast<double>(job.seq_len) * shape.micro_batch * m.hidden;
+    mm.per_layer_activation = (job.recompute ? 2.0 * sbh : 34.0 * sbh / shape.tp) * (bpp / 2.0);
+    return mm;
+}
+
+std::vector<int> split_layers(int total, const std::vector<double>& speed, const std::vector<int>& cap) {
+    const size_t n = speed.size();
+    if (n == 0 || total < static_cast<int>(n) || cap.size() != n) return {};
+    long cap_sum = 0;
+    for (size_t s = 0; s < n; ++s) {
+        if (cap[s] < 1 || speed[s] <= 0) return {};
+        cap_sum += cap[s];
+    }
+    if (cap_sum < total) return {};
+    std::vector<int> layers(n, 1);
+    // Next layer goes where it raises the stage's time least; ties to the lower stage index so
+    // the split is deterministic.
+    using Item = std::pair<double, size_t>;
+    auto cmp = [](const Item& a, const Item& b) { return a.first != b.first ? a.first > b.first : a.second > b.second; };
+    std::priority_queue<Item, std::vector<Item>, decltype(cmp)> heap(cmp);
+    for (size_t s = 0; s < n; ++s)
+        if (layers[s] < cap[s]) heap.push({(layers[s] + 1) / speed[s], s});
+    for (int left = total - static_cast<int>(n); left > 0; --left) {
+        const size_t s = heap.top().second;
+        heap.pop();
+        ++layers[s];
+        if (layers[s] < cap[s]) heap.push({(layers[s] + 1) / speed[s], s});
+    }
+    return layers;
+}
+
+}  // namespace spiderflow::tpa

@@ -1,0 +1,32 @@
+// TPA level 1, between clusters: how many layers each stage gets, in proportion to the speed of
+// the slowest GPU serving it, under per-stage memory caps; and the memory approximation TPA
+// uses to set those caps (the cost model still judges every finished plan).
+#pragma once
+
+#include <vector>
+
+#include "common/model/job_spec.h"
+#include "common/planner/shapes.h"
+
+namespace spiderflow::tpa {
+
+struct MemoryModel {
+    double per_layer_static = 0;      // weights, gradients, optimizer states per layer per GPU
+    double per_layer_activation = 0;  // activations per layer per in-flight micro-batch per GPU
+    double embedding = 0;             // first and last stage extra (per GPU)
+    int pp = 1;
+    int micro_batches = 1;
+
+    double stage_bytes(int stage, int layers) const;
+    // Most layers that fit `memory` bytes in this stage (0 when not even one fits).
+    int max_layers(int stage, double memory) const;
+};
+
+MemoryModel memory_model(const JobSpec& job, const Shape& shape);
+
+// Layers per stage minimising max(layers[s] / speed[s]) with 1 <= layers[s] <= cap[s] and the
+// sum equal to `total`. Greedy water-filling, exact for this separable min-max. Empty when the
+// caps cannot hold `total` or there are more stages than layers.
+std::vector<int> split_layers(int total, const std::vector<double>& speed, const std::vector<int>& cap);
+
+}  // namespace spiderflow::tpa
