@@ -1,6 +1,8 @@
 // The one iteration-time and memory model; every planner, baseline and simulator scores with it.
 #pragma once
 
+#include <vector>
+
 #include "common/model/catalog.h"
 #include "common/plan/plan.h"
 #include "common/topology/topology.h"
@@ -11,6 +13,9 @@ struct CostOptions {
     double dp_overlap = 0.5;         // fraction of the DP all-reduce hidden behind backward
     double tp_overlap = 0.0;         // fraction of TP all-reduce hidden behind compute
     double memory_headroom = 0.9;    // usable fraction of GPU memory (allocator, CUDA context)
+    // Also estimate the same plan as if every GPU sat in one site (Prediction::scaling_efficiency);
+    // doubles the work of estimate(), so planners scoring many candidates may turn it off.
+    bool scaling_efficiency = true;
 };
 
 class CostModel {
@@ -25,10 +30,21 @@ public:
     const Catalog& catalog() const { return catalog_; }
     const CostOptions& options() const { return options_; }
 
+    // What the model knows about one node, looked up once at construction.
+    struct NodeFacts {
+        const GpuType* gpu = nullptr;   // nullptr when the node's GPU type is not in the catalog
+        double network_Bps = 0;         // NICs summed, else the cluster's intra_bandwidth_Bps
+        double local_Bps = 0;           // GPU to GPU inside the node: NVLink, else PCIe
+        int nvlink_domain = 0;          // GPUs per NVLink domain (node.gpus when unknown)
+    };
+
 private:
+    Prediction estimate_impl(const Plan& plan, bool single_site) const;
+
     const Topology& topology_;
     const Catalog& catalog_;
     CostOptions options_;
+    std::vector<std::vector<NodeFacts>> nodes_;  // [cluster][node]
 };
 
 }  // namespace spiderflow

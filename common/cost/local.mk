@@ -1,3 +1,10 @@
 noinst_LTLIBRARIES += libsf_cost.la
 libsf_cost_la_SOURCES = \
-	common/cost/placeholder.cpp
+	common/cost/comm.cpp \
+	common/cost/comm.h \
+	common/cost/cost_model.cpp \
+	common/cost/cost_model.h \
+	common/cost/flops.cpp \
+	common/cost/flops.h \
+	common/cost/memory.cpp \
+	common/cost/memory.h

@@ -1,0 +1,26 @@
+// Memory of one GPU of a pipeline stage: weights, gradients, Adam states and the activations of
+// the micro-batches 1F1B keeps in flight (Korthikanti et al. 2022, "Reducing Activation
+// Recomputation in Large Transformer Models", section 4, without sequence parallelism).
+#pragma once
+
+#include "common/plan/plan.h"
+
+namespace spiderflow::cost {
+
+struct StageMemory {
+    double weights = 0;
+    double gradients = 0;
+    double optimizer = 0;
+    double activations = 0;
+    double params = 0;          // parameters held by one GPU of the stage
+    double total() const { return weights + gradients + optimizer + activations; }
+};
+
+// Parameters held by one GPU of `stage` (layers/tp, plus the input embedding on the first stage
+// and the output head on the last; a tied head is still a separate copy when pp > 1).
+double stage_params_per_gpu(const Plan& plan, int stage);
+// Activation bytes of one layer for one micro-batch on one GPU.
+double layer_activation_bytes(const JobSpec& job, int micro_batch, int tp);
+StageMemory stage_memory(const Plan& plan, int stage);
+
+}  // namespace spiderflow::cost
