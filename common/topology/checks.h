@@ -1,0 +1,38 @@
+// Checks that catch the site-config mistakes that burn multi-site placement in practice.
+// Each Finding names the element (node, switch, link, cluster pair), what is wrong and the fix.
+// `spiderflow topo check` prints them; exit status 1 when there is any.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/topology/slurm_conf.h"
+#include "common/topology/topology.h"
+
+namespace spiderflow {
+
+enum class Severity { error, warning };
+const char* severity_name(Severity s);  // "error" / "warning"
+
+struct Finding {
+    Severity severity = Severity::error;
+    std::string what;      // the element: "node n05", "switch leaf2", "link us-east<->eu-west"
+    std::string message;   // what is wrong
+    std::string fix;       // what to change
+    std::string where;     // "file:line" when known, else empty
+};
+
+// Raw Slurm config: ClusterName, nodes in slurm.conf missing from topology.conf and the
+// reverse, undefined or self/cyclic switch references, switches reaching no node, a tree with
+// several roots (a tier that disconnects it), nodes under two leaf switches, partitions naming
+// undefined nodes, GPU counts that disagree between slurm.conf Gres= and gres.conf, GresTypes
+// without gpu.
+std::vector<Finding> check_site_config(const slurm::SiteConfig& site);
+
+// Any Topology (finalized or not): per cluster the same switch-tree checks plus GPU facts;
+// between clusters, links with missing/invalid figures and cluster pairs with no path.
+std::vector<Finding> check_topology(const Topology& topo);
+
+size_t count_errors(const std::vector<Finding>& findings);
+
+}  // namespace spiderflow
