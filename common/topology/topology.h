@@ -3,6 +3,7 @@
 // Units are those of common/util/units.h: bytes, seconds, bytes per second.
 #pragma once
 
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -68,7 +69,8 @@ struct Link {
 };
 
 // Best route between two clusters: widest path (maximal bottleneck bandwidth), ties broken by
-// lower summed latency. Unreachable pairs have bandwidth 0 and infinite latency.
+// lower summed latency, then fewer hops. Unreachable pairs have bandwidth 0 and infinite
+// latency. A cluster to itself: infinite bandwidth, zero latency, 0 hops (no WAN involved).
 struct PathInfo {
     double bandwidth_Bps = 0;
     double latency_s = std::numeric_limits<double>::infinity();
@@ -99,7 +101,11 @@ public:
 private:
     bool finalized_ = false;
     std::vector<PathInfo> paths_;   // n*n, row = source
-    std::vector<int> next_hop_;     // n*n, next cluster from row towards column, -1 if none
+    // Interior clusters of each multi-hop route, concatenated; route_start_[a*n+b] is where the
+    // a->b route's hops-1 interior clusters begin. Whole routes are stored because widest
+    // paths lack optimal substructure: a next-hop table could not reproduce them.
+    std::vector<int> route_nodes_;
+    std::vector<uint32_t> route_start_;
     std::unordered_map<std::string, int> index_;
 };
 
