@@ -15,3 +15,9 @@ tests_unit_test_plan_SOURCES = tests/unit/plan/plan_fixture.h tests/unit/plan/te
 tests_unit_test_plan_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_plan_LDADD = libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la $(GTEST_LIBS_ALL)
 
+# model: catalogs and job specs (engineer cost)
+check_PROGRAMS += tests/unit/test_model
+TESTS += tests/unit/test_model
+tests_unit_test_model_SOURCES = tests/unit/model/test_catalog.cpp tests/unit/model/test_job_spec.cpp
+tests_unit_test_model_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_model_LDADD = libsf_model.la libsf_util.la $(GTEST_LIBS_ALL)

@@ -1,0 +1,154 @@
+// Catalog: the builtin data is complete and cited, lookups ignore case, bad files name the problem.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "common/model/catalog.h"
+#include "common/util/errors.h"
+#include "common/util/units.h"
+
+using namespace spiderflow;
+
+TEST(Catalog, BuiltinHasTheRequiredGpusWithSources) {
+    const Catalog& c = Catalog::builtin();
+    for (const char* name : {"V100", "A100-40GB", "A100-80GB", "H100-SXM", "H200", "L40S"}) {
+        const GpuType* g = c.gpu(name);
+        ASSERT_NE(g, nullptr) << name;
+        EXPECT_GT(g->peak_flops, 1e13) << name;
+        EXPECT_GT(g->memory_bytes, 1e10) << name;
+        EXPECT_GT(g->efficiency, 0) << name;
+        EXPECT_LE(g->efficiency, 1) << name;
+        EXPECT_FALSE(g->source.empty()) << name;
+    }
+    EXPECT_EQ(c.gpu("L40S")->nvlink_Bps, 0);  // PCIe only
+    EXPECT_GT(c.gpu("L40S")->pcie_Bps, 0);
+}
+
+TEST(Catalog, BuiltinHasTheRequiredModelsWithSources) {
+    const Catalog& c = Catalog::builtin();
+    for (const char* name : {"gpt3-1.3b", "gpt3-13b", "gpt3-175b", "llama2-7b", "llama2-13b", "llama2-70b", "llama3-8b",
+                             "llama3-70b", "llama3-405b", "mixtral-8x7b"}) {
+        const ModelArch* m = c.model(name);
+        ASSERT_NE(m, nullptr) << name;
+        EXPECT_FALSE(m->source.empty()) << name;
+        EXPECT_EQ(m->hidden % m->heads, 0) << name;
+    }
+}
+
+TEST(Catalog, LookupIgnoresCase) {
+    const Catalog& c = Catalog::builtin();
+    EXPECT_EQ(c.gpu("a100-80gb"), c.gpu("A100-80GB"));
+    EXPECT_EQ(c.model("LLaMA3-70B"), c.model("llama3-70b"));
+    EXPECT_EQ(c.model("no-such-model"), nullptr);
+}
+
+// Parameter counts against the published sizes (model cards / papers); tolerance 1.5% since we
+// leave out biases and learned position embeddings.
+TEST(Catalog, ParameterCountsMatchPublishedSizes) {
+    const Catalog& c = Catalog::builtin();
+    struct Case {
+        const char* name;
+        double published;
+    } cases[] = {{"gpt3-175b", 175e9}, {"gpt3-13b", 13e9},    {"gpt3-1.3b", 1.3e9},   {"llama2-7b", 6.74e9},
+                 {"llama2-13b", 13.0e9}, {"llama2-70b", 69.0e9}, {"llama3-8b", 8.03e9}, {"llama3-70b", 70.6e9},
+                 {"llama3-405b", 405e9}, {"mixtral-8x7b", 46.7e9}};
+    for (const auto& k : cases) {
+        const double n = c.model(k.name)->total_params();
+        EXPECT_NEAR(n / k.published, 1.0, 0.015) << k.name << " has " << n;
+    }
+    // Mixtral paper: 13B active parameters per token (12.9B).
+    const ModelArch& mx = *c.model("mixtral-8x7b");
+    const double active = mx.layers * mx.active_params_per_layer() + mx.embedding_params();
+    EXPECT_NEAR(active / 12.9e9, 1.0, 0.02);
+}
+
+TEST(Catalog, HandCountedLayer) {
+    ModelArch m;
+    m.layers = 2;
+    m.hidden = 64;
+    m.heads = 4;
+    m.kv_heads = 2;
+    m.ffn_hidden = 256;
+    m.vocab = 100;
+    m.gated_ffn = true;
+    // Q,O: 2*64*64; K,V: 2*64*(2*16); FFN: 3*64*256; norms: 2*64.
+    const double layer = 2.0 * 64 * 64 + 2.0 * 64 * 32 + 3.0 * 64 * 256 + 2.0 * 64;
+    EXPECT_DOUBLE_EQ(m.params_per_layer(), layer);
+    EXPECT_DOUBLE_EQ(m.total_params(), 2 * layer + 2.0 * 100 * 64 + 64);
+    m.tied_embeddings = true;
+    EXPECT_DOUBLE_EQ(m.embedding_params(), 100.0 * 64);
+}
+
+TEST(Catalog, SyntaxErrorNamesTheLine) {
+    Catalog c;
+    try {
+        c.add_json("{\n  \"gpus\": [\n    {\"name\": \"X\",}\n  ]\n}\n", "site.json");
+        FAIL() << "accepted bad JSON";
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.source(), "site.json");
+        EXPECT_EQ(e.line(), 3);
+    }
+}
+
+TEST(Catalog, UnknownKeyNamesTheFieldPath) {
+    Catalog c;
+    try {
+        c.add_json(R"({"gpus": [{"name": "X", "peak_tflops": 10, "memory_gb": 16, "pcie_GBps": 16,
+                     "efficiency": 0.5, "peak_tflop": 3}]})",
+                   "site.json");
+        FAIL() << "accepted an unknown key";
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.field(), "gpus[0].peak_tflop");
+        EXPECT_NE(std::string(e.what()).find("unknown key"), std::string::npos);
+    }
+}
+
+TEST(Catalog, BadValuesNameTheField) {
+    Catalog c;
+    auto field_of = [&](const std::string& text) -> std::string {
+        try {
+            c.add_json(text, "f.json");
+        } catch (const InputError& e) {
+            return e.field();
+        }
+        return "(accepted)";
+    };
+    EXPECT_EQ(field_of(R"({"models": [{"name": "m", "layers": 2, "hidden": 100, "heads": 3, "ffn_hidden": 4, "vocab": 5}]})"),
+              "models[0].heads");
+    EXPECT_EQ(field_of(R"({"models": [{"name": "m", "layers": -2, "hidden": 96, "heads": 3, "ffn_hidden": 4, "vocab": 5}]})"),
+              "models[0].layers");
+    EXPECT_EQ(field_of(R"({"models": [{"name": "m", "layers": 2, "hidden": 96, "heads": 3, "vocab": 5}]})"),
+              "models[0].ffn_hidden");
+    EXPECT_EQ(field_of(R"({"gpus": [{"name": "g", "peak_tflops": "fast", "memory_gb": 1, "pcie_GBps": 1, "efficiency": 0.5}]})"),
+              "gpus[0].peak_tflops");
+    EXPECT_EQ(field_of(R"({"gpus": [{"name": "g", "peak_tflops": 1, "memory_gb": 1, "pcie_GBps": 1, "efficiency": 1.5}]})"),
+              "gpus[0].efficiency");
+    EXPECT_EQ(field_of(R"({"models": [{"name": "m", "layers": 2, "hidden": 96, "heads": 3, "ffn_hidden": 4, "vocab": 5,
+                        "experts": 8, "experts_per_token": 9}]})"),
+              "models[0].experts_per_token");
+    EXPECT_EQ(field_of(R"({"gpu": []})"), "gpu");
+    EXPECT_EQ(field_of(R"([1, 2])"), "");
+    // Nothing of a rejected file lands in the catalog.
+    EXPECT_EQ(c.model("m"), nullptr);
+}
+
+TEST(Catalog, SiteFileAddsAndReplacesEntries) {
+    const std::string path = testing::TempDir() + "/sf_site_catalog.json";
+    {
+        std::ofstream out(path);
+        out << R"({"gpus": [{"name": "MI300X", "peak_tflops": 1307, "memory_gb": 192, "pcie_GBps": 64,
+                   "efficiency": 0.4, "source": "site"},
+                  {"name": "a100-80gb", "peak_tflops": 312, "memory_gb": 80, "nvlink_GBps": 300, "pcie_GBps": 32,
+                   "efficiency": 0.25, "source": "site measurement"}]})";
+    }
+    const Catalog c = Catalog::with_file(path);
+    ASSERT_NE(c.gpu("mi300x"), nullptr);
+    EXPECT_DOUBLE_EQ(c.gpu("mi300x")->memory_bytes, 192e9);
+    EXPECT_DOUBLE_EQ(c.gpu("A100-80GB")->efficiency, 0.25);
+    EXPECT_NE(c.model("llama3-70b"), nullptr);  // builtin still there
+    EXPECT_NE(Catalog::builtin().gpu("A100-80GB")->efficiency, 0.25);
+    std::remove(path.c_str());
+    EXPECT_THROW(Catalog::with_file(path), InputError);
+}
