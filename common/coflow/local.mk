@@ -19,4 +19,7 @@ libsf_coflow_la_SOURCES = \
 	common/coflow/scheduler.h \
 	common/coflow/schedulers.h \
 	common/coflow/simulator.cpp \
-	common/coflow/simulator.h
+	common/coflow/simulator.h \
+	common/coflow/trace.h \
+	common/coflow/trace_gen.cpp \
+	common/coflow/trace_reader.cpp

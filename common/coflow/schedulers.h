@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "common/coflow/scheduler.h"
 
@@ -16,5 +17,16 @@ std::unique_ptr<Scheduler> make_sincronia_scheduler();
 std::unique_ptr<Scheduler> make_aalo_scheduler();
 std::unique_ptr<Scheduler> make_hermod_scheduler();
 std::unique_ptr<Scheduler> make_llm_scheduler();
+
+}  // namespace spiderflow::coflow
+
+namespace spiderflow::coflow {
+
+// Internals exposed for tests.
+// Sincronia's BSSI order of `coflows` (indices), highest priority first.
+std::vector<int> bssi_order(const std::vector<ActiveFlow>& flows, const std::vector<ActiveCoflow>& coflows,
+                            const Network& net);
+// Aalo's D-CLAS queue (0 = highest) for a coflow that has sent `sent_bytes`.
+int aalo_queue(double sent_bytes);
 
 }  // namespace spiderflow::coflow

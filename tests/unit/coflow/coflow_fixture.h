@@ -1,0 +1,69 @@
+// Small networks and workloads whose completion times can be worked out by hand.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/coflow/coflow.h"
+#include "common/coflow/network.h"
+#include "common/coflow/simulator.h"
+
+namespace sfc = spiderflow::coflow;
+
+// Nodes 0..n-1 in a chain of duplex links of `cap` bytes/s; routes along the chain.
+inline sfc::Network line_network(int nodes, double cap, double latency = 0) {
+    sfc::Network net;
+    for (int i = 0; i < nodes; ++i) net.add_node("n" + std::to_string(i));
+    for (int i = 0; i + 1 < nodes; ++i) net.add_duplex(i, i + 1, cap, latency);
+    net.route_widest();
+    return net;
+}
+
+inline sfc::TraceCoflow trace_coflow(int id, double arrival_s, std::vector<sfc::FlowSpec> flows) {
+    sfc::TraceCoflow c;
+    c.id = id;
+    c.arrival_s = arrival_s;
+    c.flows = std::move(flows);
+    return c;
+}
+
+// Completion time (finish - release) of the trace coflow with this id; -1 when absent.
+inline double cct_of(const sfc::SimResult& r, int id) {
+    for (const auto& c : r.coflows)
+        if (c.job < 0 && c.id == id) return c.cct_s();
+    return -1;
+}
+
+inline sfc::Task compute_task(double seconds, std::vector<int> deps, std::vector<int> prev = {}) {
+    sfc::Task t;
+    t.type = sfc::Task::Type::compute;
+    t.duration_s = seconds;
+    t.deps = std::move(deps);
+    t.prev_deps = std::move(prev);
+    return t;
+}
+
+inline sfc::Task coflow_task(sfc::CoflowKind kind, int micro_batch, int layer, std::vector<sfc::FlowSpec> flows,
+                             std::vector<int> deps, std::vector<int> prev = {}) {
+    sfc::Task t;
+    t.type = sfc::Task::Type::coflow;
+    t.kind = kind;
+    t.micro_batch = micro_batch;
+    t.layer = layer;
+    t.flows = std::move(flows);
+    t.deps = std::move(deps);
+    t.prev_deps = std::move(prev);
+    return t;
+}
+
+// A job whose iteration is: compute `compute_s`, then one coflow of `bytes` from src to dst.
+inline sfc::PeriodicJob compute_then_send(const std::string& name, int iterations, double compute_s, int src, int dst,
+                                          double bytes) {
+    sfc::PeriodicJob j;
+    j.name = name;
+    j.iterations = iterations;
+    j.tasks.push_back(compute_task(compute_s, {}, {1}));
+    j.tasks.push_back(coflow_task(sfc::CoflowKind::dp, 0, 0, {{src, dst, bytes}}, {0}));
+    sfc::finalize_job(j);
+    return j;
+}
