@@ -21,3 +21,11 @@ TESTS += tests/unit/test_model
 tests_unit_test_model_SOURCES = tests/unit/model/test_catalog.cpp tests/unit/model/test_job_spec.cpp
 tests_unit_test_model_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_model_LDADD = libsf_model.la libsf_util.la $(GTEST_LIBS_ALL)
+
+# coflow model, schedulers, simulator, traces (engineer coflow)
+check_PROGRAMS += tests/unit/test_coflow
+TESTS += tests/unit/test_coflow
+tests_unit_test_coflow_SOURCES = tests/unit/coflow/coflow_fixture.h tests/unit/coflow/test_schedulers.cpp \
+	tests/unit/coflow/test_simulator.cpp tests/unit/coflow/test_trace.cpp
+tests_unit_test_coflow_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_coflow_LDADD = libsf_coflow.la libsf_util.la $(GTEST_LIBS_ALL)
