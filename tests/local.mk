@@ -29,3 +29,12 @@ tests_unit_test_coflow_SOURCES = tests/unit/coflow/coflow_fixture.h tests/unit/c
 	tests/unit/coflow/test_simulator.cpp tests/unit/coflow/test_trace.cpp
 tests_unit_test_coflow_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_coflow_LDADD = libsf_coflow.la libsf_util.la $(GTEST_LIBS_ALL)
+
+# plugins: config, options, rank order, NCCL env, launch writer (engineer slurm)
+check_PROGRAMS += tests/unit/test_plugins
+TESTS += tests/unit/test_plugins
+tests_unit_test_plugins_SOURCES = tests/unit/plugins/test_site_config.cpp tests/unit/plugins/test_job_options.cpp \
+	tests/unit/plugins/test_rank_order.cpp tests/unit/plugins/test_nccl_env.cpp
+tests_unit_test_plugins_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_plugins_LDADD = libsf_slurmplugin.la libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la \
+	$(GTEST_LIBS_ALL)

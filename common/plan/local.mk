@@ -14,3 +14,10 @@ libsf_plan_la_SOURCES = \
 libsf_plan_la_SOURCES += \
 	common/plan/sequential_layout.cpp \
 	common/plan/sequential_layout.h
+
+# Launch writer and NCCL environment (owner: slurm).
+libsf_plan_la_SOURCES += \
+	common/plan/nccl_env.cpp \
+	common/plan/nccl_env.h \
+	common/plan/launch_writer.cpp \
+	common/plan/launch_writer.h

@@ -1,0 +1,106 @@
+#include "plugins/common/job_options.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+
+#include "common/util/errors.h"
+
+namespace spiderflow::slurm {
+namespace {
+
+constexpr const char* kSource = "job options";
+
+int positive_int(const std::string& name, const std::string& value) {
+    errno = 0;
+    char* end = nullptr;
+    const long n = std::strtol(value.c_str(), &end, 10);
+    if (value.empty() || *end != '\0' || errno == ERANGE || n <= 0 || n > 100000000) {
+        throw InputError(kSource, 0, "--" + name, "expected a positive integer, got '" + value + "'");
+    }
+    return static_cast<int>(n);
+}
+
+// Looks up NAME=value in a list of "NAME=value" strings; the last one wins, as in an env.
+const std::string* find_var(const std::vector<std::string>& vars, const std::string& name, std::string& out) {
+    const std::string* hit = nullptr;
+    for (const auto& v : vars) {
+        if (v.size() > name.size() && v.compare(0, name.size(), name) == 0 && v[name.size()] == '=') {
+            out = v.substr(name.size() + 1);
+            hit = &v;
+        }
+    }
+    return hit;
+}
+
+}  // namespace
+
+const std::vector<OptionInfo>& option_table() {
+    static const std::vector<OptionInfo> table = {
+        {"llm-model", "NAME", "SpiderFlow: model to train (catalog name, e.g. llama3-70b)", "SPIDERFLOW_MODEL"},
+        {"llm-global-batch", "N", "SpiderFlow: global batch in sequences per iteration", "SPIDERFLOW_GLOBAL_BATCH"},
+        {"llm-micro-batch", "N", "SpiderFlow: micro-batch size (default: planner chooses)", "SPIDERFLOW_MICRO_BATCH"},
+        {"llm-seq-len", "N", "SpiderFlow: sequence length in tokens (default 2048)", "SPIDERFLOW_SEQ_LEN"},
+        {"llm-gpus", "N", "SpiderFlow: GPUs to plan for when --gpus is not given", "SPIDERFLOW_GPUS"},
+        {"llm-objective", "NAME", "SpiderFlow: iteration_time or throughput_per_gpu", "SPIDERFLOW_OBJECTIVE"},
+        {"llm-policy", "NAME", "SpiderFlow: planning policy (default spinsearch)", "SPIDERFLOW_POLICY"},
+        {"llm-plan", "FILE", "SpiderFlow: use this plan (from `spiderflow plan`) instead of planning", "SPIDERFLOW_PLAN_FILE"},
+    };
+    return table;
+}
+
+bool JobOptions::any() const {
+    return !model.empty() || global_batch || micro_batch || seq_len || gpus || !objective.empty() || !policy.empty() ||
+           !plan_file.empty();
+}
+
+std::string spank_option_var(const std::string& option_name) {
+    std::string out = "_SLURM_SPANK_OPTION_spiderflow_";
+    for (char c : option_name) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    return out;
+}
+
+void set_job_option(JobOptions& o, const std::string& name, const std::string& value) {
+    auto need_value = [&] {
+        if (value.empty()) throw InputError(kSource, 0, "--" + name, "needs a value");
+    };
+    if (name == "llm-model") {
+        need_value();
+        o.model = value;
+    } else if (name == "llm-global-batch") {
+        o.global_batch = positive_int(name, value);
+    } else if (name == "llm-micro-batch") {
+        o.micro_batch = positive_int(name, value);
+    } else if (name == "llm-seq-len") {
+        o.seq_len = positive_int(name, value);
+    } else if (name == "llm-gpus") {
+        o.gpus = positive_int(name, value);
+    } else if (name == "llm-objective") {
+        if (value != "iteration_time" && value != "throughput_per_gpu") {
+            throw InputError(kSource, 0, "--" + name, "expected iteration_time or throughput_per_gpu, got '" + value + "'");
+        }
+        o.objective = value;
+    } else if (name == "llm-policy") {
+        need_value();
+        o.policy = value;
+    } else if (name == "llm-plan") {
+        need_value();
+        o.plan_file = value;
+    } else {
+        throw InputError(kSource, 0, "--" + name, "unknown SpiderFlow option");
+    }
+}
+
+JobOptions read_job_options(const std::vector<std::string>& spank_env, const std::vector<std::string>& environ) {
+    JobOptions o;
+    for (const auto& info : option_table()) {
+        std::string value;
+        if (find_var(spank_env, spank_option_var(info.name), value) != nullptr ||
+            find_var(environ, info.env, value) != nullptr) {
+            set_job_option(o, info.name, value);
+        }
+    }
+    return o;
+}
+
+}  // namespace spiderflow::slurm

@@ -1,0 +1,124 @@
+#include "plugins/common/rank_order.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "common/util/errors.h"
+
+namespace spiderflow::slurm {
+
+NodeLocation locate_node(const Topology* topology, const std::string& node_name) {
+    if (topology == nullptr) return {};
+    for (size_t c = 0; c < topology->clusters.size(); ++c) {
+        const auto& nodes = topology->clusters[c].nodes;
+        for (size_t n = 0; n < nodes.size(); ++n) {
+            if (nodes[n].name == node_name) return {static_cast<int>(c), static_cast<int>(n)};
+        }
+    }
+    return {};
+}
+
+std::vector<std::string> topology_node_order(const std::vector<std::string>& step_nodes, const Topology* topology,
+                                             const std::vector<std::string>& cluster_order) {
+    using Key = std::tuple<int, int, int, int>;  // cluster rank, switch group, node position, slurm position
+    std::vector<std::pair<Key, std::string>> keyed;
+    const int big = 1 << 30;
+    for (size_t i = 0; i < step_nodes.size(); ++i) {
+        const NodeLocation loc = locate_node(topology, step_nodes[i]);
+        if (loc.cluster < 0) {
+            keyed.push_back({{big, 0, 0, static_cast<int>(i)}, step_nodes[i]});
+            continue;
+        }
+        const Cluster& cl = topology->clusters[static_cast<size_t>(loc.cluster)];
+        int cluster_rank = static_cast<int>(cluster_order.size()) + loc.cluster;
+        for (size_t k = 0; k < cluster_order.size(); ++k) {
+            if (cluster_order[k] == cl.name) {
+                cluster_rank = static_cast<int>(k);
+                break;
+            }
+        }
+        // A switch group is known by its first node in the topology.
+        const std::string& sw = cl.nodes[static_cast<size_t>(loc.node)].leaf_switch;
+        int group = loc.node;
+        if (!sw.empty()) {
+            for (size_t n = 0; n < cl.nodes.size(); ++n) {
+                if (cl.nodes[n].leaf_switch == sw) {
+                    group = static_cast<int>(n);
+                    break;
+                }
+            }
+        }
+        keyed.push_back({{cluster_rank, group, loc.node, static_cast<int>(i)}, step_nodes[i]});
+    }
+    std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<std::string> out;
+    out.reserve(keyed.size());
+    for (auto& k : keyed) out.push_back(std::move(k.second));
+    return out;
+}
+
+std::vector<int> gpu_order(const Node* node, int local_tasks) {
+    std::vector<int> order(static_cast<size_t>(std::max(local_tasks, 0)));
+    for (int i = 0; i < local_tasks; ++i) order[static_cast<size_t>(i)] = i;
+    if (node == nullptr || node->gpu_slots.empty()) return order;
+    // Only the GPUs this step can see (the first local_tasks device indices) are reordered.
+    std::vector<std::pair<int, int>> by_domain;  // (domain, device)
+    for (int i = 0; i < local_tasks; ++i) {
+        int domain = 0;
+        for (const auto& s : node->gpu_slots) {
+            if (s.index == i) domain = s.nvlink_domain;
+        }
+        by_domain.push_back({domain, i});
+    }
+    std::stable_sort(by_domain.begin(), by_domain.end());
+    for (size_t i = 0; i < by_domain.size(); ++i) order[i] = by_domain[i].second;
+    return order;
+}
+
+TaskRanks compute_task_ranks(const std::vector<std::string>& ordered_nodes, const std::vector<std::string>& slurm_nodes,
+                             const std::vector<int>& tasks_per_node, const std::string& my_node, int local_id,
+                             const std::vector<int>& device_order) {
+    if (tasks_per_node.size() != slurm_nodes.size()) {
+        throw InputError("step", 0, "SLURM_STEP_TASKS_PER_NODE",
+                         std::to_string(tasks_per_node.size()) + " counts for " + std::to_string(slurm_nodes.size()) +
+                             " nodes");
+    }
+    std::map<std::string, int> tasks_of;
+    int world = 0;
+    for (size_t i = 0; i < slurm_nodes.size(); ++i) {
+        tasks_of[slurm_nodes[i]] = tasks_per_node[i];
+        world += tasks_per_node[i];
+    }
+    TaskRanks r;
+    r.world_size = world;
+    r.master_addr = ordered_nodes.empty() ? std::string() : ordered_nodes.front();
+    int before = 0;
+    bool found = false;
+    for (size_t i = 0; i < ordered_nodes.size(); ++i) {
+        if (ordered_nodes[i] == my_node) {
+            r.node_position = static_cast<int>(i);
+            found = true;
+            break;
+        }
+        before += tasks_of[ordered_nodes[i]];
+    }
+    if (!found) throw InputError("step", 0, "SLURMD_NODENAME", "node '" + my_node + "' is not in the step's node list");
+    if (local_id < 0 || local_id >= tasks_of[my_node]) {
+        throw InputError("step", 0, "SLURM_LOCALID", "local task " + std::to_string(local_id) + " out of range");
+    }
+    r.rank = before + local_id;
+    r.local_rank = local_id < static_cast<int>(device_order.size()) ? device_order[static_cast<size_t>(local_id)] : local_id;
+    return r;
+}
+
+ParallelCoords coords_of_rank(int rank, int tp, int pp, int dp) {
+    ParallelCoords c;
+    if (tp <= 0 || pp <= 0 || dp <= 0) return c;
+    c.tp = rank % tp;
+    c.dp = (rank / tp) % dp;
+    c.pp = rank / (tp * dp);
+    return c;
+}
+
+}  // namespace spiderflow::slurm

@@ -1,0 +1,52 @@
+// Rank order at step launch follows the topology, not node names: srun numbers nodes in
+// Slurm's order (alphabetical/config order), and NCCL builds rings from the rank order it is
+// given, so ranks are grouped by cluster (as the plan orders them), then leaf switch, then node,
+// and inside a node by NVLink domain.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/topology/topology.h"
+
+namespace spiderflow::slurm {
+
+// Where a node sits in the topology; cluster/node are -1 when the topology does not know it.
+struct NodeLocation {
+    int cluster = -1;
+    int node = -1;
+};
+NodeLocation locate_node(const Topology* topology, const std::string& node_name);
+
+// The step's nodes in rank order. cluster_order lists cluster names as the plan uses them
+// (first = stage 0); clusters not listed follow in topology order; unknown nodes go last in
+// Slurm's order. Inside a cluster, nodes sharing a leaf switch are consecutive, switch groups
+// ordered by their first node in the topology, nodes by their topology position.
+std::vector<std::string> topology_node_order(const std::vector<std::string>& step_nodes, const Topology* topology,
+                                             const std::vector<std::string>& cluster_order);
+
+// Device index for each local task (index = local task id): GPUs of one NVLink domain are
+// consecutive. Without locality facts it is the identity.
+std::vector<int> gpu_order(const Node* node, int local_tasks);
+
+struct TaskRanks {
+    int rank = 0;
+    int local_rank = 0;      // device index (CUDA_VISIBLE_DEVICES position) this task drives
+    int world_size = 0;
+    int node_position = 0;   // position of this node in rank order
+    std::string master_addr; // first node in rank order
+};
+
+// slurm_nodes and tasks_per_node are in Slurm's order (SLURM_STEP_NODELIST,
+// SLURM_STEP_TASKS_PER_NODE). Throws InputError when my_node is not in the step.
+TaskRanks compute_task_ranks(const std::vector<std::string>& ordered_nodes, const std::vector<std::string>& slurm_nodes,
+                             const std::vector<int>& tasks_per_node, const std::string& my_node, int local_id,
+                             const std::vector<int>& device_order);
+
+// Megatron-LM coordinates of a rank (tp fastest, then dp, then pp), as Plan::ranks() numbers them.
+struct ParallelCoords {
+    int tp = 0, pp = 0, dp = 0;
+};
+ParallelCoords coords_of_rank(int rank, int tp, int pp, int dp);
+
+}  // namespace spiderflow::slurm

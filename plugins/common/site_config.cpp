@@ -1,0 +1,168 @@
+#include "plugins/common/site_config.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string_view>
+
+#include "common/util/errors.h"
+
+namespace spiderflow::slurm {
+namespace {
+
+using Setter = std::function<void(SiteConfig&, const std::string& value, const std::string& source, int line,
+                                  const std::string& key)>;
+
+std::string trim(std::string_view s) {
+    const auto b = s.find_first_not_of(" \t\r");
+    if (b == std::string_view::npos) return {};
+    const auto e = s.find_last_not_of(" \t\r");
+    return std::string(s.substr(b, e - b + 1));
+}
+
+long parse_long(const std::string& v, long lo, long hi, const std::string& src, int line, const std::string& key) {
+    errno = 0;
+    char* end = nullptr;
+    const long n = std::strtol(v.c_str(), &end, 10);
+    if (v.empty() || *end != '\0' || errno == ERANGE || n < lo || n > hi) {
+        throw InputError(src, line, key,
+                         "expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got '" + v + "'");
+    }
+    return n;
+}
+
+double parse_seconds(const std::string& v, double lo, double hi, const std::string& src, int line, const std::string& key) {
+    errno = 0;
+    char* end = nullptr;
+    const double d = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end != '\0' || errno == ERANGE || !(d >= lo && d <= hi)) {
+        throw InputError(src, line, key, "expected seconds in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                                             "], got '" + v + "'");
+    }
+    return d;
+}
+
+bool parse_bool(const std::string& v, const std::string& src, int line, const std::string& key) {
+    if (v == "yes" || v == "true" || v == "1" || v == "on") return true;
+    if (v == "no" || v == "false" || v == "0" || v == "off") return false;
+    throw InputError(src, line, key, "expected yes or no, got '" + v + "'");
+}
+
+Setter str(std::string SiteConfig::*field) {
+    return [field](SiteConfig& c, const std::string& v, const std::string&, int, const std::string&) { c.*field = v; };
+}
+Setter integer(int SiteConfig::*field, long lo, long hi) {
+    return [=](SiteConfig& c, const std::string& v, const std::string& s, int l, const std::string& k) {
+        c.*field = static_cast<int>(parse_long(v, lo, hi, s, l, k));
+    };
+}
+Setter seconds(double SiteConfig::*field, double lo, double hi) {
+    return [=](SiteConfig& c, const std::string& v, const std::string& s, int l, const std::string& k) {
+        c.*field = parse_seconds(v, lo, hi, s, l, k);
+    };
+}
+Setter boolean(bool SiteConfig::*field) {
+    return [=](SiteConfig& c, const std::string& v, const std::string& s, int l, const std::string& k) {
+        c.*field = parse_bool(v, s, l, k);
+    };
+}
+
+struct Key {
+    const char* name;
+    Setter set;
+};
+
+// One table: the keys, their types and ranges. Documented in contrib/slurm/spiderflow.conf.
+const std::vector<Key>& keys() {
+    static const std::vector<Key> table = {
+        {"enabled", boolean(&SiteConfig::enabled)},
+        {"topology", str(&SiteConfig::topology)},
+        {"topology_format", str(&SiteConfig::topology_format)},
+        {"cluster", str(&SiteConfig::cluster)},
+        {"policy", str(&SiteConfig::policy)},
+        {"time_budget", seconds(&SiteConfig::time_budget_s, 0.001, 60)},
+        {"state_dir", str(&SiteConfig::state_dir)},
+        {"constrain_gpu_type", boolean(&SiteConfig::constrain_gpu_type)},
+        {"master_port_base", integer(&SiteConfig::master_port_base, 1024, 65000)},
+        {"master_port_span", integer(&SiteConfig::master_port_span, 1, 30000)},
+        {"site_env_wins", boolean(&SiteConfig::site_env_wins)},
+        {"socket_ifname", str(&SiteConfig::socket_ifname)},
+        {"ib_hca", str(&SiteConfig::ib_hca)},
+        {"ib_tc", integer(&SiteConfig::ib_tc, 0, 255)},
+        {"ib_sl", integer(&SiteConfig::ib_sl, 0, 15)},
+        {"wan_ib_tc", integer(&SiteConfig::wan_ib_tc, 0, 255)},
+        {"wan_ib_sl", integer(&SiteConfig::wan_ib_sl, 0, 15)},
+        {"nccl_timeout_base", seconds(&SiteConfig::nccl_timeout_base_s, 1, 86400)},
+        {"rdzv_timeout_base", seconds(&SiteConfig::rdzv_timeout_base_s, 1, 86400)},
+    };
+    return table;
+}
+
+std::string key_list() {
+    std::string out;
+    for (const auto& k : keys()) out += (out.empty() ? "" : ", ") + std::string(k.name);
+    return out;
+}
+
+}  // namespace
+
+SiteConfig parse_site_config(const std::string& text, const std::string& source) {
+    SiteConfig cfg;
+    cfg.source = source;
+    std::istringstream in(text);
+    std::string raw;
+    int line = 0;
+    std::vector<std::string> seen;
+    while (std::getline(in, raw)) {
+        ++line;
+        const auto hash = raw.find('#');
+        const std::string body = trim(hash == std::string::npos ? raw : raw.substr(0, hash));
+        if (body.empty()) continue;
+        const auto eq = body.find('=');
+        if (eq == std::string::npos) throw InputError(source, line, "", "expected key=value, got '" + body + "'");
+        const std::string key = trim(body.substr(0, eq));
+        const std::string value = trim(body.substr(eq + 1));
+        const Key* found = nullptr;
+        for (const auto& k : keys()) {
+            if (key == k.name) found = &k;
+        }
+        if (found == nullptr) throw InputError(source, line, key, "unknown key; valid keys: " + key_list());
+        for (const auto& s : seen) {
+            if (s == key) throw InputError(source, line, key, "key given twice");
+        }
+        seen.push_back(key);
+        found->set(cfg, value, source, line, key);
+    }
+    if (cfg.master_port_base + cfg.master_port_span > 65535) {
+        throw InputError(source, 0, "master_port_span", "master_port_base + master_port_span exceeds 65535");
+    }
+    return cfg;
+}
+
+SiteConfig load_site_config(const std::string& path) {
+    std::ifstream f(path);
+    if (!f) throw InputError(path, 0, "", "cannot open config file");
+    std::ostringstream text;
+    text << f.rdbuf();
+    return parse_site_config(text.str(), path);
+}
+
+std::string site_config_path(const std::string& plugin_arg) {
+    if (const char* env = std::getenv("SPIDERFLOW_CONF"); env != nullptr && *env != '\0') return env;
+    if (!plugin_arg.empty()) return plugin_arg;
+    return "/etc/slurm/spiderflow.conf";
+}
+
+const char* const* site_config_keys() {
+    static std::vector<const char*> names = [] {
+        std::vector<const char*> v;
+        for (const auto& k : keys()) v.push_back(k.name);
+        v.push_back(nullptr);
+        return v;
+    }();
+    return names.data();
+}
+
+}  // namespace spiderflow::slurm

@@ -1,0 +1,45 @@
+// /etc/slurm/spiderflow.conf: the site's settings for the SPANK and job_submit plugins.
+// key=value lines, '#' comments; an unknown key or a bad value is an InputError naming the
+// file, line and key, so a typo refuses to load instead of silently doing the default.
+#pragma once
+
+#include <string>
+
+namespace spiderflow::slurm {
+
+struct SiteConfig {
+    std::string source;                 // file it came from ("<defaults>" when none)
+    bool enabled = true;                // false: both plugins pass everything through
+    std::string topology;               // topology file: ours, or the cluster's slurm.conf
+    std::string topology_format;        // reader name; empty = chosen from the file name
+    std::string cluster;                // this cluster's name in the topology; empty = the first
+    std::string policy = "spinsearch";  // planner used when the job does not name one
+    double time_budget_s = 0.5;         // planning budget inside slurmctld; over it -> fail open
+    std::string state_dir = "/var/spool/slurm/spiderflow";  // plan JSON files, keyed by hash
+    bool constrain_gpu_type = false;    // add the plan's GPU type to the job's --constraint
+    int master_port_base = 29500;       // MASTER_PORT = base + job id % port_span
+    int master_port_span = 1000;
+    bool site_env_wins = true;          // NCCL/c10d settings overwrite the job's own environment
+    std::string socket_ifname;          // forces NCCL/GLOO_SOCKET_IFNAME instead of the hwloc choice
+    std::string ib_hca;                 // forces NCCL_IB_HCA
+    int ib_tc = -1;                     // traffic class / service level for jobs inside one site
+    int ib_sl = -1;                     // (-1 = leave NCCL's default)
+    int wan_ib_tc = -1;                 // ... and for jobs whose groups cross clusters
+    int wan_ib_sl = -1;
+    double nccl_timeout_base_s = 600;   // timeouts before scaling by the crossed links' RTT
+    double rdzv_timeout_base_s = 900;
+};
+
+// Parses the text of a config file. Throws InputError(source, line, key, ...).
+SiteConfig parse_site_config(const std::string& text, const std::string& source);
+// Reads a file; a missing file is an InputError too (the caller decides whether to fail open).
+SiteConfig load_site_config(const std::string& path);
+
+// Where the config is: the SPIDERFLOW_CONF environment variable, else `plugin_arg`
+// (plugstack.conf "conf=PATH"), else /etc/slurm/spiderflow.conf.
+std::string site_config_path(const std::string& plugin_arg = "");
+
+// The documented keys, for messages and the docs test.
+const char* const* site_config_keys();
+
+}  // namespace spiderflow::slurm

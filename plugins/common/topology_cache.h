@@ -1,0 +1,28 @@
+// The cluster's topology, read once and kept; re-read only when the file's mtime changes, so the
+// submit path (under slurmctld locks) never parses a file per job. Thread-safe.
+#pragma once
+
+#include <ctime>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "common/topology/topology.h"
+
+namespace spiderflow::slurm {
+
+class TopologyCache {
+public:
+    // Returns the current topology or null (missing/broken file: `error` says why). Never throws.
+    std::shared_ptr<const Topology> get(const std::string& path, const std::string& format, std::string* error);
+
+private:
+    std::mutex mu_;
+    std::string path_;
+    struct timespec mtime_ {};
+    long long size_ = -1;
+    std::shared_ptr<const Topology> topology_;
+    std::string error_;
+};
+
+}  // namespace spiderflow::slurm

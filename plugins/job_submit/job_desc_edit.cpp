@@ -1,0 +1,60 @@
+#include "plugins/job_submit/job_desc_edit.h"
+
+#include <cstring>
+
+#include "plugins/common/slurm_host.h"
+
+namespace spiderflow::slurm {
+
+std::vector<std::string> env_vector(char** env, uint32_t size) {
+    std::vector<std::string> out;
+    if (env == nullptr) return out;
+    for (uint32_t i = 0; i < size && env[i] != nullptr; ++i) out.emplace_back(env[i]);
+    return out;
+}
+
+std::optional<int> requested_gpus(const job_desc_msg_t* job) {
+    if (auto n = gpus_in_tres(job->tres_per_job)) return n;
+    if (auto per_node = gpus_in_tres(job->tres_per_node)) {
+        const uint32_t nodes = job->min_nodes == NO_VAL || job->min_nodes == 0 ? 1 : job->min_nodes;
+        return *per_node * static_cast<int>(nodes);
+    }
+    return std::nullopt;
+}
+
+namespace {
+
+void replace_string(char** field, const std::string& value) {
+    if (*field != nullptr) slurm_xfree_ptr(*field);
+    *field = value.empty() ? nullptr : slurm_xstrdup(value.c_str());
+}
+
+// Keeps Slurm's own TRES prefix style ("gres:gpu" in 22.05) when the job shows one.
+std::string gpu_tres(const job_desc_msg_t* job, int count) {
+    const char* seen = job->tres_per_job != nullptr ? job->tres_per_job : job->tres_per_node;
+    const std::string prefix = seen != nullptr && std::strncmp(seen, "gres/", 5) == 0 ? "gres/gpu:" : "gres:gpu:";
+    return prefix + std::to_string(count);
+}
+
+}  // namespace
+
+void apply_rewrite(job_desc_msg_t* job, const SubmitRewrite& r, bool constrain_gpu_type) {
+    const std::string per_node = gpu_tres(job, r.gpus_per_node);
+    replace_string(&job->tres_per_job, "");
+    replace_string(&job->tres_per_node, per_node);
+    job->min_nodes = static_cast<uint32_t>(r.nodes);
+    job->max_nodes = static_cast<uint32_t>(r.nodes);
+    job->num_tasks = static_cast<uint32_t>(r.num_tasks);
+    job->ntasks_per_node = r.tasks_per_node > 0 ? static_cast<uint16_t>(r.tasks_per_node) : NO_VAL16;
+    if (constrain_gpu_type && !r.gpu_type.empty()) {
+        std::string features = job->features != nullptr && *job->features ? "(" + std::string(job->features) + ")&" : "";
+        replace_string(&job->features, features + r.gpu_type);
+    }
+    for (const auto& [k, v] : r.job_env) slurm_env_array_overwrite(&job->spank_job_env, k.c_str(), v.c_str());
+    uint32_t n = 0;
+    while (job->spank_job_env != nullptr && job->spank_job_env[n] != nullptr) ++n;
+    job->spank_job_env_size = n;
+    replace_string(&job->admin_comment, r.summary);
+}
+
+}  // namespace spiderflow::slurm

@@ -1,0 +1,23 @@
+// Reading and rewriting a job_desc_msg_t (Slurm's public struct). Everything Slurm later frees
+// is allocated with Slurm's allocator.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include <slurm/slurm.h>
+}
+
+#include "plugins/common/submit_planner.h"
+
+namespace spiderflow::slurm {
+
+std::vector<std::string> env_vector(char** env, uint32_t size);
+// GPUs the job asked for: --gpus, else --gpus-per-node / --gres=gpu:N times the node count.
+std::optional<int> requested_gpus(const job_desc_msg_t* job);
+// Applies the rewrite: node count, GPUs and tasks per node, GPU-type constraint, spank env.
+void apply_rewrite(job_desc_msg_t* job, const SubmitRewrite& rewrite, bool constrain_gpu_type);
+
+}  // namespace spiderflow::slurm

@@ -1,0 +1,59 @@
+// SPANK plugin "spiderflow": a thin dispatcher on spank_context(); each context's work lives in
+// its own file. No exception leaves a SPANK entry point.
+#include <exception>
+
+extern "C" {
+#include <slurm/slurm_version.h>
+#include <slurm/spank.h>
+}
+
+#include "plugins/spank/spank_state.h"
+
+extern "C" {
+extern const char plugin_name[] = "spiderflow";
+extern const char plugin_type[] = "spank";
+extern const unsigned int plugin_version = SLURM_VERSION_NUMBER;
+extern const unsigned int spank_plugin_version = 1;
+}
+
+namespace sfs = spiderflow::slurm::spank;
+
+namespace {
+
+template <typename F>
+int guarded(const char* where, F&& f) {
+    try {
+        return f();
+    } catch (const std::exception& e) {
+        slurm_error("spiderflow: %s: %s", where, e.what());
+    } catch (...) {
+        slurm_error("spiderflow: %s: internal error", where);
+    }
+    return -1;
+}
+
+}  // namespace
+
+extern "C" int slurm_spank_init(spank_t sp, int ac, char** av) {
+    return guarded("init", [&] {
+        if (!sfs::load_plugin_config(ac, av)) return -1;
+        if (sfs::register_options(sp) != 0) return -1;
+        if (spank_context() == S_CTX_REMOTE) return sfs::remote_init(sp);
+        return 0;
+    });
+}
+
+extern "C" int slurm_spank_init_post_opt(spank_t sp, int ac, char** av) {
+    (void)ac;
+    (void)av;
+    return guarded("init_post_opt", [&] {
+        if (spank_context() == S_CTX_ALLOCATOR) return sfs::allocator_post_opt(sp);
+        return 0;
+    });
+}
+
+extern "C" int slurm_spank_task_init(spank_t sp, int ac, char** av) {
+    (void)ac;
+    (void)av;
+    return guarded("task_init", [&] { return sfs::remote_task_init(sp); });
+}

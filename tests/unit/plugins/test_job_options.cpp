@@ -1,0 +1,83 @@
+#include <gtest/gtest.h>
+
+#include "common/util/errors.h"
+#include "plugins/common/hostlist.h"
+#include "plugins/common/job_options.h"
+#include "plugins/common/submit_planner.h"
+
+using spiderflow::InputError;
+using namespace spiderflow::slurm;
+
+TEST(JobOptions, SpankVariableNamesFollowSlurm) {
+    EXPECT_EQ(spank_option_var("llm-model"), "_SLURM_SPANK_OPTION_spiderflow_llm_model");
+    EXPECT_EQ(spank_option_var("llm-global-batch"), "_SLURM_SPANK_OPTION_spiderflow_llm_global_batch");
+}
+
+TEST(JobOptions, ReadsSpankEnvAndEnvironmentFallback) {
+    const auto o = read_job_options({"_SLURM_SPANK_OPTION_spiderflow_llm_model=llama3-8b", "OTHER=1",
+                                     "_SLURM_SPANK_OPTION_spiderflow_llm_global_batch=512"},
+                                    {"SPIDERFLOW_SEQ_LEN=4096", "SPIDERFLOW_MODEL=ignored-because-option-given"});
+    EXPECT_EQ(o.model, "llama3-8b");
+    ASSERT_TRUE(o.global_batch);
+    EXPECT_EQ(*o.global_batch, 512);
+    ASSERT_TRUE(o.seq_len);
+    EXPECT_EQ(*o.seq_len, 4096);
+    EXPECT_TRUE(o.any());
+}
+
+TEST(JobOptions, NoOptionsMeansUntouched) {
+    const auto o = read_job_options({"SLURM_X=1"}, {"PATH=/bin", "SPIDERFLOWER=1"});
+    EXPECT_FALSE(o.any());
+}
+
+TEST(JobOptions, BadValuesNameTheOption) {
+    try {
+        read_job_options({"_SLURM_SPANK_OPTION_spiderflow_llm_global_batch=lots"}, {});
+        FAIL();
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.field(), "--llm-global-batch");
+    }
+    JobOptions o;
+    EXPECT_THROW(set_job_option(o, "llm-micro-batch", "0"), InputError);
+    EXPECT_THROW(set_job_option(o, "llm-objective", "fastest"), InputError);
+    EXPECT_THROW(set_job_option(o, "llm-model", ""), InputError);
+    EXPECT_THROW(set_job_option(o, "llm-nope", "1"), InputError);
+}
+
+TEST(JobOptions, EveryTableOptionIsSettable) {
+    for (const auto& info : option_table()) {
+        JobOptions o;
+        const std::string v = std::string(info.name) == "llm-objective" ? "iteration_time" : "8";
+        EXPECT_NO_THROW(set_job_option(o, info.name, v)) << info.name;
+        EXPECT_TRUE(o.any()) << info.name;
+        EXPECT_EQ(std::string(info.env).rfind("SPIDERFLOW_", 0), 0u);
+    }
+}
+
+TEST(Tres, GpuCountsInSlurmTresStrings) {
+    EXPECT_EQ(gpus_in_tres("gres:gpu:16"), 16);
+    EXPECT_EQ(gpus_in_tres("gres/gpu:4"), 4);
+    EXPECT_EQ(gpus_in_tres("gres:gpu:a100:8"), 8);
+    EXPECT_EQ(gpus_in_tres("cpu=4,gres/gpu=2"), 2);
+    EXPECT_EQ(gpus_in_tres("gres:gpu"), 1);
+    EXPECT_FALSE(gpus_in_tres("gres:gpuish:3"));
+    EXPECT_FALSE(gpus_in_tres("license/foo=3"));
+    EXPECT_FALSE(gpus_in_tres(nullptr));
+}
+
+TEST(Hostlist, ExpandsRangesPaddingAndLists) {
+    using V = std::vector<std::string>;
+    EXPECT_EQ(expand_hostlist("n[1-3,7]"), (V{"n1", "n2", "n3", "n7"}));
+    EXPECT_EQ(expand_hostlist("gpu-a[08-10],login"), (V{"gpu-a08", "gpu-a09", "gpu-a10", "login"}));
+    EXPECT_EQ(expand_hostlist("r[1-2]n[1-2]"), (V{"r1n1", "r1n2", "r2n1", "r2n2"}));
+    EXPECT_THROW(expand_hostlist("n[1-3"), InputError);
+    EXPECT_THROW(expand_hostlist("n[3-1]"), InputError);
+    EXPECT_EQ(expand_tasks_per_node("8(x3),4"), (std::vector<int>{8, 8, 8, 4}));
+    EXPECT_THROW(expand_tasks_per_node("8(x"), InputError);
+}
+
+TEST(Hash, StableAndContentSensitive) {
+    EXPECT_EQ(content_hash("abc"), content_hash("abc"));
+    EXPECT_NE(content_hash("abc"), content_hash("abd"));
+    EXPECT_EQ(content_hash("").size(), 16u);
+}

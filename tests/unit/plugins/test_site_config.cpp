@@ -1,0 +1,59 @@
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "common/util/errors.h"
+#include "plugins/common/site_config.h"
+
+using spiderflow::InputError;
+using namespace spiderflow::slurm;
+
+TEST(SiteConfig, ParsesKnownKeysCommentsAndBlanks) {
+    const auto c = parse_site_config(
+        "# site\n\ntopology = /etc/slurm/topo.json  # ours\ncluster=us-east\ntime_budget=0.25\n"
+        "constrain_gpu_type=yes\nib_tc=106\nwan_ib_sl=3\nsite_env_wins=no\n",
+        "spiderflow.conf");
+    EXPECT_EQ(c.topology, "/etc/slurm/topo.json");
+    EXPECT_EQ(c.cluster, "us-east");
+    EXPECT_DOUBLE_EQ(c.time_budget_s, 0.25);
+    EXPECT_TRUE(c.constrain_gpu_type);
+    EXPECT_EQ(c.ib_tc, 106);
+    EXPECT_EQ(c.wan_ib_sl, 3);
+    EXPECT_FALSE(c.site_env_wins);
+    EXPECT_EQ(c.policy, "spinsearch");  // default kept
+}
+
+TEST(SiteConfig, UnknownKeyNamesFileLineAndKey) {
+    try {
+        parse_site_config("cluster=a\ntopolgy=/x\n", "spiderflow.conf");
+        FAIL() << "unknown key accepted";
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.source(), "spiderflow.conf");
+        EXPECT_EQ(e.line(), 2);
+        EXPECT_EQ(e.field(), "topolgy");
+        EXPECT_NE(std::string(e.what()).find("topology"), std::string::npos) << "message should list valid keys";
+    }
+}
+
+TEST(SiteConfig, BadValuesAndSyntaxAreErrors) {
+    EXPECT_THROW(parse_site_config("time_budget=fast\n", "f"), InputError);
+    EXPECT_THROW(parse_site_config("time_budget=0\n", "f"), InputError);
+    EXPECT_THROW(parse_site_config("ib_sl=16\n", "f"), InputError);
+    EXPECT_THROW(parse_site_config("enabled=maybe\n", "f"), InputError);
+    EXPECT_THROW(parse_site_config("just words\n", "f"), InputError);
+    EXPECT_THROW(parse_site_config("cluster=a\ncluster=b\n", "f"), InputError);
+    EXPECT_THROW(parse_site_config("master_port_base=65000\nmaster_port_span=1000\n", "f"), InputError);
+}
+
+TEST(SiteConfig, PathFromEnvironmentThenArgumentThenDefault) {
+    unsetenv("SPIDERFLOW_CONF");
+    EXPECT_EQ(site_config_path(""), "/etc/slurm/spiderflow.conf");
+    EXPECT_EQ(site_config_path("/opt/sf.conf"), "/opt/sf.conf");
+    setenv("SPIDERFLOW_CONF", "/tmp/x.conf", 1);
+    EXPECT_EQ(site_config_path("/opt/sf.conf"), "/tmp/x.conf");
+    unsetenv("SPIDERFLOW_CONF");
+}
+
+TEST(SiteConfig, MissingFileIsAnInputError) {
+    EXPECT_THROW(load_site_config("/nonexistent/spiderflow.conf"), InputError);
+}
