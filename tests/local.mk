@@ -26,9 +26,9 @@ tests_unit_test_model_LDADD = libsf_model.la libsf_util.la $(GTEST_LIBS_ALL)
 check_PROGRAMS += tests/unit/test_coflow
 TESTS += tests/unit/test_coflow
 tests_unit_test_coflow_SOURCES = tests/unit/coflow/coflow_fixture.h tests/unit/coflow/test_schedulers.cpp \
-	tests/unit/coflow/test_simulator.cpp tests/unit/coflow/test_trace.cpp
+	tests/unit/coflow/test_simulator.cpp tests/unit/coflow/test_trace.cpp tests/unit/coflow/test_llm_traffic.cpp
 tests_unit_test_coflow_CXXFLAGS = $(TEST_CXXFLAGS)
-tests_unit_test_coflow_LDADD = libsf_coflow.la libsf_util.la $(GTEST_LIBS_ALL)
+tests_unit_test_coflow_LDADD = libsf_coflow.la libsf_plan.la libsf_model.la libsf_util.la $(GTEST_LIBS_ALL)
 
 # plugins: config, options, rank order, NCCL env, launch writer (engineer slurm)
 check_PROGRAMS += tests/unit/test_plugins

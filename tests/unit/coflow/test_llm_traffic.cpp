@@ -1,0 +1,97 @@
+// A plan's WAN traffic: which flows cross clusters, their sizes, and the iteration timeline.
+#include <gtest/gtest.h>
+
+#include "common/coflow/llm_traffic.h"
+#include "common/coflow/schedulers.h"
+#include "common/util/errors.h"
+#include "tests/unit/coflow/coflow_fixture.h"
+
+using namespace spiderflow::coflow;
+using spiderflow::Plan;
+
+namespace {
+
+// pp x dp plan over clusters given per cell (stage-major), tiny dims so bytes are easy.
+Plan make_plan(int pp, int dp, std::vector<int> clusters, int micro_batches) {
+    Plan p;
+    p.pp = pp;
+    p.dp = dp;
+    p.tp = 1;
+    p.micro_batch = 1;
+    p.num_micro_batches = micro_batches;
+    p.job.seq_len = 50;
+    p.job.model.name = "tiny";
+    p.job.model.layers = 2 * pp;
+    p.job.model.hidden = 1;       // activation = 1 * 50 * 1 * 2 bytes = 100 B
+    p.job.model.heads = 1;
+    p.job.model.kv_heads = 1;
+    p.job.model.ffn_hidden = 4;
+    p.job.model.vocab = 10;
+    p.layers_per_stage.assign(pp, 2);
+    for (int c : clusters) p.cells.push_back({c, 0, 0});
+    return p;
+}
+
+}  // namespace
+
+TEST(LlmTraffic, PipelineAcrossClustersMovesActivationsBothWays) {
+    // Stage 0 of both replicas in cluster 0, stage 1 in cluster 1: PP crosses, DP stays local.
+    const Plan p = make_plan(2, 2, {0, 0, 1, 1}, 4);
+    EXPECT_DOUBLE_EQ(activation_bytes(p), 100);
+    StageTimes t{{1, 1}, {2, 2}};
+    IterationTraffic traffic;
+    const PeriodicJob j = build_llm_job(p, t, {"pp-across", 0, 1}, &traffic);
+    EXPECT_DOUBLE_EQ(traffic.pp_bytes, 4 * 2 * 100 * 2);   // micro-batches x replicas x bytes x directions
+    EXPECT_DOUBLE_EQ(traffic.dp_bytes, 0);
+    EXPECT_DOUBLE_EQ(traffic.ep_bytes, 0);
+    EXPECT_DOUBLE_EQ(j.wan_bytes_per_iteration, traffic.pp_bytes);
+}
+
+TEST(LlmTraffic, DataParallelAcrossClustersIsAHierarchicalRing) {
+    // Replica 0 in cluster 0, replica 1 in cluster 1, both stages: DP crosses, PP stays local.
+    const Plan p = make_plan(2, 2, {0, 1, 0, 1}, 4);
+    StageTimes t{{1, 1}, {2, 2}};
+    IterationTraffic traffic;
+    build_llm_job(p, t, {"dp-across", 0, 1}, &traffic);
+    EXPECT_DOUBLE_EQ(traffic.pp_bytes, 0);
+    // Two clusters: each sends 2(k-1)/k = 1x the stage's gradients to the other.
+    EXPECT_DOUBLE_EQ(traffic.dp_bytes, 2 * (stage_gradient_bytes(p, 0) + stage_gradient_bytes(p, 1)));
+    EXPECT_GT(stage_gradient_bytes(p, 0), stage_gradient_bytes(p, 1) - 1);   // stage 0 holds the embedding
+}
+
+TEST(LlmTraffic, MoeAddsAllToAllBetweenClustersOfAStage) {
+    Plan p = make_plan(1, 2, {0, 1}, 2);
+    p.job.model.experts = 8;
+    p.job.model.experts_per_token = 2;
+    StageTimes t{{1}, {2}};
+    IterationTraffic traffic;
+    const PeriodicJob j = build_llm_job(p, t, {"moe", 0, 1}, &traffic);
+    // Per micro-batch and direction of compute: each cluster sends 2 * 1 replica * tokens*k*hidden*2B*layers * 1/2.
+    const double per_replica = 50.0 * 2 * 1 * 2 * 2;
+    EXPECT_DOUBLE_EQ(traffic.ep_bytes, 2 /*micro-batches*/ * 2 /*fwd,bwd*/ * 2 /*clusters*/ * 2.0 * per_replica / 2);
+    int ep = 0;
+    for (const auto& task : j.tasks) ep += task.kind == CoflowKind::ep;
+    EXPECT_EQ(ep, 4);
+}
+
+TEST(LlmTraffic, GpipeTimelineByHand) {
+    // pp = 2 over two clusters, one replica, 2 micro-batches; F = 1 s, B = 2 s, 100 B per
+    // boundary on a 100 B/s link (1 s). F(0,0) 0-1, act 1-2, F(1,0) 1-2, act 2-3, F(0,1) 2-3,
+    // F(1,1) 3-4, B(0,1) 4-6, grad 6-7, B(1,1) 6-8, grad 8-9, B(0,0) 7-9, B(1,0) 9-11.
+    const Plan p = make_plan(2, 1, {0, 1}, 2);
+    const PeriodicJob j = build_llm_job(p, {{1, 1}, {2, 2}}, {"gpipe", 0, 2});
+    EXPECT_DOUBLE_EQ(j.compute_s_per_iteration, 1 + 1 + 1 + 2 + 2 + 2);   // the compute-only critical path
+    Workload w;
+    w.jobs.push_back(j);
+    const Network net = line_network(2, 100);
+    auto s = make_scheduler("hermod");
+    const SimResult r = simulate(net, w, *s);
+    ASSERT_EQ(r.jobs[0].iteration_end_s.size(), 2u);
+    EXPECT_NEAR(r.jobs[0].iteration_end_s[0], 11.0, 1e-9);
+    EXPECT_NEAR(r.jobs[0].jct_s(), 22.0, 1e-9);
+}
+
+TEST(LlmTraffic, InconsistentPlanIsAnInputError) {
+    Plan p = make_plan(2, 2, {0, 1, 0}, 2);   // 3 cells for pp*dp = 4
+    EXPECT_THROW(build_llm_job(p, {{1, 1}, {2, 2}}, {}), spiderflow::InputError);
+}
