@@ -1,1 +1,6 @@
 # bench: files are listed here as they land
+
+# coflow schedulers: trace CCTs, LLM job mixes, decision time (engineer coflow)
+noinst_PROGRAMS += bench/coflow_bench
+bench_coflow_bench_SOURCES = bench/coflow_bench.cpp
+bench_coflow_bench_LDADD = libsf_coflow.la libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la $(HWLOC_LIBS)
