@@ -38,3 +38,11 @@ tests_unit_test_plugins_SOURCES = tests/unit/plugins/test_site_config.cpp tests/
 tests_unit_test_plugins_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_plugins_LDADD = libsf_slurmplugin.la libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la \
 	$(GTEST_LIBS_ALL)
+# cost model (engineer cost)
+check_PROGRAMS += tests/unit/test_cost
+TESTS += tests/unit/test_cost
+tests_unit_test_cost_SOURCES = tests/unit/cost/cost_fixture.h tests/unit/cost/test_flops_memory.cpp \
+	tests/unit/cost/test_cost_model.cpp tests/unit/cost/test_validation.cpp
+tests_unit_test_cost_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_cost_LDADD = libsf_cost.la libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la -lpthread \
+	$(GTEST_LIBS_ALL)

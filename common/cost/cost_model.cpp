@@ -108,6 +108,7 @@ Prediction CostModel::estimate_impl(const Plan& plan, bool single_site) const {
     const JobSpec& job = plan.job;
     const ModelArch& m = job.model;
     const int P = plan.pp, D = plan.dp, T = plan.tp, M = plan.num_micro_batches;
+    const int V = P > 1 ? std::max(options_.virtual_stages, 1) : 1;
 
     // ---- Is the plan well formed against this topology? ----
     if (!topology_.finalized()) return fail("topology is not finalized");
@@ -260,7 +261,7 @@ Prediction CostModel::estimate_impl(const Plan& plan, bool single_site) const {
                 lat_sum += 2.0 * l.latency_s;  // paid once filling, once draining
             }
         }
-        const double t = (M + P - 1) * stage_max + M * p2p_max + lat_sum;
+        const double t = M * stage_max + (P - 1) * stage_max / V + M * V * p2p_max + lat_sum;
         if (t > slow_T) {
             slow_T = t;
             slow_r = r;
@@ -394,7 +395,8 @@ Prediction CostModel::estimate_impl(const Plan& plan, bool single_site) const {
     out.stage_memory_bytes.resize(static_cast<size_t>(P));
     double worst_ratio = 0;
     for (int s = 0; s < P; ++s) {
-        const cost::StageMemory mem = cost::stage_memory(plan, s);
+        const cost::StageMemory mem =
+            cost::stage_memory(plan, s, {options_.sequence_parallel, options_.flash_attention});
         out.stage_memory_bytes[static_cast<size_t>(s)] = mem.total();
         out.max_memory_bytes = std::max(out.max_memory_bytes, mem.total());
         for (int r = 0; r < D; ++r) {
@@ -419,8 +421,8 @@ Prediction CostModel::estimate_impl(const Plan& plan, bool single_site) const {
     const size_t si = static_cast<size_t>(slow_s) * D + slow_r;
     out.compute_s = M * compute[si];
     out.tp_comm_s = M * tp_time[si];
-    out.pp_comm_s = M * slow_p2p;
-    out.bubble_s = (P - 1) * slow_stage + slow_lat;
+    out.pp_comm_s = M * V * slow_p2p;
+    out.bubble_s = (P - 1) * slow_stage / V + slow_lat;
     out.dp_comm_s = dp_exposed;
     out.optimizer_s = optimizer;
     out.iteration_s = slow_T + dp_exposed + optimizer;

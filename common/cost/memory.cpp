@@ -17,15 +17,17 @@ double stage_params_per_gpu(const Plan& plan, int stage) {
     return p / plan.tp;
 }
 
-double layer_activation_bytes(const JobSpec& job, int micro_batch, int tp) {
+double layer_activation_bytes(const JobSpec& job, int micro_batch, int tp, ActivationOptions opt) {
     const double s = job.seq_len, b = micro_batch, h = job.model.hidden, a = job.model.heads, t = tp;
     // Korthikanti et al. count 16-bit activations; fp32 training keeps twice the bytes.
     const double scale = job.precision == Precision::fp32 ? 2.0 : 1.0;
     if (job.recompute) return scale * 2.0 * s * b * h;  // only each layer's input is kept
-    return scale * s * b * h * (10.0 + 24.0 / t + 5.0 * a * s / (h * t));
+    const double replicated = opt.sequence_parallel ? 10.0 / t : 10.0;
+    const double scores = opt.flash_attention ? 0.0 : 5.0 * a * s / (h * t);
+    return scale * s * b * h * (replicated + 24.0 / t + scores);
 }
 
-StageMemory stage_memory(const Plan& plan, int stage) {
+StageMemory stage_memory(const Plan& plan, int stage, ActivationOptions opt) {
     const JobSpec& job = plan.job;
     StageMemory mem;
     mem.params = stage_params_per_gpu(plan, stage);
@@ -38,7 +40,7 @@ StageMemory stage_memory(const Plan& plan, int stage) {
     // 1F1B: stage k (0-based) holds pp - k micro-batches, never more than there are.
     const int in_flight = std::min(plan.pp - stage, std::max(plan.num_micro_batches, 1));
     const double layers = plan.layers_per_stage[static_cast<size_t>(stage)];
-    mem.activations = in_flight * layers * layer_activation_bytes(job, plan.micro_batch, plan.tp);
+    mem.activations = in_flight * layers * layer_activation_bytes(job, plan.micro_batch, plan.tp, opt);
     if (stage == plan.pp - 1) {
         // fp32 logits of the micro-batch being finished (Korthikanti: 4*s*b*V/t).
         mem.activations += 4.0 * job.seq_len * plan.micro_batch * static_cast<double>(job.model.vocab) / plan.tp;

@@ -20,7 +20,11 @@ struct StageMemory {
 // and the output head on the last; a tied head is still a separate copy when pp > 1).
 double stage_params_per_gpu(const Plan& plan, int stage);
 // Activation bytes of one layer for one micro-batch on one GPU.
-double layer_activation_bytes(const JobSpec& job, int micro_batch, int tp);
-StageMemory stage_memory(const Plan& plan, int stage);
+struct ActivationOptions {
+    bool sequence_parallel = false;  // the 10*s*b*h part is split across tp as well
+    bool flash_attention = false;    // no s x s attention scores kept (drops 5*a*s/h)
+};
+double layer_activation_bytes(const JobSpec& job, int micro_batch, int tp, ActivationOptions opt = {});
+StageMemory stage_memory(const Plan& plan, int stage, ActivationOptions opt = {});
 
 }  // namespace spiderflow::cost
