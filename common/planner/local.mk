@@ -15,3 +15,16 @@ libsf_planner_la_SOURCES = \
 	common/planner/spinsearch/spinsearch.h \
 	common/planner/spinsearch/spinsearch.cpp
 # Engineer "baselines": append baseline sources below (common/planner/baselines/<name>/...).
+libsf_planner_la_SOURCES += \
+	common/planner/baselines/common/evaluator.h \
+	common/planner/baselines/common/evaluator.cpp \
+	common/planner/baselines/first_fit/first_fit.h \
+	common/planner/baselines/first_fit/first_fit.cpp \
+	common/planner/baselines/greedy/greedy.h \
+	common/planner/baselines/greedy/greedy.cpp \
+	common/planner/baselines/genetic/genetic.h \
+	common/planner/baselines/genetic/genetic.cpp \
+	common/planner/baselines/exhaustive/exhaustive.h \
+	common/planner/baselines/exhaustive/exhaustive.cpp \
+	common/planner/baselines/global_ilp/global_ilp.h \
+	common/planner/baselines/global_ilp/global_ilp.cpp

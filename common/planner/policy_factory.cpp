@@ -6,6 +6,11 @@
 #include "common/planner/spinsearch/spinsearch.h"
 #include "common/util/errors.h"
 // ---- policy headers: add one include per baseline below this line ----
+#include "common/planner/baselines/exhaustive/exhaustive.h"
+#include "common/planner/baselines/first_fit/first_fit.h"
+#include "common/planner/baselines/genetic/genetic.h"
+#include "common/planner/baselines/global_ilp/global_ilp.h"
+#include "common/planner/baselines/greedy/greedy.h"
 
 namespace spiderflow {
 namespace {
@@ -19,6 +24,11 @@ struct PolicyEntry {
 // default). Engineer "baselines": add global-ilp, genetic, greedy, first-fit, exhaustive here. ----
 const PolicyEntry kPolicies[] = {
     {"spinsearch", make_spinsearch},
+    {"global-ilp", make_global_ilp},
+    {"genetic", make_genetic},
+    {"greedy", make_greedy},
+    {"first-fit", make_first_fit},
+    {"exhaustive", make_exhaustive},
 };
 // ---- end of policy table ----
 

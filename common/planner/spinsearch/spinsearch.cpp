@@ -122,7 +122,7 @@ bool Search::realise(Candidate& c, bool exact) {
     std::vector<const tpa::ClusterInventory*> inv_ptr;
     for (int cl : used) inv_ptr.push_back(&invs[inv_of[cl]]);
 
-    const tpa::MemoryModel mem = tpa::memory_model(req_.job, sh);
+    const tpa::MemoryModel mem = tpa::memory_model(req_.job, sh, cost_.options());
     const int layers_total = req_.job.model.layers;
     // Level 1: expected speed of each stage = the slowest cluster serving it.
     std::vector<double> speed(static_cast<size_t>(pp), 0.0);
@@ -370,9 +370,10 @@ PlanResult Search::run() {
                   "spinsearch: %s, %s; %zu shapes screened, %d searched, %d layouts scored; level-2 ILP solves %d "
                   "(%d not proven optimal)%s",
                   to_string(win.shape).c_str(),
-                  win.groups == 1 ? "stages aligned per cluster (DP local, PP across)"
-                  : win.groups == win.shape.dp ? "whole pipelines per cluster (DP across, hierarchical)"
-                                               : "mixed orientation",
+                  win.shape.pp == 1 || win.groups == win.shape.dp
+                      ? "whole pipelines per cluster (DP across, hierarchical)"
+                  : win.groups == 1 ? "stages aligned per cluster (DP local, PP across)"
+                                    : "mixed orientation",
                   shapes_seen, std::min(static_cast<int>(screened.size()), opt_.max_shapes), estimates_, ilp_solves_,
                   ilp_not_optimal_, hit_limit_ ? "; time limit cut the search short" : "");
     result.note = note;

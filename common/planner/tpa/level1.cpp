@@ -3,13 +3,16 @@
 #include <algorithm>
 #include <queue>
 
+#include "common/cost/memory.h"
+
 namespace spiderflow::tpa {
 
 double MemoryModel::stage_bytes(int stage, int layers) const {
     // 1F1B keeps up to (pp - stage) micro-batches of activations alive on stage `stage`.
     const int in_flight = std::min(micro_batches, pp - stage);
     double bytes = layers * (per_layer_static + in_flight * per_layer_activation);
-    if (stage == 0 || stage == pp - 1) bytes += pp == 1 ? 2 * embedding : embedding;
+    if (stage == 0) bytes += embedding;
+    if (stage == pp - 1) bytes += (pp == 1 && tied_single_stage ? 0 : embedding) + logits;
     return bytes;
 }
 
@@ -20,21 +23,21 @@ int MemoryModel::max_layers(int stage, double memory) const {
     return per > 0 ? static_cast<int>((memory - fixed) / per) : 1 << 20;
 }
 
-MemoryModel memory_model(const JobSpec& job, const Shape& shape) {
+MemoryModel memory_model(const JobSpec& job, const Shape& shape, const CostOptions& options) {
     const ModelArch& m = job.model;
     MemoryModel mm;
     mm.pp = shape.pp;
     mm.micro_batches = std::max(1, job.global_batch / std::max(1, shape.dp * shape.micro_batch));
     const int bpp = job.bytes_per_param();
-    // Mixed precision Adam: weights + grads at bpp, fp32 master/moments (12 B, 8 B in fp32).
+    // Weights + gradients at bpp; Adam: fp32 master + two moments (12 B), 8 B when training in fp32.
     const double optimizer = (bpp == 4 ? 8.0 : 12.0) / (job.zero1 ? shape.dp : 1);
     const double per_param = 2.0 * bpp + optimizer;
     mm.per_layer_static = m.params_per_layer() / shape.tp * per_param;
-    mm.embedding = m.embedding_params() / 2.0 / shape.tp * per_param;
-    // Megatron's estimate without the attention-score term (flash attention): 34 s b h bytes
-    // per layer at 16-bit, split by tp; recomputation keeps only the layer input.
-    const double sbh = static_cast<double>(job.seq_len) * shape.micro_batch * m.hidden;
-    mm.per_layer_activation = (job.recompute ? 2.0 * sbh : 34.0 * sbh / shape.tp) * (bpp / 2.0);
+    mm.embedding = static_cast<double>(m.vocab) * m.hidden / shape.tp * per_param;
+    mm.tied_single_stage = m.tied_embeddings;
+    mm.logits = 4.0 * job.seq_len * shape.micro_batch * static_cast<double>(m.vocab) / shape.tp;
+    mm.per_layer_activation = cost::layer_activation_bytes(job, shape.micro_batch, shape.tp,
+                                                           {options.sequence_parallel, options.flash_attention});
     return mm;
 }
 

@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "common/cost/cost_model.h"
 #include "common/model/job_spec.h"
 #include "common/planner/shapes.h"
 
@@ -13,7 +14,9 @@ namespace spiderflow::tpa {
 struct MemoryModel {
     double per_layer_static = 0;      // weights, gradients, optimizer states per layer per GPU
     double per_layer_activation = 0;  // activations per layer per in-flight micro-batch per GPU
-    double embedding = 0;             // first and last stage extra (per GPU)
+    double embedding = 0;             // one vocabulary table (per GPU), on the first and last stage
+    double logits = 0;                // last stage: fp32 logits of one micro-batch
+    bool tied_single_stage = false;   // pp == 1 with tied embeddings: one table, not two
     int pp = 1;
     int micro_batches = 1;
 
@@ -22,7 +25,8 @@ struct MemoryModel {
     int max_layers(int stage, double memory) const;
 };
 
-MemoryModel memory_model(const JobSpec& job, const Shape& shape);
+// Mirrors common/cost/memory.h per layer so TPA's caps agree with the cost model's verdicts.
+MemoryModel memory_model(const JobSpec& job, const Shape& shape, const CostOptions& options = {});
 
 // Layers per stage minimising max(layers[s] / speed[s]) with 1 <= layers[s] <= cap[s] and the
 // sum equal to `total`. Greedy water-filling, exact for this separable min-max. Empty when the
