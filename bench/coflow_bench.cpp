@@ -4,7 +4,7 @@
 //  2. Mixes of LLM training jobs on the 8-region worldwide topology and a generated 64-cluster
 //     one: average JCT and average iteration time, as fair / X; simulator events per second.
 //  3. Scheduler decision time per event with 100 concurrent coflows.
-// Usage: coflow_bench [--trace FILE] [--quick] [--srcdir DIR]
+// Usage: coflow_bench [--trace FILE] [--quick] [--skip-trace] [--srcdir DIR]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -137,6 +137,7 @@ void llm_section(const Mix& mix, uint64_t seed) {
     double t = 0;
     for (int j = 0; j < mix.jobs; ++j) {
         w.jobs.push_back(make_job(mix.topo, cat, rng, j, mix.max_iterations, t));
+        w.jobs.back().period_s = measure_period(net, w.jobs.back());
         t += gap(rng);
     }
     std::printf("%s: %d clusters, %d links, %d jobs\n", mix.title.c_str(), static_cast<int>(mix.topo.clusters.size()),
@@ -215,19 +216,20 @@ void decision_time_section(const Topology& topo) {
 
 int main(int argc, char** argv) {
     std::string trace_path, srcdir = std::getenv("SF_SRCDIR") ? std::getenv("SF_SRCDIR") : ".";
-    bool quick = false;
+    bool quick = false, skip_trace = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--trace" && i + 1 < argc) trace_path = argv[++i];
         else if (a == "--srcdir" && i + 1 < argc) srcdir = argv[++i];
         else if (a == "--quick") quick = true;
+        else if (a == "--skip-trace") skip_trace = true;
         else {
-            std::fprintf(stderr, "usage: coflow_bench [--trace FILE] [--quick] [--srcdir DIR]\n");
+            std::fprintf(stderr, "usage: coflow_bench [--trace FILE] [--quick] [--skip-trace] [--srcdir DIR]\n");
             return 2;
         }
     }
     try {
-        trace_section(trace_path, quick);
+        if (!skip_trace) trace_section(trace_path, quick);
         Mix eight{"worldwide-8", read_topology(srcdir + "/contrib/topologies/worldwide-8.json"), quick ? 6 : 10,
                   quick ? 20 : 60};
         llm_section(eight, 11);

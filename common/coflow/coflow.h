@@ -54,6 +54,9 @@ struct PeriodicJob {
     // finalize_job(). The llm scheduler uses them to know remaining work without peeking ahead.
     double wan_bytes_per_iteration = 0;
     double compute_s_per_iteration = 0;
+    // Iteration time of the job alone on the network (its period when nothing competes), as a
+    // job learns it from its first iterations; 0 = unknown. See measure_period() in simulator.h.
+    double period_s = 0;
 };
 
 // Checks task references (InputError naming the job and task) and fills the per-iteration sums.

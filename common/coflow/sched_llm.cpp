@@ -72,6 +72,10 @@ public:
             if (g.job < 0 || g.job >= static_cast<int>(jobs.size())) continue;
             const JobProgress& p = jobs[g.job];
             const double left = std::max(0, p.iterations_total - p.iterations_done);
+            if (p.period_s > 0) {
+                g.key = left * p.period_s;
+                continue;
+            }
             const double narrow = narrowest_[g.job];
             g.key = left * (p.compute_s_per_iteration + (narrow > 0 ? p.wan_bytes_per_iteration / narrow : 0));
         }

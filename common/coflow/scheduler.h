@@ -42,6 +42,7 @@ struct JobProgress {
     int micro_batches = 1;
     double wan_bytes_per_iteration = 0;
     double compute_s_per_iteration = 0;
+    double period_s = 0;             // iteration time alone; 0 = unknown
     double arrival_s = 0;
 };
 

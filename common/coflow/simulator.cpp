@@ -86,6 +86,7 @@ public:
             p.micro_batches = spec.micro_batches;
             p.wan_bytes_per_iteration = spec.wan_bytes_per_iteration;
             p.compute_s_per_iteration = spec.compute_s_per_iteration;
+            p.period_s = spec.period_s;
             p.arrival_s = spec.arrival_s;
             JobRecord rec;
             rec.name = spec.name;
@@ -356,6 +357,17 @@ private:
 };
 
 }  // namespace
+
+double measure_period(const Network& net, const PeriodicJob& job, int iterations) {
+    PeriodicJob alone = job;
+    alone.arrival_s = 0;
+    alone.iterations = std::max(1, std::min(iterations, job.iterations));
+    Workload w;
+    w.jobs.push_back(std::move(alone));
+    auto fair = make_scheduler("fair");
+    const SimResult r = simulate(net, w, *fair);
+    return r.jobs[0].mean_iteration_s();
+}
 
 SimResult simulate(const Network& net, const Workload& workload, Scheduler& scheduler, const SimOptions& options) {
     return Sim(net, workload, scheduler, options).run();

@@ -59,6 +59,10 @@ struct SimResult {
     SimStats stats;
 };
 
+// The job's iteration time when it runs alone on `net` (mean over up to `iterations` iterations,
+// per-flow fair sharing): what a job learns about its own period from its first iterations.
+double measure_period(const Network& net, const PeriodicJob& job, int iterations = 2);
+
 // Throws InputError when a flow's endpoints are unknown or unreachable in `net`.
 SimResult simulate(const Network& net, const Workload& workload, Scheduler& scheduler, const SimOptions& options = {});
 
