@@ -56,6 +56,22 @@ std::vector<ClusterShare> spin(const Topology& topology, const std::vector<tpa::
     return order;
 }
 
+std::vector<ClusterShare> chain_order(const Topology& topology, std::vector<ClusterShare> order) {
+    for (size_t i = 1; i + 1 < order.size(); ++i) {
+        const int last = order[i - 1].cluster;
+        size_t pick = i;
+        for (size_t j = i + 1; j < order.size(); ++j) {
+            const PathInfo& a = topology.path(last, order[j].cluster);
+            const PathInfo& b = topology.path(last, order[pick].cluster);
+            if (a.bandwidth_Bps > b.bandwidth_Bps ||
+                (a.bandwidth_Bps == b.bandwidth_Bps && a.latency_s < b.latency_s))
+                pick = j;
+        }
+        std::swap(order[i], order[pick]);
+    }
+    return order;
+}
+
 std::vector<int> fill(const std::vector<ClusterShare>& order, int pp, int dp, int groups) {
     if (groups < 1 || dp % groups != 0) return {};
     const int per_group = dp / groups;

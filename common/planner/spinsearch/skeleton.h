@@ -30,6 +30,10 @@ double link_reference_Bps(const JobSpec& job, const Shape& shape, double gpu_flo
 std::vector<ClusterShare> spin(const Topology& topology, const std::vector<tpa::ClusterInventory>& inventories,
                                const std::vector<int>& candidates, int seed, int cells, double reference_Bps);
 
+// The same clusters re-ordered as a chain: from the seed, always on to the remaining cluster
+// with the widest link from the last one, so consecutive pipeline stages meet across wide links.
+std::vector<ClusterShare> chain_order(const Topology& topology, std::vector<ClusterShare> order);
+
 // cell_cluster[stage * dp + replica] = topology cluster index; empty if the shares cannot hold it.
 std::vector<int> fill(const std::vector<ClusterShare>& order, int pp, int dp, int groups);
 

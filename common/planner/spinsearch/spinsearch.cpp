@@ -34,7 +34,8 @@ struct Candidate {
 class Search {
 public:
     Search(const PlanRequest& request, const CostModel& cost, const SpinSearchOptions& options)
-        : req_(request), cost_(cost), topo_(cost.topology()), opt_(options), start_(Clock::now()) {
+        : req_(request), cost_(cost), fast_(cost.topology(), cost.catalog(), search_options(cost.options())),
+          topo_(cost.topology()), opt_(options), start_(Clock::now()) {
         const double limit = request.time_limit_s > 0 ? request.time_limit_s : 60.0;
         deadline_ = start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limit));
     }
@@ -60,8 +61,14 @@ private:
     std::vector<Candidate> spin_shape(const Shape& shape, int seeds, const std::vector<int>& groups_filter);
     void polish(Candidate& c);
 
+    static CostOptions search_options(CostOptions o) {
+        o.scaling_efficiency = false;  // a second estimate per candidate; only the winner needs it
+        return o;
+    }
+
     const PlanRequest& req_;
     const CostModel& cost_;
+    CostModel fast_;                   // same model, scaling efficiency off, for scoring candidates
     const Topology& topo_;
     SpinSearchOptions opt_;
     Clock::time_point start_, deadline_;
@@ -208,7 +215,7 @@ bool Search::realise(Candidate& c, bool exact) {
             const tpa::Slot& slot = placed[i].stage_slots[static_cast<size_t>(s)][next[i][static_cast<size_t>(s)]++];
             plan.cell(s, r) = StageCell{used[i], slot.node, slot.first_gpu};
         }
-    plan.prediction = cost_.estimate(plan);
+    plan.prediction = fast_.estimate(plan);
     ++estimates_;
     ilp_solves_ += c.ilp_solves;
     ilp_not_optimal_ += c.ilp_not_optimal;
@@ -225,8 +232,11 @@ std::vector<Candidate> Search::spin_shape(const Shape& shape, int seeds, const s
     const int cells = shape.pp * shape.dp;
     std::set<std::vector<int>> seen;
     for (int k = 0; k < seeds && k < static_cast<int>(cand.size()); ++k) {
-        std::vector<spin::ClusterShare> order = spin::spin(topo_, invs, cand, k, cells, ref);
-        if (order.empty()) continue;
+        std::vector<spin::ClusterShare> grown = spin::spin(topo_, invs, cand, k, cells, ref);
+        if (grown.empty()) continue;
+        std::vector<std::vector<spin::ClusterShare>> orders{grown};
+        if (groups_filter.empty() && grown.size() > 2) orders.push_back(spin::chain_order(topo_, grown));
+        for (const auto& order : orders) {
         std::vector<int> groups = groups_filter.empty() ? spin::group_choices(shape.dp, static_cast<int>(order.size()))
                                                         : groups_filter;
         for (int g : groups) {
@@ -239,6 +249,7 @@ std::vector<Candidate> Search::spin_shape(const Shape& shape, int seeds, const s
             if (c.cell_cluster.empty() || !seen.insert(c.cell_cluster).second) continue;
             if (realise(c, false)) out.push_back(std::move(c));
             if (out_of_time()) return out;
+        }
         }
     }
     return out;
@@ -269,7 +280,7 @@ void Search::polish(Candidate& c) {
                 if (from <= 1) continue;
                 --from;
                 ++to;
-                t.prediction = cost_.estimate(t);
+                t.prediction = fast_.estimate(t);
                 ++estimates_;
                 if (better(t, c.plan)) {
                     c.plan = std::move(t);
@@ -278,6 +289,21 @@ void Search::polish(Candidate& c) {
             }
         if (!improved) break;
     }
+}
+
+// Describes where the plan lets traffic cross sites, from the cells themselves.
+std::string orientation(const Candidate& c) {
+    const Plan& p = c.plan;
+    bool pp_across = false, dp_across = false;
+    for (int s = 0; s < p.pp; ++s)
+        for (int r = 0; r < p.dp; ++r) {
+            if (s + 1 < p.pp && p.cell(s + 1, r).cluster != p.cell(s, r).cluster) pp_across = true;
+            if (r > 0 && p.cell(s, r).cluster != p.cell(s, 0).cluster) dp_across = true;
+        }
+    if (pp_across && dp_across) return "pipelines and DP both cross sites (mixed)";
+    if (pp_across) return "pipeline stages cross sites, DP stays inside each site";
+    if (dp_across) return "pipelines stay inside sites, DP crosses hierarchically";
+    return "one site";
 }
 
 PlanResult Search::run() {
@@ -362,6 +388,9 @@ PlanResult Search::run() {
                 result.runner_up = c.plan;
                 break;
             }
+    // The caller's model has the last word (and fills scaling efficiency).
+    result.plan.prediction = cost_.estimate(result.plan);
+    if (result.runner_up) result.runner_up->prediction = cost_.estimate(*result.runner_up);
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start_).count();
     result.plan.planning_ms = ms;
     if (result.runner_up) result.runner_up->planning_ms = ms;
@@ -370,10 +399,7 @@ PlanResult Search::run() {
                   "spinsearch: %s, %s; %zu shapes screened, %d searched, %d layouts scored; level-2 ILP solves %d "
                   "(%d not proven optimal)%s",
                   to_string(win.shape).c_str(),
-                  win.shape.pp == 1 || win.groups == win.shape.dp
-                      ? "whole pipelines per cluster (DP across, hierarchical)"
-                  : win.groups == 1 ? "stages aligned per cluster (DP local, PP across)"
-                                    : "mixed orientation",
+                  orientation(win).c_str(),
                   shapes_seen, std::min(static_cast<int>(screened.size()), opt_.max_shapes), estimates_, ilp_solves_,
                   ilp_not_optimal_, hit_limit_ ? "; time limit cut the search short" : "");
     result.note = note;
