@@ -48,6 +48,9 @@ public:
     // topology-oblivious launcher does.
     Plan realise_plain(const Shape& shape, const std::vector<int>& cell_cluster);
 
+    // Scores a plan built elsewhere (first-fit's sequential layout) and counts it.
+    Plan evaluate(Plan plan) { return finish(std::move(plan)); }
+
     double score(const Plan& p) const;  // lower is better; +inf when infeasible
     bool better(const Plan& a, const Plan& b) const;
     int evaluations() const { return evaluations_; }

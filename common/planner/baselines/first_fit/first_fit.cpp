@@ -22,7 +22,7 @@ PlanResult FirstFitPolicy::plan(const PlanRequest& request, const CostModel& cos
                 continue;
             }
             p.policy = name();
-            p.prediction = cost.estimate(p);
+            p = eval.evaluate(std::move(p));
         } else {
             // Allowed/forbidden clusters: the same fill over the eligible clusters only.
             std::vector<int> cells;

@@ -1,0 +1,190 @@
+// `spiderflow plan`: plans one job on a topology and prints the plan as JSON, text or SVG.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/cost/cost_model.h"
+#include "common/model/catalog.h"
+#include "common/model/job_spec.h"
+#include "common/plan/plan_json.h"
+#include "common/plan/plan_svg.h"
+#include "common/plan/plan_text.h"
+#include "common/planner/planner.h"
+#include "common/topology/reader.h"
+#include "common/util/errors.h"
+#include "tools/spiderflow/command.h"
+
+namespace spiderflow::cli {
+namespace {
+
+constexpr const char* kHelp =
+    "usage: spiderflow plan --topology FILE (--model NAME | --job FILE) --global-batch N --seq-len S\n"
+    "                       --gpus N [options]\n\n"
+    "Chooses clusters, nodes and GPUs, the parallel degrees and the layer split for one training\n"
+    "job, and predicts its iteration time with the shared cost model.\n\n"
+    "  --topology FILE      federation topology (spiderflow JSON, slurm.conf or hwloc XML)\n"
+    "  --reader NAME        topology reader (default: from the file name)\n"
+    "  --model NAME         model from the built-in catalog (e.g. llama3-70b)\n"
+    "  --job FILE           job spec JSON; the options below override its values\n"
+    "  --catalog FILE       extra GPU/model catalog JSON on top of the built-in one\n"
+    "  --global-batch N     sequences per iteration\n"
+    "  --seq-len S          tokens per sequence\n"
+    "  --gpus N             GPUs wanted\n"
+    "  --gpus-mode MODE     exact (default), at-most or best\n"
+    "  --objective OBJ      time (shortest iteration, default) or throughput (per GPU)\n"
+    "  --allow C1,C2        only these clusters\n"
+    "  --forbid C3,...      never these clusters\n"
+    "  --tp T --pp P --dp D fix parallel degrees (only the placement is searched)\n"
+    "  --micro-batch M      fix the micro-batch size\n"
+    "  --policy NAME        spinsearch (default), global-ilp, genetic, greedy, first-fit, exhaustive\n"
+    "  --time-limit S       planning time limit in seconds (default: the policy's)\n"
+    "  --seed N             random seed (default 1); same inputs and seed give the same plan\n"
+    "  --format FMT         json (default), text or svg\n"
+    "  -o FILE              write to FILE instead of standard output\n\n"
+    "Exit status: 0 planned, 2 bad input or impossible request (the message says which\n"
+    "constraint failed and what would fit).\n";
+
+[[noreturn]] void usage_error(const std::string& field, const std::string& what) {
+    throw InputError("spiderflow plan", 0, field, what);
+}
+
+long long parse_int(const std::string& opt, const std::string& s, long long min_value) {
+    try {
+        size_t used = 0;
+        const long long v = std::stoll(s, &used);
+        if (used == s.size() && v >= min_value && v <= 2147483647LL) return v;
+    } catch (const std::exception&) {
+    }
+    usage_error(opt, "needs an integer >= " + std::to_string(min_value) + ", not '" + s + "'");
+}
+
+double parse_seconds(const std::string& opt, const std::string& s) {
+    try {
+        size_t used = 0;
+        const double v = std::stod(s, &used);
+        if (used == s.size() && v > 0 && v < 1e7) return v;
+    } catch (const std::exception&) {
+    }
+    usage_error(opt, "needs a positive number of seconds, not '" + s + "'");
+}
+
+std::vector<std::string> split_list(const std::string& opt, const std::string& s) {
+    std::vector<std::string> out;
+    std::stringstream in(s);
+    std::string item;
+    while (std::getline(in, item, ','))
+        if (!item.empty()) out.push_back(item);
+    if (out.empty()) usage_error(opt, "needs a comma-separated list of cluster names");
+    return out;
+}
+
+int run_plan(const std::vector<std::string>& args) {
+    std::string topology_file, reader, model_name, job_file, catalog_file, format = "json", output;
+    std::string policy = "spinsearch";
+    std::optional<int> global_batch, seq_len, gpus, micro_batch;
+    std::optional<GpuCountMode> mode;
+    PlanRequest request;
+    for (size_t i = 1; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a == "--help" || a == "-h") {
+            std::cout << kHelp;
+            return kExitOk;
+        }
+        auto value = [&]() -> const std::string& {
+            if (i + 1 >= args.size()) usage_error(a, "needs a value");
+            return args[++i];
+        };
+        if (a == "--topology") topology_file = value();
+        else if (a == "--reader") reader = value();
+        else if (a == "--model") model_name = value();
+        else if (a == "--job") job_file = value();
+        else if (a == "--catalog") catalog_file = value();
+        else if (a == "--global-batch") global_batch = static_cast<int>(parse_int(a, value(), 1));
+        else if (a == "--seq-len") seq_len = static_cast<int>(parse_int(a, value(), 1));
+        else if (a == "--gpus") gpus = static_cast<int>(parse_int(a, value(), 1));
+        else if (a == "--gpus-mode") {
+            const std::string& v = value();
+            if (v == "exact") mode = GpuCountMode::exact;
+            else if (v == "at-most" || v == "at_most") mode = GpuCountMode::at_most;
+            else if (v == "best") mode = GpuCountMode::best;
+            else usage_error(a, "must be exact, at-most or best, not '" + v + "'");
+        } else if (a == "--objective") {
+            const std::string& v = value();
+            if (v == "time") request.objective = Objective::iteration_time;
+            else if (v == "throughput") request.objective = Objective::throughput_per_gpu;
+            else usage_error(a, "must be time or throughput, not '" + v + "'");
+        } else if (a == "--allow") request.allowed_clusters = split_list(a, value());
+        else if (a == "--forbid") request.forbidden_clusters = split_list(a, value());
+        else if (a == "--tp") request.tp = static_cast<int>(parse_int(a, value(), 1));
+        else if (a == "--pp") request.pp = static_cast<int>(parse_int(a, value(), 1));
+        else if (a == "--dp") request.dp = static_cast<int>(parse_int(a, value(), 1));
+        else if (a == "--micro-batch") micro_batch = static_cast<int>(parse_int(a, value(), 1));
+        else if (a == "--policy") policy = value();
+        else if (a == "--time-limit") request.time_limit_s = parse_seconds(a, value());
+        else if (a == "--seed") request.seed = static_cast<uint64_t>(parse_int(a, value(), 0));
+        else if (a == "--format") {
+            format = value();
+            if (format != "json" && format != "text" && format != "svg")
+                usage_error(a, "must be json, text or svg, not '" + format + "'");
+        } else if (a == "-o" || a == "--output") output = value();
+        else usage_error(a, "unknown option (see 'spiderflow plan --help')");
+    }
+    if (topology_file.empty()) usage_error("--topology", "is required");
+    if (model_name.empty() == job_file.empty()) usage_error("--model", "give exactly one of --model and --job");
+
+    const Catalog catalog = catalog_file.empty() ? Catalog::builtin() : Catalog::with_file(catalog_file);
+    JobSpec job;
+    if (!job_file.empty()) {
+        job = read_job_spec(job_file, catalog);
+    } else {
+        const ModelArch* m = catalog.model(model_name);
+        if (!m) {
+            std::string names;
+            for (const auto& n : catalog.model_names()) names += (names.empty() ? "" : ", ") + n;
+            usage_error("--model", "unknown model '" + model_name + "'; known: " + names);
+        }
+        job.model = *m;
+        if (!global_batch) usage_error("--global-batch", "is required with --model");
+        if (!gpus) usage_error("--gpus", "is required with --model");
+    }
+    if (global_batch) job.global_batch = *global_batch;
+    if (seq_len) job.seq_len = *seq_len;
+    if (gpus) job.gpus = *gpus;
+    if (mode) job.gpu_mode = *mode;
+    if (micro_batch) {
+        job.micro_batch = *micro_batch;
+        request.micro_batch = *micro_batch;
+    } else if (job.micro_batch > 0) {
+        request.micro_batch = job.micro_batch;
+    }
+    job.validate();
+    request.job = job;
+
+    const Topology topology = read_topology(topology_file, reader);
+    const CostModel cost(topology, catalog);
+    const auto planner = make_planner(policy);
+    const PlanResult result = planner->plan(request, cost);
+    if (!result.note.empty()) std::cerr << "spiderflow: " << result.note << "\n";
+
+    std::string text;
+    if (format == "json") text = plan_to_json(result.plan, topology) + "\n";
+    else if (format == "text") text = plan_to_text(result.plan, topology, result.runner_up ? &*result.runner_up : nullptr, result.note);
+    else text = plan_to_svg(result.plan, topology);
+
+    if (output.empty()) {
+        std::cout << text;
+    } else {
+        std::ofstream out(output);
+        if (!out || !(out << text)) usage_error("-o", "cannot write '" + output + "'");
+    }
+    return kExitOk;
+}
+
+const Registration reg{"plan", "plan a job: placement, parallel degrees, predicted iteration time", &run_plan};
+
+}  // namespace
+}  // namespace spiderflow::cli
