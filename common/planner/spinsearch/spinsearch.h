@@ -16,7 +16,7 @@ struct SpinSearchOptions {
     int beam_width = 4;          // candidates kept per shape after the spin
     int max_shapes = 24;         // shapes fully searched, best lower bound first
     int seed_clusters = 4;       // seeds per shape (top clusters by compute)
-    int polish_rounds = 2;       // local-move sweeps over the beam's best
+    int polish_rounds = 8;       // local-move sweeps over the beam (stops early when none helps)
     double ilp_time_limit_s = 2.0;
 };
 
