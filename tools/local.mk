@@ -4,3 +4,5 @@ spiderflow_SOURCES = \
 	tools/spiderflow/main.cpp \
 	tools/spiderflow/cmd_plan.cpp
 spiderflow_LDADD = libspiderflow.la
+# estimate command (owner: cost)
+spiderflow_SOURCES += tools/spiderflow/cmd_estimate.cpp

@@ -1,0 +1,262 @@
+// `spiderflow estimate`: the cost model's prediction for one job on one given layout.
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/cost/cost_model.h"
+#include "common/cost/memory.h"
+#include "common/model/catalog.h"
+#include "common/model/job_spec.h"
+#include "common/plan/plan_json.h"
+#include "common/plan/sequential_layout.h"
+#include "common/topology/reader.h"
+#include "common/util/errors.h"
+#include "common/util/units.h"
+#include "tools/spiderflow/command.h"
+
+namespace spiderflow::cli {
+namespace {
+
+constexpr const char* kHelp =
+    "usage: spiderflow estimate --topology FILE (--model NAME | --job FILE) --global-batch N --seq-len S\n"
+    "                           --tp T --pp P --dp D [options]\n"
+    "       spiderflow estimate --topology FILE --plan PLAN.json [options]\n\n"
+    "Predicts one training iteration of a job on a given layout with the shared cost model:\n"
+    "iteration time and its breakdown, memory per GPU for every pipeline stage, tokens/s, MFU\n"
+    "and scaling efficiency (against the same GPUs in one site). Without --plan the layout is\n"
+    "the plain one: cells filled cluster by cluster, node by node, stage-major.\n\n"
+    "  --topology FILE        federation topology (spiderflow JSON, slurm.conf or hwloc XML)\n"
+    "  --reader NAME          topology reader (default: from the file name)\n"
+    "  --model NAME           model from the built-in catalog (e.g. llama3-70b)\n"
+    "  --job FILE             job spec JSON; the options below override its values\n"
+    "  --catalog FILE         extra GPU/model catalog JSON on top of the built-in one\n"
+    "  --global-batch N       sequences per iteration\n"
+    "  --seq-len S            tokens per sequence (default 2048)\n"
+    "  --tp T --pp P --dp D   parallel degrees (default 1 each)\n"
+    "  --micro-batch M        sequences per micro-batch (default: the job's, else 1)\n"
+    "  --precision P          bf16 (default), fp16 or fp32\n"
+    "  --recompute            full activation recomputation\n"
+    "  --zero1                shard optimizer states across data parallelism\n"
+    "  --flat-dp              one flat DP ring instead of the hierarchical all-reduce\n"
+    "  --plan FILE            take the whole layout (and job) from a plan JSON\n"
+    "  --dp-overlap F         fraction of the DP all-reduce hidden behind backward (default 0.5)\n"
+    "  --virtual-stages V     interleaved 1F1B with V chunks per GPU (default 1)\n"
+    "  --sequence-parallel    count sequence-parallel activation memory\n"
+    "  --flash-attention      count FlashAttention activation memory (no s x s scores)\n"
+    "  --format FMT           text (default) or json\n\n"
+    "Exit status: 0 the layout fits, 1 it does not (the reason is printed), 2 bad input.\n";
+
+[[noreturn]] void usage_error(const std::string& field, const std::string& what) {
+    throw InputError("spiderflow estimate", 0, field, what);
+}
+
+int parse_int(const std::string& opt, const std::string& s, int min_value) {
+    try {
+        size_t used = 0;
+        const long long v = std::stoll(s, &used);
+        if (used == s.size() && v >= min_value && v <= 100000000LL) return static_cast<int>(v);
+    } catch (const std::exception&) {
+    }
+    usage_error(opt, "needs an integer >= " + std::to_string(min_value) + ", not '" + s + "'");
+}
+
+double parse_fraction(const std::string& opt, const std::string& s) {
+    try {
+        size_t used = 0;
+        const double v = std::stod(s, &used);
+        if (used == s.size() && v >= 0 && v <= 1) return v;
+    } catch (const std::exception&) {
+    }
+    usage_error(opt, "needs a number between 0 and 1, not '" + s + "'");
+}
+
+std::string read_text(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(path, 0, "", "cannot read file");
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+struct Args {
+    std::string topology, reader, model, job, catalog, plan, format = "text";
+    int global_batch = 0, seq_len = 0, tp = 1, pp = 1, dp = 1, micro_batch = 0;
+    std::string precision;
+    bool recompute = false, zero1 = false, flat_dp = false;
+    CostOptions options;
+};
+
+Args parse_args(const std::vector<std::string>& args) {
+    Args a;
+    for (size_t i = 1; i < args.size(); ++i) {
+        const std::string& o = args[i];
+        auto value = [&]() -> const std::string& {
+            if (i + 1 >= args.size()) usage_error(o, "needs a value");
+            return args[++i];
+        };
+        if (o == "--topology") a.topology = value();
+        else if (o == "--reader") a.reader = value();
+        else if (o == "--model") a.model = value();
+        else if (o == "--job") a.job = value();
+        else if (o == "--catalog") a.catalog = value();
+        else if (o == "--plan") a.plan = value();
+        else if (o == "--format") a.format = value();
+        else if (o == "--global-batch") a.global_batch = parse_int(o, value(), 1);
+        else if (o == "--seq-len") a.seq_len = parse_int(o, value(), 1);
+        else if (o == "--tp") a.tp = parse_int(o, value(), 1);
+        else if (o == "--pp") a.pp = parse_int(o, value(), 1);
+        else if (o == "--dp") a.dp = parse_int(o, value(), 1);
+        else if (o == "--micro-batch") a.micro_batch = parse_int(o, value(), 1);
+        else if (o == "--precision") a.precision = value();
+        else if (o == "--recompute") a.recompute = true;
+        else if (o == "--zero1") a.zero1 = true;
+        else if (o == "--flat-dp") a.flat_dp = true;
+        else if (o == "--dp-overlap") a.options.dp_overlap = parse_fraction(o, value());
+        else if (o == "--virtual-stages") a.options.virtual_stages = parse_int(o, value(), 1);
+        else if (o == "--sequence-parallel") a.options.sequence_parallel = true;
+        else if (o == "--flash-attention") a.options.flash_attention = true;
+        else usage_error(o, "unknown option (see spiderflow estimate --help)");
+    }
+    if (a.topology.empty()) usage_error("--topology", "is required");
+    if (a.format != "text" && a.format != "json") usage_error("--format", "must be text or json");
+    if (a.plan.empty()) {
+        if (a.model.empty() == a.job.empty()) usage_error("--model", "give exactly one of --model and --job");
+        if (a.job.empty() && a.global_batch == 0) usage_error("--global-batch", "is required with --model");
+    }
+    return a;
+}
+
+JobSpec job_from_args(const Args& a, const Catalog& catalog) {
+    JobSpec job;
+    if (!a.job.empty()) {
+        job = read_job_spec(a.job, catalog);
+    } else {
+        const ModelArch* m = catalog.model(a.model);
+        if (m == nullptr) usage_error("--model", "unknown model '" + a.model + "'");
+        job.model = *m;
+        job.gpu_mode = GpuCountMode::best;
+    }
+    if (a.global_batch > 0) job.global_batch = a.global_batch;
+    if (a.seq_len > 0) job.seq_len = a.seq_len;
+    if (a.micro_batch > 0) job.micro_batch = a.micro_batch;
+    if (!a.precision.empty()) job.precision = precision_from_string(a.precision);
+    if (a.recompute) job.recompute = true;
+    if (a.zero1) job.zero1 = true;
+    job.validate();
+    return job;
+}
+
+std::string fixed(double v, int digits) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
+void print_text(const Plan& plan, const Prediction& p, const std::vector<cost::StageMemory>& mem,
+                const Topology& topo, std::ostream& out) {
+    const auto line = [&out](const std::string& label, const std::string& value) {
+        out << "  " << label << std::string(label.size() < 26 ? 26 - label.size() : 1, ' ') << value << "\n";
+    };
+    out << "job:    " << plan.job.model.name << ", " << plan.job.global_batch << " x " << plan.job.seq_len
+        << " tokens, " << to_string(plan.job.precision) << (plan.job.recompute ? ", recompute" : "")
+        << (plan.job.zero1 ? ", ZeRO-1" : "") << "\n";
+    out << "layout: tp=" << plan.tp << " pp=" << plan.pp << " dp=" << plan.dp << " (" << plan.world_size()
+        << " GPUs), micro-batch " << plan.micro_batch << " x " << plan.num_micro_batches << " per replica, "
+        << (plan.hierarchical_dp ? "hierarchical" : "flat") << " DP, on " << topo.name << "\n";
+    out << "iteration time\n";
+    line("total", fixed(p.iteration_s, 3) + " s");
+    line("compute", fixed(p.compute_s, 3) + " s");
+    line("tp all-reduce", fixed(p.tp_comm_s, 3) + " s");
+    line("pp send/recv", fixed(p.pp_comm_s, 3) + " s");
+    line("dp all-reduce (exposed)", fixed(p.dp_comm_s, 3) + " s");
+    line("pipeline bubble", fixed(p.bubble_s, 3) + " s");
+    line("optimizer step", fixed(p.optimizer_s, 3) + " s");
+    out << "throughput\n";
+    line("tokens/s", fixed(p.tokens_per_s, 0));
+    line("MFU", fixed(100 * p.mfu, 1) + " %");
+    if (p.scaling_efficiency > 0) line("scaling efficiency", fixed(100 * p.scaling_efficiency, 1) + " %");
+    out << "memory per GPU (weights + gradients + optimizer + activations)\n";
+    for (size_t s = 0; s < mem.size(); ++s) {
+        const auto& m = mem[s];
+        line("stage " + std::to_string(s) + " (" + std::to_string(plan.layers_per_stage[s]) + " layers)",
+             fixed(m.total() / units::kGiB, 1) + " GiB = " + fixed(m.weights / units::kGiB, 1) + " + " +
+                 fixed(m.gradients / units::kGiB, 1) + " + " + fixed(m.optimizer / units::kGiB, 1) + " + " +
+                 fixed(m.activations / units::kGiB, 1));
+    }
+    out << (p.feasible ? "fits: yes\n" : "fits: NO: " + p.infeasible_reason + "\n");
+}
+
+void print_json(const Plan& plan, const Prediction& p, const std::vector<cost::StageMemory>& mem, std::ostream& out) {
+    nlohmann::json j;
+    j["model"] = plan.job.model.name;
+    j["tp"] = plan.tp;
+    j["pp"] = plan.pp;
+    j["dp"] = plan.dp;
+    j["micro_batch"] = plan.micro_batch;
+    j["num_micro_batches"] = plan.num_micro_batches;
+    j["feasible"] = p.feasible;
+    if (!p.feasible) j["infeasible_reason"] = p.infeasible_reason;
+    j["iteration_s"] = p.iteration_s;
+    j["breakdown_s"] = {{"compute", p.compute_s}, {"tp_comm", p.tp_comm_s}, {"pp_comm", p.pp_comm_s},
+                        {"dp_comm_exposed", p.dp_comm_s}, {"bubble", p.bubble_s}, {"optimizer", p.optimizer_s}};
+    j["tokens_per_s"] = p.tokens_per_s;
+    j["mfu"] = p.mfu;
+    j["scaling_efficiency"] = p.scaling_efficiency;
+    j["max_memory_bytes"] = p.max_memory_bytes;
+    nlohmann::json stages = nlohmann::json::array();
+    for (size_t s = 0; s < mem.size(); ++s) {
+        stages.push_back({{"stage", s},
+                          {"layers", plan.layers_per_stage[s]},
+                          {"total_bytes", mem[s].total()},
+                          {"weights_bytes", mem[s].weights},
+                          {"gradients_bytes", mem[s].gradients},
+                          {"optimizer_bytes", mem[s].optimizer},
+                          {"activations_bytes", mem[s].activations}});
+    }
+    j["memory_per_gpu"] = stages;
+    out << j.dump(2) << "\n";
+}
+
+int run_estimate(const std::vector<std::string>& args) {
+    for (const auto& a : args) {
+        if (a == "--help" || a == "-h") {
+            std::cout << kHelp;
+            return kExitOk;
+        }
+    }
+    const Args a = parse_args(args);
+    const Catalog catalog = a.catalog.empty() ? Catalog::builtin() : Catalog::with_file(a.catalog);
+    const Topology topo = read_topology(a.topology, a.reader);
+    Plan plan;
+    if (!a.plan.empty()) {
+        plan = plan_from_json(read_text(a.plan), a.plan, &topo);
+    } else {
+        plan = make_sequential_plan(topo, job_from_args(a, catalog), a.tp, a.pp, a.dp, a.micro_batch);
+    }
+    if (a.flat_dp) plan.hierarchical_dp = false;
+    const CostModel model(topo, catalog, a.options);
+    const Prediction p = model.estimate(plan);
+    std::vector<cost::StageMemory> mem;
+    if (static_cast<int>(plan.layers_per_stage.size()) == plan.pp) {
+        for (int s = 0; s < plan.pp; ++s) {
+            mem.push_back(cost::stage_memory(plan, s, {a.options.sequence_parallel, a.options.flash_attention}));
+        }
+    }
+    if (a.format == "json") {
+        print_json(plan, p, mem, std::cout);
+    } else {
+        print_text(plan, p, mem, topo, std::cout);
+    }
+    return p.feasible ? kExitOk : kExitFindings;
+}
+
+const Registration reg{"estimate", "predict iteration time, memory and MFU of a job on a layout", &run_estimate};
+
+}  // namespace
+}  // namespace spiderflow::cli
