@@ -55,3 +55,14 @@ tests_unit_test_planner_SOURCES = tests/unit/planner/fixtures.h tests/unit/plann
 tests_unit_test_planner_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_planner_LDADD = libsf_planner.la libsf_cost.la libsf_plan.la libsf_milp.la libsf_model.la \
 	libsf_topology.la libsf_util.la $(CBC_LIBS) $(GTEST_LIBS_ALL)
+
+# topology: Slurm site config, hwloc reader, topology checks (engineer site)
+check_PROGRAMS += tests/unit/test_topology_site
+TESTS += tests/unit/test_topology_site
+tests_unit_test_topology_site_SOURCES = tests/unit/topology_site/site_test_util.h \
+	tests/unit/topology_site/test_hostlist.cpp tests/unit/topology_site/test_slurm_conf.cpp \
+	tests/unit/topology_site/test_slurm_reader.cpp tests/unit/topology_site/test_hwloc_reader.cpp \
+	tests/unit/topology_site/test_checks.cpp
+tests_unit_test_topology_site_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_topology_site_LDADD = libsf_topology.la libsf_util.la $(HWLOC_LIBS) $(GTEST_LIBS_ALL)
+include tests/fuzz/local.mk

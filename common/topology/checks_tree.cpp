@@ -45,15 +45,21 @@ std::string did_you_mean(const std::string& name, const std::vector<std::string>
     if (name.size() > 64 || candidates.size() > 20000) return {};
     std::string best;
     size_t best_d = 3;  // at most two edits
+    bool tie = false;
     for (const auto& c : candidates) {
         if (c == name || c.size() > 64) continue;
         size_t d = edit_distance(name, c);
-        if (d < best_d && d * 2 < std::max<size_t>(name.size(), 2)) {
+        if (d * 2 >= std::max<size_t>(name.size(), 2)) continue;
+        if (d < best_d) {
             best_d = d;
             best = c;
+            tie = false;
+        } else if (d == best_d && c != best) {
+            tie = true;
         }
     }
-    return best;
+    // gpu09 is as close to gpu01 as to gpu08: a guess among equals would mislead.
+    return tie ? std::string() : best;
 }
 
 void check_switch_tree(const TreeInput& in, std::vector<Finding>& out) {
@@ -107,8 +113,10 @@ void check_switch_tree(const TreeInput& in, std::vector<Finding>& out) {
         }
     }
 
-    // Nodes: unknown names, nodes under no switch, nodes under two leaf switches.
+    // Nodes: nodes under no switch, under two leaf switches, and unknown names (a typo of an
+    // orphan is the likeliest explanation, so orphans are offered first as the correction).
     std::map<std::string, std::vector<std::string>> node_switches;
+    std::vector<std::pair<size_t, std::vector<std::string>>> unknown_by_switch;
     for (size_t i = 0; i < in.switches.size(); ++i) {
         const auto& s = in.switches[i];
         std::vector<std::string> unknown;
@@ -117,17 +125,7 @@ void check_switch_tree(const TreeInput& in, std::vector<Finding>& out) {
             else if (std::find(node_switches[n].begin(), node_switches[n].end(), s.name) == node_switches[n].end())
                 node_switches[n].push_back(s.name);
         }
-        if (!unknown.empty()) {
-            std::string guess = unknown.size() == 1 ? did_you_mean(unknown[0], in.nodes) : std::string();
-            out.push_back({Severity::error, ctx + name_list(unknown, "node", "nodes"),
-                           "listed under switch " + s.name + " but not defined " +
-                               (slurm ? "by any NodeName= line in slurm.conf" : "in the cluster's nodes"),
-                           guess.empty() ? (slurm ? "add a NodeName= line for it to slurm.conf, or remove it from " + s.name + "'s Nodes="
-                                                  : "add the node to the cluster, or remove it from switch " + s.name)
-                                         : "did you mean '" + guess + "'? correct the name in " + s.name + "'s " +
-                                               (slurm ? "Nodes=" : "\"nodes\""),
-                           s.where});
-        }
+        if (!unknown.empty()) unknown_by_switch.emplace_back(i, std::move(unknown));
     }
     std::vector<std::string> orphans;
     std::map<std::vector<std::string>, std::vector<std::string>> multi;  // switch set -> nodes
@@ -135,6 +133,22 @@ void check_switch_tree(const TreeInput& in, std::vector<Finding>& out) {
         auto it = node_switches.find(n);
         if (it == node_switches.end()) orphans.push_back(n);
         else if (it->second.size() > 1) multi[it->second].push_back(n);
+    }
+    for (const auto& [i, unknown] : unknown_by_switch) {
+        const auto& s = in.switches[i];
+        std::string guess;
+        if (unknown.size() == 1) {
+            guess = did_you_mean(unknown[0], orphans);
+            if (guess.empty()) guess = did_you_mean(unknown[0], in.nodes);
+        }
+        out.push_back({Severity::error, ctx + name_list(unknown, "node", "nodes"),
+                       "listed under switch " + s.name + " but not defined " +
+                           (slurm ? "by any NodeName= line in slurm.conf" : "in the cluster's nodes"),
+                       guess.empty() ? (slurm ? "add a NodeName= line for it to slurm.conf, or remove it from " + s.name + "'s Nodes="
+                                              : "add the node to the cluster, or remove it from switch " + s.name)
+                                     : "did you mean '" + guess + "'? correct the name in " + s.name + "'s " +
+                                           (slurm ? "Nodes=" : "\"nodes\""),
+                       s.where});
     }
     if (!orphans.empty()) {
         out.push_back({Severity::error, ctx + name_list(orphans, "node", "nodes"),

@@ -183,6 +183,24 @@ std::string get(const std::map<std::string, std::string>& kv, const std::string&
     return it == kv.end() ? std::string() : it->second;
 }
 
+// Bounds the names one file may expand to in all, so many huge hostlists cannot add up to an
+// out-of-memory; each list alone is bounded by expand_hostlist.
+class NameBudget {
+public:
+    explicit NameBudget(const std::string& source) : source_(source) {}
+    std::vector<std::string> expand(const std::string& list, int line, const std::string& field) {
+        auto names = expand_hostlist(list, source_, line, field);
+        used_ += names.size();
+        if (used_ > kMaxHostlist)
+            throw InputError(source_, line, field, "the file names more than " + std::to_string(kMaxHostlist) + " hosts/devices in all");
+        return names;
+    }
+
+private:
+    const std::string& source_;
+    size_t used_ = 0;
+};
+
 bool is_include(const std::string& text) {
     auto start = text.find_first_not_of(" \t");
     if (start == std::string::npos) return false;
@@ -247,6 +265,7 @@ std::vector<KeyValue> split_config_line(std::string_view line, const std::string
 SlurmConf parse_slurm_conf(const std::string& text, const std::string& source) {
     SlurmConf conf;
     conf.path = source;
+    NameBudget budget(source);
     std::map<std::string, std::string> node_defaults;
     std::map<std::string, std::string> part_defaults;
     for (const auto& l : logical_lines(text)) {
@@ -267,7 +286,7 @@ SlurmConf parse_slurm_conf(const std::string& text, const std::string& source) {
             n.line = e.line;
             n.attrs = node_defaults;
             for (const auto& [k, v] : e.kv) n.attrs[k] = v;
-            n.names = expand_hostlist(e.first_value, source, e.line, "NodeName");
+            n.names = budget.expand(e.first_value, e.line, "NodeName");
             n.gres = parse_gres(get(n.attrs, "gres"), source, e.line);
             std::string feat = get(n.attrs, "feature");
             if (feat.empty()) feat = get(n.attrs, "features");
@@ -287,7 +306,7 @@ SlurmConf parse_slurm_conf(const std::string& text, const std::string& source) {
             for (const auto& [k, v] : e.kv) kv[k] = v;
             std::string nodes = get(kv, "nodes");
             if (iequals(nodes, "all")) p.all_nodes = true;
-            else p.nodes = expand_hostlist(nodes, source, e.line, "Nodes");
+            else p.nodes = budget.expand(nodes, e.line, "Nodes");
             conf.partitions.push_back(std::move(p));
         } else if (e.first_key == "nodeset") {
             conf.nodesets.push_back(e.first_value);
@@ -313,6 +332,7 @@ GresConf parse_gres_conf(const std::string& text, const std::string& source) {
     GresConf conf;
     conf.path = source;
     conf.present = true;
+    NameBudget budget(source);
     for (const auto& l : logical_lines(text)) {
         Entry e = entry_of(l, source);
         GresLine g;
@@ -321,7 +341,7 @@ GresConf parse_gres_conf(const std::string& text, const std::string& source) {
         g.type = get(e.kv, "type");
         g.autodetect = lower(get(e.kv, "autodetect"));
         std::string nodes = get(e.kv, "nodename");
-        if (!nodes.empty()) g.node_names = expand_hostlist(nodes, source, e.line, "NodeName");
+        if (!nodes.empty()) g.node_names = budget.expand(nodes, e.line, "NodeName");
         if (g.name.empty()) {
             if (!g.autodetect.empty()) {
                 if (g.node_names.empty()) conf.autodetect = g.autodetect;
@@ -332,7 +352,7 @@ GresConf parse_gres_conf(const std::string& text, const std::string& source) {
         }
         std::string files = get(e.kv, "file");
         if (files.empty()) files = get(e.kv, "multiplefiles");
-        if (!files.empty()) g.files = expand_hostlist(files, source, e.line, "File");
+        if (!files.empty()) g.files = budget.expand(files, e.line, "File");
         if (e.kv.count("count")) g.count = parse_count(get(e.kv, "count"), source, e.line, "Count");
         conf.lines.push_back(std::move(g));
     }
@@ -343,6 +363,7 @@ TopologyConf parse_topology_conf(const std::string& text, const std::string& sou
     TopologyConf conf;
     conf.path = source;
     conf.present = true;
+    NameBudget budget(source);
     for (const auto& l : logical_lines(text)) {
         Entry e = entry_of(l, source);
         if (e.first_key != "switchname")
@@ -355,8 +376,8 @@ TopologyConf parse_topology_conf(const std::string& text, const std::string& sou
             throw InputError(source, e.line, "SwitchName", "'" + s.name + "' must be one name, not a list");
         for (const auto& [k, v] : e.kv) {
             if (k == "switchname") continue;
-            if (k == "switches") s.switches = expand_hostlist(v, source, e.line, "Switches");
-            else if (k == "nodes") s.nodes = expand_hostlist(v, source, e.line, "Nodes");
+            if (k == "switches") s.switches = budget.expand(v, e.line, "Switches");
+            else if (k == "nodes") s.nodes = budget.expand(v, e.line, "Nodes");
             else if (k == "linkspeed") s.link_speed = v;
             else throw InputError(source, e.line, k, "unknown key in topology.conf (SwitchName, Switches, Nodes, LinkSpeed)");
         }
