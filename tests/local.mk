@@ -66,3 +66,8 @@ tests_unit_test_topology_site_SOURCES = tests/unit/topology_site/site_test_util.
 tests_unit_test_topology_site_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_topology_site_LDADD = libsf_topology.la libsf_util.la $(HWLOC_LIBS) $(GTEST_LIBS_ALL)
 include tests/fuzz/local.mk
+
+# integration: the submit path on a real Slurm cluster started on localhost (engineer slurm);
+# exits 77 (skipped) without root or the Slurm/munge binaries.
+TESTS += tests/integration/test_slurm_submit.sh
+EXTRA_DIST += tests/integration/slurm_cluster.sh tests/integration/test_slurm_submit.sh

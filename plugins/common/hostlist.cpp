@@ -5,7 +5,7 @@
 
 #include "common/util/errors.h"
 
-namespace spiderflow::slurm {
+namespace spiderflow::plugin {
 namespace {
 
 long to_number(const std::string& s, const std::string& whole) {
@@ -96,4 +96,4 @@ std::vector<int> expand_tasks_per_node(const std::string& spec) {
     return out;
 }
 
-}  // namespace spiderflow::slurm
+}  // namespace spiderflow::plugin

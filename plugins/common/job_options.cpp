@@ -6,7 +6,7 @@
 
 #include "common/util/errors.h"
 
-namespace spiderflow::slurm {
+namespace spiderflow::plugin {
 namespace {
 
 constexpr const char* kSource = "job options";
@@ -103,4 +103,4 @@ JobOptions read_job_options(const std::vector<std::string>& spank_env, const std
     return o;
 }
 
-}  // namespace spiderflow::slurm
+}  // namespace spiderflow::plugin

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace spiderflow::slurm {
+namespace spiderflow::plugin {
 
 struct OptionInfo {
     const char* name;       // SPANK option name, without "--"
@@ -44,4 +44,4 @@ std::string spank_option_var(const std::string& option_name);
 // Sets one option by its name (the SPANK callback and the readers above use it).
 void set_job_option(JobOptions& opts, const std::string& name, const std::string& value);
 
-}  // namespace spiderflow::slurm
+}  // namespace spiderflow::plugin

@@ -6,7 +6,7 @@
 
 #include "common/util/errors.h"
 
-namespace spiderflow::slurm {
+namespace spiderflow::plugin {
 
 NodeLocation locate_node(const Topology* topology, const std::string& node_name) {
     if (topology == nullptr) return {};
@@ -121,4 +121,4 @@ ParallelCoords coords_of_rank(int rank, int tp, int pp, int dp) {
     return c;
 }
 
-}  // namespace spiderflow::slurm
+}  // namespace spiderflow::plugin

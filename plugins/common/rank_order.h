@@ -9,7 +9,7 @@
 
 #include "common/topology/topology.h"
 
-namespace spiderflow::slurm {
+namespace spiderflow::plugin {
 
 // Where a node sits in the topology; cluster/node are -1 when the topology does not know it.
 struct NodeLocation {
@@ -49,4 +49,4 @@ struct ParallelCoords {
 };
 ParallelCoords coords_of_rank(int rank, int tp, int pp, int dp);
 
-}  // namespace spiderflow::slurm
+}  // namespace spiderflow::plugin

@@ -9,7 +9,7 @@
 
 #include "common/util/errors.h"
 
-namespace spiderflow::slurm {
+namespace spiderflow::plugin {
 namespace {
 
 using Setter = std::function<void(SiteConfig&, const std::string& value, const std::string& source, int line,
@@ -165,4 +165,4 @@ const char* const* site_config_keys() {
     return names.data();
 }
 
-}  // namespace spiderflow::slurm
+}  // namespace spiderflow::plugin

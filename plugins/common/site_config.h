@@ -5,7 +5,7 @@
 
 #include <string>
 
-namespace spiderflow::slurm {
+namespace spiderflow::plugin {
 
 struct SiteConfig {
     std::string source;                 // file it came from ("<defaults>" when none)
@@ -42,4 +42,4 @@ std::string site_config_path(const std::string& plugin_arg = "");
 // The documented keys, for messages and the docs test.
 const char* const* site_config_keys();
 
-}  // namespace spiderflow::slurm
+}  // namespace spiderflow::plugin

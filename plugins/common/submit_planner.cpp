@@ -22,7 +22,7 @@
 #include "common/planner/planner.h"
 #include "common/util/errors.h"
 
-namespace spiderflow::slurm {
+namespace spiderflow::plugin {
 
 const char* to_string(Outcome o) {
     switch (o) {
@@ -244,4 +244,4 @@ SubmitDecision decide_submission(const JobOptions& opts, std::optional<int> requ
     }
 }
 
-}  // namespace spiderflow::slurm
+}  // namespace spiderflow::plugin

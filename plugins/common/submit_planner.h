@@ -14,7 +14,7 @@
 #include "plugins/common/site_config.h"
 #include "plugins/common/tres.h"
 
-namespace spiderflow::slurm {
+namespace spiderflow::plugin {
 
 enum class Outcome { untouched, rewrite, reject, fail_open };
 const char* to_string(Outcome o);
@@ -42,4 +42,4 @@ struct SubmitDecision {
 SubmitDecision decide_submission(const JobOptions& options, std::optional<int> requested_gpus,
                                  const std::shared_ptr<const Topology>& topology, const SiteConfig& config);
 
-}  // namespace spiderflow::slurm
+}  // namespace spiderflow::plugin

@@ -6,7 +6,7 @@
 
 #include "common/topology/reader.h"
 
-namespace spiderflow::slurm {
+namespace spiderflow::plugin {
 
 std::shared_ptr<const Topology> TopologyCache::get(const std::string& path, const std::string& format, std::string* error) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -42,4 +42,4 @@ std::shared_ptr<const Topology> TopologyCache::get(const std::string& path, cons
     return topology_;
 }
 
-}  // namespace spiderflow::slurm
+}  // namespace spiderflow::plugin

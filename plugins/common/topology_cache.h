@@ -9,7 +9,7 @@
 
 #include "common/topology/topology.h"
 
-namespace spiderflow::slurm {
+namespace spiderflow::plugin {
 
 class TopologyCache {
 public:
@@ -25,4 +25,4 @@ private:
     std::string error_;
 };
 
-}  // namespace spiderflow::slurm
+}  // namespace spiderflow::plugin

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-namespace spiderflow::slurm {
+namespace spiderflow::plugin {
 
 std::optional<int> gpus_in_tres(const char* tres) {
     if (tres == nullptr) return std::nullopt;
@@ -40,4 +40,4 @@ std::string content_hash(const std::string& text) {
     return buf;
 }
 
-}  // namespace spiderflow::slurm
+}  // namespace spiderflow::plugin

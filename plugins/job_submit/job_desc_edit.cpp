@@ -4,7 +4,7 @@
 
 #include "plugins/common/slurm_host.h"
 
-namespace spiderflow::slurm {
+namespace spiderflow::plugin {
 
 std::vector<std::string> env_vector(char** env, uint32_t size) {
     std::vector<std::string> out;
@@ -36,6 +36,12 @@ std::string gpu_tres(const job_desc_msg_t* job, int count) {
     return prefix + std::to_string(count);
 }
 
+uint32_t count(char** env) {
+    uint32_t n = 0;
+    while (env != nullptr && env[n] != nullptr) ++n;
+    return n;
+}
+
 }  // namespace
 
 void apply_rewrite(job_desc_msg_t* job, const SubmitRewrite& r, bool constrain_gpu_type) {
@@ -50,11 +56,18 @@ void apply_rewrite(job_desc_msg_t* job, const SubmitRewrite& r, bool constrain_g
         std::string features = job->features != nullptr && *job->features ? "(" + std::string(job->features) + ")&" : "";
         replace_string(&job->features, features + r.gpu_type);
     }
+    // Prolog/epilog see the spank env (as SPANK_<name>); a batch script and the steps it
+    // starts see the job's environment, where the values go as SLURM_SPANK_<name>, the name
+    // Slurm itself gives spank-env values in a batch step.
     for (const auto& [k, v] : r.job_env) slurm_env_array_overwrite(&job->spank_job_env, k.c_str(), v.c_str());
-    uint32_t n = 0;
-    while (job->spank_job_env != nullptr && job->spank_job_env[n] != nullptr) ++n;
-    job->spank_job_env_size = n;
+    job->spank_job_env_size = count(job->spank_job_env);
+    if (job->environment != nullptr && job->env_size > 0) {
+        for (const auto& [k, v] : r.job_env) {
+            slurm_env_array_overwrite(&job->environment, ("SLURM_SPANK_" + k).c_str(), v.c_str());
+        }
+        job->env_size = count(job->environment);
+    }
     replace_string(&job->admin_comment, r.summary);
 }
 
-}  // namespace spiderflow::slurm
+}  // namespace spiderflow::plugin

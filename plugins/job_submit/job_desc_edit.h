@@ -12,7 +12,7 @@ extern "C" {
 
 #include "plugins/common/submit_planner.h"
 
-namespace spiderflow::slurm {
+namespace spiderflow::plugin {
 
 std::vector<std::string> env_vector(char** env, uint32_t size);
 // GPUs the job asked for: --gpus, else --gpus-per-node / --gres=gpu:N times the node count.
@@ -20,4 +20,4 @@ std::optional<int> requested_gpus(const job_desc_msg_t* job);
 // Applies the rewrite: node count, GPUs and tasks per node, GPU-type constraint, spank env.
 void apply_rewrite(job_desc_msg_t* job, const SubmitRewrite& rewrite, bool constrain_gpu_type);
 
-}  // namespace spiderflow::slurm
+}  // namespace spiderflow::plugin

@@ -30,7 +30,7 @@ extern const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 namespace {
 
-using namespace spiderflow::slurm;
+using namespace spiderflow::plugin;
 
 struct State {
     std::mutex mu;

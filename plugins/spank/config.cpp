@@ -6,7 +6,7 @@
 
 #include "plugins/spank/spank_state.h"
 
-namespace spiderflow::slurm::spank {
+namespace spiderflow::plugin::spank {
 
 PluginState& plugin_state() {
     static PluginState s;
@@ -44,4 +44,4 @@ std::string job_getenv(spank_t sp, const char* name) {
     return buf;
 }
 
-}  // namespace spiderflow::slurm::spank
+}  // namespace spiderflow::plugin::spank

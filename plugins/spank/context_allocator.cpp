@@ -6,7 +6,7 @@
 #include "common/util/errors.h"
 #include "plugins/spank/spank_state.h"
 
-namespace spiderflow::slurm::spank {
+namespace spiderflow::plugin::spank {
 
 int allocator_post_opt(spank_t sp) {
     PluginState& st = plugin_state();
@@ -29,4 +29,4 @@ int allocator_post_opt(spank_t sp) {
     return 0;
 }
 
-}  // namespace spiderflow::slurm::spank
+}  // namespace spiderflow::plugin::spank

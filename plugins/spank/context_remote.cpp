@@ -9,7 +9,7 @@
 #include "plugins/common/rank_order.h"
 #include "plugins/spank/spank_state.h"
 
-namespace spiderflow::slurm::spank {
+namespace spiderflow::plugin::spank {
 namespace {
 
 // job_submit's values reach the batch step as SLURM_SPANK_<name>; steps started by
@@ -136,4 +136,4 @@ int remote_task_init(spank_t sp) {
     return 0;
 }
 
-}  // namespace spiderflow::slurm::spank
+}  // namespace spiderflow::plugin::spank

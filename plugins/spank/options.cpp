@@ -6,7 +6,7 @@
 #include "common/util/errors.h"
 #include "plugins/spank/spank_state.h"
 
-namespace spiderflow::slurm::spank {
+namespace spiderflow::plugin::spank {
 namespace {
 
 // SPANK hands the callback the option's val (its index in option_table()).
@@ -46,4 +46,4 @@ int register_options(spank_t sp) {
     return 0;
 }
 
-}  // namespace spiderflow::slurm::spank
+}  // namespace spiderflow::plugin::spank

@@ -16,7 +16,7 @@ extern const unsigned int plugin_version = SLURM_VERSION_NUMBER;
 extern const unsigned int spank_plugin_version = 1;
 }
 
-namespace sfs = spiderflow::slurm::spank;
+namespace sfs = spiderflow::plugin::spank;
 
 namespace {
 
@@ -55,5 +55,8 @@ extern "C" int slurm_spank_init_post_opt(spank_t sp, int ac, char** av) {
 extern "C" int slurm_spank_task_init(spank_t sp, int ac, char** av) {
     (void)ac;
     (void)av;
-    return guarded("task_init", [&] { return sfs::remote_task_init(sp); });
+    // A task must not die for our sake: if the ranks cannot be worked out, it starts with
+    // Slurm's own variables and the log says why.
+    const int rc = guarded("task_init", [&] { return sfs::remote_task_init(sp); });
+    return rc == 0 ? 0 : (slurm_error("spiderflow: task starts without SpiderFlow ranks"), 0);
 }

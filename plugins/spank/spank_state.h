@@ -13,7 +13,7 @@ extern "C" {
 #include "plugins/common/job_options.h"
 #include "plugins/common/site_config.h"
 
-namespace spiderflow::slurm::spank {
+namespace spiderflow::plugin::spank {
 
 struct PluginState {
     JobOptions options;
@@ -39,4 +39,4 @@ int remote_task_init(spank_t sp);       // in each task: ranks, degrees, NCCL en
 // Environment value from the job (spank_getenv); empty when unset.
 std::string job_getenv(spank_t sp, const char* name);
 
-}  // namespace spiderflow::slurm::spank
+}  // namespace spiderflow::plugin::spank

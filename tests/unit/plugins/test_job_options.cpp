@@ -6,7 +6,7 @@
 #include "plugins/common/submit_planner.h"
 
 using spiderflow::InputError;
-using namespace spiderflow::slurm;
+using namespace spiderflow::plugin;
 
 TEST(JobOptions, SpankVariableNamesFollowSlurm) {
     EXPECT_EQ(spank_option_var("llm-model"), "_SLURM_SPANK_OPTION_spiderflow_llm_model");

@@ -5,7 +5,7 @@
 #include "plugins/common/rank_order.h"
 
 using namespace spiderflow;
-using namespace spiderflow::slurm;
+using namespace spiderflow::plugin;
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include "plugins/common/site_config.h"
 
 using spiderflow::InputError;
-using namespace spiderflow::slurm;
+using namespace spiderflow::plugin;
 
 TEST(SiteConfig, ParsesKnownKeysCommentsAndBlanks) {
     const auto c = parse_site_config(

@@ -1,0 +1,184 @@
+#!/bin/bash
+# A real Slurm cluster on localhost for integration tests: munged, slurmctld and 4 slurmd
+# (8 fake GPUs each, symlinks to /dev/null), two leaf switches whose grouping disagrees with
+# the node names' alphabetical order, and our plugins loaded from the build tree.
+# Source it, then: sf_cluster_start; ...; sf_cluster_stop (also run by the EXIT trap).
+# Needs root and the slurm/munge binaries; callers exit 77 (skip) when sf_cluster_can_run fails.
+
+SF_BUILDDIR=${SF_BUILDDIR:-$(pwd)}
+SF_SRCDIR=${SF_SRCDIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+SF_PIDS=()
+SF_NODES=(a1 b1 c1 d1)          # Slurm orders them a1 b1 c1 d1 ...
+SF_SWITCH_S1="a1,c1"            # ... but the switches pair a1 with c1 and b1 with d1
+SF_SWITCH_S2="b1,d1"
+
+sf_log() { echo "spiderflow-it: $*" >&2; }
+
+sf_cluster_can_run() {
+    if [ "$(id -u)" != 0 ]; then sf_log "skip: needs root"; return 1; fi
+    local b
+    for b in munged mungekey slurmctld slurmd sbatch squeue scontrol srun; do
+        if ! command -v "$b" >/dev/null 2>&1 && [ ! -x "/usr/sbin/$b" ]; then sf_log "skip: $b missing"; return 1; fi
+    done
+    for b in "$SF_BUILDDIR/plugins/spank/.libs/spiderflow.so" "$SF_BUILDDIR/plugins/job_submit/.libs/job_submit_spiderflow.so"; do
+        if [ ! -f "$b" ]; then sf_log "skip: $b not built"; return 1; fi
+    done
+    return 0
+}
+
+sf_cluster_stop() {
+    local pid i
+    # Newest first: slurmd before slurmctld before munged.
+    for ((i = ${#SF_PIDS[@]} - 1; i >= 0; i--)); do
+        pid=${SF_PIDS[$i]}
+        kill "$pid" 2>/dev/null
+    done
+    for pid in "${SF_PIDS[@]}"; do
+        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -9 "$pid" 2>/dev/null
+    done
+    SF_PIDS=()
+    if [ -n "${SF_KEEP:-}" ]; then sf_log "kept $SF_TMP"; elif [ -n "${SF_TMP:-}" ] && [ -d "$SF_TMP" ]; then rm -rf "$SF_TMP"; fi
+}
+
+# Writes the configs under $SF_TMP. Ports derive from the PID so parallel runs do not collide.
+sf_write_configs() {
+    local base=$((20000 + ($$ % 400) * 20))
+    SF_CTLD_PORT=$base
+    mkdir -p "$SF_TMP/state" "$SF_TMP/dev" "$SF_TMP/plans" "$SF_TMP/out"
+    local g
+    for g in 0 1 2 3 4 5 6 7; do ln -sf /dev/null "$SF_TMP/dev/nvidia$g"; done
+    local plugindir="$SF_BUILDDIR/plugins/job_submit/.libs:$SF_BUILDDIR/plugins/spank/.libs:/usr/lib/x86_64-linux-gnu/slurm-wlm"
+    cat > "$SF_TMP/slurm.conf" <<CONF
+ClusterName=sftest$$
+SlurmctldHost=localhost
+SlurmctldPort=$SF_CTLD_PORT
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$SF_TMP/munge.sock
+CredType=cred/munge
+StateSaveLocation=$SF_TMP/state
+SlurmdSpoolDir=$SF_TMP/spool/%n
+SlurmctldPidFile=$SF_TMP/slurmctld.pid
+SlurmdPidFile=$SF_TMP/slurmd-%n.pid
+SlurmctldLogFile=$SF_TMP/slurmctld.log
+SlurmdLogFile=$SF_TMP/slurmd-%n.log
+SlurmctldDebug=info
+SlurmdDebug=info
+PluginDir=$plugindir
+PlugStackConfig=$SF_TMP/plugstack.conf
+JobSubmitPlugins=spiderflow
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+MpiDefault=none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+SchedulerType=sched/backfill
+TopologyPlugin=topology/tree
+GresTypes=gpu
+ReturnToService=2
+SlurmdParameters=config_overrides
+SchedulerParameters=sched_interval=1
+MinJobAge=600
+InactiveLimit=0
+KillWait=2
+CONF
+    local i=1 n
+    for n in "${SF_NODES[@]}"; do
+        echo "NodeName=$n NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((base + i)) CPUs=16 RealMemory=4000 Gres=gpu:8 Feature=H100-SXM State=UNKNOWN" >> "$SF_TMP/slurm.conf"
+        mkdir -p "$SF_TMP/spool/$n"
+        i=$((i + 1))
+    done
+    echo "PartitionName=main Nodes=ALL Default=YES MaxTime=INFINITE State=UP" >> "$SF_TMP/slurm.conf"
+    cat > "$SF_TMP/gres.conf" <<CONF
+AutoDetect=off
+Name=gpu File=$SF_TMP/dev/nvidia[0-7]
+CONF
+    cat > "$SF_TMP/topology.conf" <<CONF
+SwitchName=s1 Nodes=$SF_SWITCH_S1
+SwitchName=s2 Nodes=$SF_SWITCH_S2
+SwitchName=top Switches=s1,s2
+CONF
+    # The planner needs bandwidths Slurm's files do not hold, so the site describes the cluster in
+    # our format: same nodes and switches, NICs, and on a1 two NVLink domains interleaved.
+    local slots="" g
+    for g in 0 1 2 3 4 5 6 7; do
+        slots+="${slots:+,}{\"index\": $g, \"nvlink_domain\": $((g % 2)), \"nearest_nic\": \"mlx5_$((g % 2))\"}"
+    done
+    local nics='[{"name": "mlx5_0", "kind": "ib", "gbps": 200}, {"name": "mlx5_1", "kind": "ib", "gbps": 200}, {"name": "eth0", "kind": "ethernet", "gbps": 100}]'
+    cat > "$SF_TMP/topology.json" <<JSON
+{
+  "spiderflow_topology_version": 1,
+  "name": "sftest",
+  "clusters": [{
+    "name": "sftest$$", "region": "local", "intra_gbps": 400, "intra_latency_ms": 0.005,
+    "nodes": [
+      {"name": "a1", "gpus": 8, "gpu_type": "H100-SXM", "nvlink_domain": 4, "nics": $nics, "switch": "s1", "gpu_slots": [$slots]},
+      {"name": "b1", "gpus": 8, "gpu_type": "H100-SXM", "nvlink_domain": 8, "nics": $nics, "switch": "s2"},
+      {"name": "c1", "gpus": 8, "gpu_type": "H100-SXM", "nvlink_domain": 8, "nics": $nics, "switch": "s1"},
+      {"name": "d1", "gpus": 8, "gpu_type": "H100-SXM", "nvlink_domain": 8, "nics": $nics, "switch": "s2"}
+    ],
+    "switches": [{"name": "s1"}, {"name": "s2"}]
+  }],
+  "links": []
+}
+JSON
+    cat > "$SF_TMP/spiderflow.conf" <<CONF
+# Integration test site config.
+topology = $SF_TMP/topology.json
+time_budget = 5
+state_dir = $SF_TMP/plans
+constrain_gpu_type = yes
+ib_tc = 106
+CONF
+    echo "required $SF_BUILDDIR/plugins/spank/.libs/spiderflow.so conf=$SF_TMP/spiderflow.conf" > "$SF_TMP/plugstack.conf"
+}
+
+sf_cluster_start() {
+    SF_TMP=$(mktemp -d /tmp/sf-slurm-it.XXXXXX)
+    chmod 755 "$SF_TMP"
+    trap sf_cluster_stop EXIT
+    sf_write_configs
+    export SLURM_CONF=$SF_TMP/slurm.conf
+    export SPIDERFLOW_CONF=$SF_TMP/spiderflow.conf
+    mungekey --create --keyfile="$SF_TMP/munge.key" >/dev/null 2>&1 || { sf_log "mungekey failed"; return 1; }
+    chmod 600 "$SF_TMP/munge.key"
+    munged --force --socket="$SF_TMP/munge.sock" --key-file="$SF_TMP/munge.key" --pid-file="$SF_TMP/munged.pid" \
+        --log-file="$SF_TMP/munged.log" --seed-file="$SF_TMP/munge.seed" --foreground >"$SF_TMP/munged.out" 2>&1 &
+    SF_PIDS+=($!)
+    for _ in $(seq 50); do [ -S "$SF_TMP/munge.sock" ] && break; sleep 0.1; done
+    slurmctld -D -i -f "$SF_TMP/slurm.conf" >"$SF_TMP/slurmctld.out" 2>&1 &
+    SF_PIDS+=($!)
+    local n
+    for n in "${SF_NODES[@]}"; do
+        slurmd -D -N "$n" -f "$SF_TMP/slurm.conf" >"$SF_TMP/slurmd-$n.out" 2>&1 &
+        SF_PIDS+=($!)
+    done
+    # Ready when every node is idle.
+    for _ in $(seq 150); do
+        local idle
+        idle=$(sinfo -h -N -o '%N %t' 2>/dev/null | grep -c ' idle')
+        [ "$idle" = "${#SF_NODES[@]}" ] && return 0
+        sleep 0.2
+    done
+    sf_log "cluster did not come up; sinfo:"; sinfo -N 2>&1 >&2
+    tail -20 "$SF_TMP/slurmctld.log" >&2
+    return 1
+}
+
+# Waits until a job leaves the queue; prints its final state.
+sf_wait_job() {
+    local id=$1 state
+    for _ in $(seq 300); do
+        state=$(scontrol show job "$id" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | cut -d= -f2)
+        case "$state" in
+            COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|BOOT_FAIL|DEADLINE) echo "$state"; return 0 ;;
+        esac
+        sleep 0.2
+    done
+    echo "${state:-UNKNOWN}"
+    return 1
+}
