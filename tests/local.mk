@@ -71,3 +71,11 @@ include tests/fuzz/local.mk
 # exits 77 (skipped) without root or the Slurm/munge binaries.
 TESTS += tests/integration/test_slurm_submit.sh
 EXTRA_DIST += tests/integration/slurm_cluster.sh tests/integration/test_slurm_submit.sh
+
+# baseline planner policies (engineer baselines)
+check_PROGRAMS += tests/unit/test_baselines
+TESTS += tests/unit/test_baselines
+tests_unit_test_baselines_SOURCES = tests/unit/baselines/test_baselines.cpp
+tests_unit_test_baselines_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_baselines_LDADD = libsf_planner.la libsf_cost.la libsf_plan.la libsf_milp.la libsf_model.la \
+	libsf_topology.la libsf_util.la $(CBC_LIBS) $(GTEST_LIBS_ALL)

@@ -156,31 +156,58 @@ Plan Evaluator::realise_plain(const Shape& sh, const std::vector<int>& cell_clus
     if (cell_cluster.size() != plan.cells.size()) return infeasible(plan, "assignment has the wrong size");
     const Topology& topo = topology();
     // Node order, tp-aligned blocks inside NVLink domains: what sequential allocation gives.
-    std::map<int, std::pair<int, int>> cursor;  // cluster -> (node, next gpu)
+    std::map<int, std::pair<int, int>> cursor;  // cluster -> (node, next slot of that node)
     for (int s = 0; s < sh.pp; ++s) {
         for (int r = 0; r < sh.dp; ++r) {
             const int c = cell_cluster[static_cast<size_t>(s) * sh.dp + r];
             const Cluster& cl = topo.clusters[static_cast<size_t>(c)];
-            auto& [node, gpu] = cursor[c];
+            auto& [node, slot] = cursor[c];
             bool placed = false;
             while (node < static_cast<int>(cl.nodes.size())) {
                 const Node& nd = cl.nodes[static_cast<size_t>(node)];
-                const int usable = tp_slots_of_node(nd, sh.tp);
-                if (gpu + sh.tp <= usable) {
-                    plan.cell(s, r) = StageCell{c, node, gpu};
-                    gpu += sh.tp;
+                if (slot < tp_slots_of_node(nd, sh.tp)) {
+                    const int domain = nd.nvlink_domain_size > 0 ? nd.nvlink_domain_size : nd.gpus;
+                    const int per_domain = domain / sh.tp;
+                    const int first_gpu = (slot / per_domain) * domain + (slot % per_domain) * sh.tp;
+                    plan.cell(s, r) = StageCell{c, node, first_gpu};
+                    ++slot;
                     placed = true;
                     break;
                 }
                 ++node;
-                gpu = 0;
+                slot = 0;
             }
-            if (!placed) return infeasible(plan, "cluster '" + cl.name + "' ran out of tp-wide slots");
+            if (!placed) {
+                last_failure_ = "cluster '" + cl.name + "' ran out of tp-wide slots";
+                return infeasible(plan, last_failure_);
+            }
         }
     }
     const int layers = req_.job.model.layers;
     for (int s = 0; s < sh.pp; ++s) plan.layers_per_stage.push_back(layers / sh.pp + (s < layers % sh.pp ? 1 : 0));
     return finish(std::move(plan));
+}
+
+Plan Evaluator::polish_layers(Plan plan, int max_rounds) {
+    if (!plan.prediction.feasible || plan.pp < 2) return plan;
+    for (int round = 0; round < max_rounds; ++round) {
+        Plan best = plan;
+        for (int s = 0; s + 1 < plan.pp; ++s) {
+            for (int dir : {+1, -1}) {
+                const size_t from = static_cast<size_t>(dir > 0 ? s : s + 1);
+                const size_t to = static_cast<size_t>(dir > 0 ? s + 1 : s);
+                if (plan.layers_per_stage[from] <= 1) continue;
+                Plan trial = plan;
+                --trial.layers_per_stage[from];
+                ++trial.layers_per_stage[to];
+                trial = finish(std::move(trial));
+                if (better(trial, best)) best = std::move(trial);
+            }
+        }
+        if (best.layers_per_stage == plan.layers_per_stage) break;
+        plan = std::move(best);
+    }
+    return plan;
 }
 
 double Evaluator::score(const Plan& p) const {
@@ -219,7 +246,7 @@ void BestKeeper::offer(const Plan& plan, const std::string& key) {
     }
 }
 
-PlanResult BestKeeper::result(const Evaluator& eval, std::string note) const {
+PlanResult BestKeeper::result(Evaluator& eval, std::string note, bool polish) const {
     if (!best_) {
         const std::string why = eval.last_failure();
         throw InfeasibleError("policy " + eval.policy() + " found no layout that passes the cost model" +
@@ -227,11 +254,17 @@ PlanResult BestKeeper::result(const Evaluator& eval, std::string note) const {
                               (eval.hit_limit() ? " (time limit reached)" : ""));
     }
     PlanResult r;
-    r.plan = *best_;
+    r.plan = polish ? eval.polish_layers(*best_) : *best_;
+    std::optional<Plan> runner = runner_;
+    if (runner) {
+        if (polish) runner = eval.polish_layers(*runner);
+        // Polishing may reorder the two.
+        if (eval.better(*runner, r.plan)) std::swap(*runner, r.plan);
+    }
     r.plan.policy = eval.policy();
     r.plan.planning_ms = eval.elapsed_ms();
-    if (runner_) {
-        r.runner_up = *runner_;
+    if (runner) {
+        r.runner_up = *runner;
         r.runner_up->policy = eval.policy();
         r.runner_up->planning_ms = r.plan.planning_ms;
     }

@@ -48,6 +48,10 @@ public:
     // topology-oblivious launcher does.
     Plan realise_plain(const Shape& shape, const std::vector<int>& cell_cluster);
 
+    // Moves single layers between neighbouring stages while the cost model says the plan gets
+    // better (the split above is a speed-proportional estimate; the cost model also sees the
+    // embedding and logits on the end stages, memory and communication). At most max_rounds moves.
+    Plan polish_layers(Plan plan, int max_rounds = 16);
     // Scores a plan built elsewhere (first-fit's sequential layout) and counts it.
     Plan evaluate(Plan plan) { return finish(std::move(plan)); }
 
@@ -89,7 +93,9 @@ public:
 
     // Fills policy, planning time, runner-up and note; throws InfeasibleError when nothing
     // feasible was found.
-    PlanResult result(const Evaluator& eval, std::string note) const;
+    // The best and the runner-up get polish_layers() first unless polish is false (first-fit
+    // keeps the even split a plain launcher uses).
+    PlanResult result(Evaluator& eval, std::string note, bool polish = true) const;
 
 private:
     const Evaluator& eval_;

@@ -16,7 +16,8 @@ double ExhaustivePolicy::layouts(int clusters, int pp, int dp) {
     const double log_n = pp * std::log(static_cast<double>(std::max(1, clusters)));
     if (log_n > 40) return std::numeric_limits<double>::infinity();
     const double n = std::exp(log_n);
-    return std::exp(std::lgamma(n + dp) - std::lgamma(dp + 1.0) - std::lgamma(n));
+    const double c = std::exp(std::lgamma(n + dp) - std::lgamma(dp + 1.0) - std::lgamma(n));
+    return c < 1e15 ? std::round(c) : c;
 }
 
 PlanResult ExhaustivePolicy::plan(const PlanRequest& request, const CostModel& cost) const {
@@ -50,7 +51,8 @@ PlanResult ExhaustivePolicy::plan(const PlanRequest& request, const CostModel& c
             if (eval.hit_limit()) return;
             if (r == s.dp) {
                 ++visited;
-                const Plan p = eval.realise(s, cells);
+                // Each layout with its best layer split, so the oracle covers the split too.
+                const Plan p = eval.polish_layers(eval.realise(s, cells));
                 keeper.offer(p, baselines::layout_key(p));
                 if ((visited & 255) == 0) eval.out_of_time();
                 return;

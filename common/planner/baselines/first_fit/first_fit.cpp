@@ -44,7 +44,7 @@ PlanResult FirstFitPolicy::plan(const PlanRequest& request, const CostModel& cos
         keeper.offer(p, baselines::layout_key(p));
         if (eval.out_of_time()) break;
     }
-    return keeper.result(eval, "clusters filled in order, layers split evenly");
+    return keeper.result(eval, "clusters filled in order, layers split evenly", false);
 }
 
 std::unique_ptr<PlannerPolicy> make_first_fit() { return std::make_unique<FirstFitPolicy>(); }

@@ -201,7 +201,7 @@ PlanResult GlobalIlpPolicy::plan(const PlanRequest& request, const CostModel& co
     for (size_t i = 0; i < shapes.size(); ++i) {
         // The remaining time shared evenly by the remaining shapes.
         const double left_s = eval.limit_s() - eval.elapsed_ms() / 1e3;
-        if (left_s <= 0 || eval.out_of_time()) {
+        if (eval.out_of_time() || left_s <= 0) {
             cut_short = true;
             break;
         }
