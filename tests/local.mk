@@ -15,37 +15,26 @@ tests_unit_test_plan_SOURCES = tests/unit/plan/plan_fixture.h tests/unit/plan/te
 tests_unit_test_plan_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_plan_LDADD = libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la $(GTEST_LIBS_ALL)
 
-# model: catalogs and job specs (engineer cost)
-check_PROGRAMS += tests/unit/test_model
-TESTS += tests/unit/test_model
-tests_unit_test_model_SOURCES = tests/unit/model/test_catalog.cpp tests/unit/model/test_job_spec.cpp
-tests_unit_test_model_CXXFLAGS = $(TEST_CXXFLAGS)
-tests_unit_test_model_LDADD = libsf_model.la libsf_util.la $(GTEST_LIBS_ALL)
+# plugins: config, options, rank order, NCCL env, launch writer (engineer slurm)
+check_PROGRAMS += tests/unit/test_plugins
+TESTS += tests/unit/test_plugins
+tests_unit_test_plugins_SOURCES = tests/unit/plugins/test_site_config.cpp tests/unit/plugins/test_job_options.cpp \
+	tests/unit/plugins/test_rank_order.cpp tests/unit/plugins/test_nccl_env.cpp \
+	tests/unit/plugins/test_submit_planner.cpp tests/unit/plugins/test_plugin_symbols.cpp
+tests_unit_test_plugins_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_plugins_LDADD = libsf_slurmplugin.la libspiderflow.la $(GTEST_LIBS_ALL)
 
 # coflow model, schedulers, simulator, traces (engineer coflow)
 check_PROGRAMS += tests/unit/test_coflow
 TESTS += tests/unit/test_coflow
 tests_unit_test_coflow_SOURCES = tests/unit/coflow/coflow_fixture.h tests/unit/coflow/test_schedulers.cpp \
-	tests/unit/coflow/test_simulator.cpp tests/unit/coflow/test_trace.cpp tests/unit/coflow/test_llm_traffic.cpp
+	tests/unit/coflow/test_simulator.cpp tests/unit/coflow/test_trace.cpp tests/unit/coflow/test_llm_traffic.cpp \
+	tests/unit/coflow/test_traffic_class.cpp
 tests_unit_test_coflow_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_coflow_LDADD = libsf_coflow.la libsf_plan.la libsf_model.la libsf_util.la $(GTEST_LIBS_ALL)
-
-# plugins: config, options, rank order, NCCL env, launch writer (engineer slurm)
-check_PROGRAMS += tests/unit/test_plugins
-TESTS += tests/unit/test_plugins
-tests_unit_test_plugins_SOURCES = tests/unit/plugins/test_site_config.cpp tests/unit/plugins/test_job_options.cpp \
-	tests/unit/plugins/test_rank_order.cpp tests/unit/plugins/test_nccl_env.cpp
-tests_unit_test_plugins_CXXFLAGS = $(TEST_CXXFLAGS)
-tests_unit_test_plugins_LDADD = libsf_slurmplugin.la libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la \
-	$(GTEST_LIBS_ALL)
-# cost model (engineer cost)
-check_PROGRAMS += tests/unit/test_cost
-TESTS += tests/unit/test_cost
-tests_unit_test_cost_SOURCES = tests/unit/cost/cost_fixture.h tests/unit/cost/test_flops_memory.cpp \
-	tests/unit/cost/test_cost_model.cpp tests/unit/cost/test_validation.cpp
-tests_unit_test_cost_CXXFLAGS = $(TEST_CXXFLAGS)
-tests_unit_test_cost_LDADD = libsf_cost.la libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la -lpthread \
-	$(GTEST_LIBS_ALL)
+# Enforcement in network namespaces (root, iproute2, iperf3; skips with 77 otherwise).
+TESTS += tests/integration/netns_tc_test.sh
+EXTRA_DIST += tests/integration/netns_tc_test.sh
 
 # planner (engineer spin)
 check_PROGRAMS += tests/unit/test_planner
@@ -55,6 +44,22 @@ tests_unit_test_planner_SOURCES = tests/unit/planner/fixtures.h tests/unit/plann
 tests_unit_test_planner_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_planner_LDADD = libsf_planner.la libsf_cost.la libsf_plan.la libsf_milp.la libsf_model.la \
 	libsf_topology.la libsf_util.la $(CBC_LIBS) $(GTEST_LIBS_ALL)
+
+# model: catalogs and job specs (engineer cost)
+check_PROGRAMS += tests/unit/test_model
+TESTS += tests/unit/test_model
+tests_unit_test_model_SOURCES = tests/unit/model/test_catalog.cpp tests/unit/model/test_job_spec.cpp
+tests_unit_test_model_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_model_LDADD = libsf_model.la libsf_util.la $(GTEST_LIBS_ALL)
+
+# cost model (engineer cost)
+check_PROGRAMS += tests/unit/test_cost
+TESTS += tests/unit/test_cost
+tests_unit_test_cost_SOURCES = tests/unit/cost/cost_fixture.h tests/unit/cost/test_flops_memory.cpp \
+	tests/unit/cost/test_cost_model.cpp tests/unit/cost/test_validation.cpp
+tests_unit_test_cost_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_cost_LDADD = libsf_cost.la libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la -lpthread \
+	$(GTEST_LIBS_ALL)
 
 # topology: Slurm site config, hwloc reader, topology checks (engineer site)
 check_PROGRAMS += tests/unit/test_topology_site
@@ -67,10 +72,17 @@ tests_unit_test_topology_site_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_topology_site_LDADD = libsf_topology.la libsf_util.la $(HWLOC_LIBS) $(GTEST_LIBS_ALL)
 include tests/fuzz/local.mk
 
-# integration: the submit path on a real Slurm cluster started on localhost (engineer slurm);
-# exits 77 (skipped) without root or the Slurm/munge binaries.
-TESTS += tests/integration/test_slurm_submit.sh
-EXTRA_DIST += tests/integration/slurm_cluster.sh tests/integration/test_slurm_submit.sh
+# topology core: widest paths, our file format, writer, generator, examples (engineer topo)
+check_PROGRAMS += tests/unit/test_topology
+TESTS += tests/unit/test_topology
+tests_unit_test_topology_SOURCES = tests/unit/topology/topo_fixture.h tests/unit/topology/test_widest_paths.cpp \
+	tests/unit/topology/test_reader.cpp tests/unit/topology/test_roundtrip.cpp tests/unit/topology/test_generator.cpp
+tests_unit_test_topology_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_topology_LDADD = libsf_topology.la libsf_util.la $(GTEST_LIBS_ALL)
+
+# golden-file tests of the CLI: one line per case in tests/golden/cases.txt (engineer topo)
+TESTS += tests/golden/run_golden.sh
+EXTRA_DIST += tests/golden
 
 # baseline planner policies (engineer baselines)
 check_PROGRAMS += tests/unit/test_baselines
@@ -79,3 +91,8 @@ tests_unit_test_baselines_SOURCES = tests/unit/baselines/test_baselines.cpp
 tests_unit_test_baselines_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_baselines_LDADD = libsf_planner.la libsf_cost.la libsf_plan.la libsf_milp.la libsf_model.la \
 	libsf_topology.la libsf_util.la $(CBC_LIBS) $(GTEST_LIBS_ALL)
+
+# integration: the submit path on a real Slurm cluster started on localhost (engineer slurm);
+# exits 77 (skipped) without root or the Slurm/munge binaries.
+TESTS += tests/integration/test_slurm_submit.sh
+EXTRA_DIST += tests/integration/slurm_cluster.sh tests/integration/test_slurm_submit.sh

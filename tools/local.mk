@@ -2,7 +2,13 @@ bin_PROGRAMS += spiderflow
 spiderflow_SOURCES = \
 	tools/spiderflow/command.h \
 	tools/spiderflow/main.cpp \
-	tools/spiderflow/cmd_plan.cpp
+	tools/spiderflow/cmd_plan.cpp \
+	tools/spiderflow/cmd_topo.cpp \
+	tools/spiderflow/topo_check.h \
+	tools/spiderflow/topo_check.cpp
 spiderflow_LDADD = libspiderflow.la
 # estimate command (owner: cost)
 spiderflow_SOURCES += tools/spiderflow/cmd_estimate.cpp
+
+# coflow command (owner: coflow)
+spiderflow_SOURCES += tools/spiderflow/cmd_coflow.cpp

@@ -33,7 +33,7 @@ std::unique_ptr<TopologyReader> make_topology_reader(const std::string& name) {
     }
     std::string valid;
     for (const Entry& e : kReaders) valid += (valid.empty() ? "" : ", ") + std::string(e.name);
-    throw InputError("", 0, "reader", "unknown topology reader '" + name + "' (valid: " + valid + ")");
+    throw InputError("topology reader", 0, "", "unknown name '" + name + "' (valid: " + valid + ")");
 }
 
 Topology read_topology(const std::string& path, const std::string& reader_name) {

@@ -383,6 +383,11 @@ Topology parse_spiderflow_topology(const std::string& text, const std::string& s
         std::string what = e.what();
         if (auto p = what.find("parse error"); p != std::string::npos) what = what.substr(p);
         throw InputError(source, line_of_byte(text, e.byte), "", "invalid JSON: " + what);
+    } catch (const json::exception& e) {
+        // Other parser failures (a number too large for a double) carry no position.
+        std::string what = e.what();
+        if (auto p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
+        throw InputError(source, 0, "", "invalid JSON: " + what);
     }
     return Parser(source).parse(root);
 }

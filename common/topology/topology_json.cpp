@@ -2,6 +2,8 @@
 #include "common/topology/topology_json.h"
 
 #include <cctype>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -15,10 +17,13 @@ namespace {
 
 using nlohmann::ordered_json;
 
-double tidy(double x) {
+// 12 significant digits; whole numbers as integers ("400", not "400.0").
+ordered_json tidy(double x) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.12g", x);
-    return std::strtod(buf, nullptr);
+    const double r = std::strtod(buf, nullptr);
+    if (r == std::floor(r) && std::fabs(r) < 1e15) return static_cast<int64_t>(r);
+    return r;
 }
 
 bool same_nics(const std::vector<Nic>& x, const std::vector<Nic>& y) {
