@@ -133,17 +133,17 @@ Prediction CostModel::estimate_impl(const Plan& plan, bool single_site) const {
     const auto& clusters = topology_.clusters;
     for (size_t i = 0; i < plan.cells.size(); ++i) {
         const StageCell& c = plan.cells[i];
-        const std::string where = "cell (stage " + std::to_string(i / D) + ", replica " + std::to_string(i % D) + ")";
-        if (c.cluster < 0 || c.cluster >= static_cast<int>(clusters.size())) return fail(where + ": no such cluster");
+        auto where = [&] { return "cell (stage " + std::to_string(i / D) + ", replica " + std::to_string(i % D) + ")"; };
+        if (c.cluster < 0 || c.cluster >= static_cast<int>(clusters.size())) return fail(where() + ": no such cluster");
         const Cluster& cl = clusters[static_cast<size_t>(c.cluster)];
-        if (c.node < 0 || c.node >= static_cast<int>(cl.nodes.size())) return fail(where + ": no such node in " + cl.name);
+        if (c.node < 0 || c.node >= static_cast<int>(cl.nodes.size())) return fail(where() + ": no such node in " + cl.name);
         const Node& node = cl.nodes[static_cast<size_t>(c.node)];
         if (c.first_gpu < 0 || c.first_gpu + T > node.gpus) {
-            return fail(where + ": GPUs " + std::to_string(c.first_gpu) + ".." + std::to_string(c.first_gpu + T - 1) +
+            return fail(where() + ": GPUs " + std::to_string(c.first_gpu) + ".." + std::to_string(c.first_gpu + T - 1) +
                         " do not exist on " + cl.name + "/" + node.name + " (" + std::to_string(node.gpus) + " GPUs)");
         }
         if (nodes_[static_cast<size_t>(c.cluster)][static_cast<size_t>(c.node)].gpu == nullptr) {
-            return fail(where + ": GPU type '" + node.gpu_type + "' of " + cl.name + "/" + node.name +
+            return fail(where() + ": GPU type '" + node.gpu_type + "' of " + cl.name + "/" + node.name +
                         " is not in the catalog");
         }
     }
@@ -279,6 +279,7 @@ Prediction CostModel::estimate_impl(const Plan& plan, bool single_site) const {
     if (D > 1) {
         std::vector<int> order(static_cast<size_t>(D));
         std::vector<PairCount> dp_shares;
+        std::vector<int> heads;  // one member per cluster group, reused across stages
         for (int pass = 0; pass < 2; ++pass) {
             const bool counting = pass == 0;
             for (int s = 0; s < P; ++s) {
@@ -327,7 +328,7 @@ Prediction CostModel::estimate_impl(const Plan& plan, bool single_site) const {
                     // (ring over one member per cluster), all-gather inside.
                     double inside = 0, nic_min = INFINITY;
                     int smallest = D;
-                    std::vector<int> heads;
+                    heads.clear();
                     int start = 0;
                     for (int k = 1; k <= D; ++k) {
                         if (k < D && plan.cell(s, order[static_cast<size_t>(k)]).cluster ==
