@@ -23,5 +23,7 @@ libsf_coflow_la_SOURCES = \
 	common/coflow/simulator.cpp \
 	common/coflow/simulator.h \
 	common/coflow/trace.h \
+	common/coflow/traffic_class.cpp \
+	common/coflow/traffic_class.h \
 	common/coflow/trace_gen.cpp \
 	common/coflow/trace_reader.cpp

@@ -1,0 +1,270 @@
+// `spiderflow coflow ...`: coflow schedulers, traces, the flow-level simulator, and enforcement
+// of a schedule as traffic classes (NCCL environment, Linux tc on the WAN interface).
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <numeric>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/coflow/network.h"
+#include "common/coflow/scheduler.h"
+#include "common/coflow/simulator.h"
+#include "common/coflow/trace.h"
+#include "common/coflow/traffic_class.h"
+#include "common/util/errors.h"
+#include "common/util/units.h"
+#include "tools/spiderflow/command.h"
+
+namespace spiderflow::cli {
+namespace {
+
+using namespace spiderflow::coflow;
+
+constexpr const char* kUsage =
+    "usage: spiderflow coflow schedulers\n"
+    "       spiderflow coflow trace-gen [--ports N] [--coflows N] [--interarrival-ms MS] [--seed S] [-o FILE]\n"
+    "       spiderflow coflow simulate --trace FILE [--scheduler NAME|all] [--port-gbps G] [--check]\n"
+    "       spiderflow coflow classes --jobs ID,ID,... [--groups]\n"
+    "       spiderflow coflow tc setup|install|change|remove|clear --dev IF [options] [--dry-run]\n\n"
+    "  schedulers  list the coflow schedulers the simulator and the controller can use\n"
+    "  trace-gen   write a synthetic trace in the coflow-benchmark format (Varys/Aalo/Sincronia)\n"
+    "  simulate    run a trace on a big switch of 1 Gbps ports: average and p95 coflow completion\n"
+    "              time per scheduler and the factor over fair sharing; --check verifies capacity\n"
+    "              and work conservation at every event\n"
+    "  classes     traffic classes for jobs listed highest priority first: NCCL_IB_TC/NCCL_IB_SL\n"
+    "              per job, or with --groups one class per communicator group (NCCL >= 2.26;\n"
+    "              then leave NCCL_IB_TC/SL unset)\n"
+    "  tc          Linux traffic control for socket transports on the WAN interface:\n"
+    "                setup   --dev IF --link-mbit R             HTB root + default class\n"
+    "                install --dev IF --link-mbit R --job N [--level L] [--share F] [--dscp D]\n"
+    "                        [--match dscp|fwmark]              add a job's class and filter\n"
+    "                change  (same options as install)          change a running job's class\n"
+    "                remove  --dev IF --job N                   drop a job's class and filter\n"
+    "                clear   --dev IF                           remove everything from IF\n"
+    "              --dry-run prints the tc commands instead of running them.\n";
+
+// --key value options after the positional words.
+struct Options {
+    std::vector<std::string> words;
+    std::map<std::string, std::string> values;
+    std::vector<std::string> flags;
+
+    bool flag(const std::string& f) const { return std::find(flags.begin(), flags.end(), f) != flags.end(); }
+    std::string get(const std::string& k, const std::string& def = "") const {
+        auto it = values.find(k);
+        return it == values.end() ? def : it->second;
+    }
+    double number(const std::string& k, double def) const {
+        const std::string v = get(k);
+        if (v.empty()) return def;
+        try {
+            size_t used = 0;
+            const double d = std::stod(v, &used);
+            if (used == v.size()) return d;
+        } catch (const std::exception&) {
+        }
+        throw InputError("command line", 0, k, "expected a number, got '" + v + "'");
+    }
+};
+
+Options parse(const std::vector<std::string>& args, size_t first, const std::vector<std::string>& flag_names) {
+    Options o;
+    for (size_t i = first; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a.rfind("-", 0) != 0) {
+            o.words.push_back(a);
+        } else if (std::find(flag_names.begin(), flag_names.end(), a) != flag_names.end()) {
+            o.flags.push_back(a);
+        } else {
+            if (i + 1 >= args.size()) throw InputError("command line", 0, a, "missing value");
+            o.values[a] = args[++i];
+        }
+    }
+    return o;
+}
+
+int cmd_schedulers() {
+    for (const auto& n : scheduler_names()) std::printf("%-10s %s\n", n.c_str(), scheduler_summary(n).c_str());
+    return kExitOk;
+}
+
+int cmd_trace_gen(const Options& o) {
+    TraceGenOptions g;
+    g.ports = static_cast<int>(o.number("--ports", g.ports));
+    g.coflows = static_cast<int>(o.number("--coflows", g.coflows));
+    g.mean_interarrival_ms = o.number("--interarrival-ms", g.mean_interarrival_ms);
+    g.seed = static_cast<uint64_t>(o.number("--seed", 1));
+    const std::string text = generate_trace(g);
+    const std::string out = o.get("-o");
+    if (out.empty()) {
+        std::cout << text;
+        return kExitOk;
+    }
+    std::ofstream f(out);
+    if (!(f << text)) throw InputError(out, 0, "-o", "cannot write");
+    std::cerr << "spiderflow: wrote " << g.coflows << " coflows on " << g.ports << " ports to " << out << "\n";
+    return kExitOk;
+}
+
+int cmd_simulate(const Options& o) {
+    const std::string path = o.get("--trace");
+    if (path.empty()) throw InputError("command line", 0, "--trace", "a trace file is required");
+    const Trace trace = read_trace(path);
+    const Network net = Network::big_switch(trace.ports, units::gbps_to_Bps(o.number("--port-gbps", 1)));
+    Workload w;
+    w.coflows = trace.coflows;
+    const std::string which = o.get("--scheduler", "all");
+    std::vector<std::string> names = which == "all" ? scheduler_names() : std::vector<std::string>{which};
+    if (which == "all") {   // fair first: the others are reported against it
+        names.erase(std::find(names.begin(), names.end(), "fair"));
+        names.insert(names.begin(), "fair");
+    }
+    SimOptions so;
+    so.check_invariants = o.flag("--check");
+    double fair_avg = 0, fair_p95 = 0;
+    std::printf("%-10s %10s %10s %9s %9s %10s %12s%s\n", "scheduler", "avg_cct_s", "p95_cct_s", "fair/avg", "fair/p95",
+                "events", "events/s", so.check_invariants ? "  max_load  wc_violations" : "");
+    int status = kExitOk;
+    for (const auto& n : names) {
+        auto s = make_scheduler(n);
+        const SimResult r = simulate(net, w, *s, so);
+        std::vector<double> cct;
+        for (const auto& c : r.coflows) cct.push_back(c.cct_s());
+        std::sort(cct.begin(), cct.end());
+        const double avg = cct.empty() ? 0 : std::accumulate(cct.begin(), cct.end(), 0.0) / cct.size();
+        const double p95 = cct.empty() ? 0 : cct[static_cast<size_t>(0.95 * (cct.size() - 1))];
+        if (n == "fair") fair_avg = avg, fair_p95 = p95;
+        std::printf("%-10s %10.3f %10.3f %9.2f %9.2f %10ld %12.0f", n.c_str(), avg, p95,
+                    fair_avg > 0 && avg > 0 ? fair_avg / avg : 0, fair_p95 > 0 && p95 > 0 ? fair_p95 / p95 : 0,
+                    r.stats.flow_events, r.stats.flow_events / std::max(1e-9, r.stats.wall_s));
+        if (so.check_invariants) {
+            std::printf("  %8.6f  %ld", r.stats.max_link_load, r.stats.work_conservation_violations);
+            if (r.stats.max_link_load > 1 + 1e-9 || r.stats.work_conservation_violations) status = kExitFindings;
+        }
+        std::printf("\n");
+        if (r.coflows.size() != trace.coflows.size()) {
+            std::fprintf(stderr, "spiderflow: %s completed %zu of %zu coflows\n", n.c_str(), r.coflows.size(),
+                         trace.coflows.size());
+            status = kExitFindings;
+        }
+    }
+    return status;
+}
+
+std::vector<int> parse_jobs(const std::string& list) {
+    std::vector<int> jobs;
+    std::stringstream ss(list);
+    for (std::string tok; std::getline(ss, tok, ',');) {
+        try {
+            size_t used = 0;
+            const int j = std::stoi(tok, &used);
+            if (used == tok.size() && j > 0) {
+                jobs.push_back(j);
+                continue;
+            }
+        } catch (const std::exception&) {
+        }
+        throw InputError("command line", 0, "--jobs", "expected positive job ids separated by commas, got '" + tok + "'");
+    }
+    if (jobs.empty()) throw InputError("command line", 0, "--jobs", "no job ids given");
+    return jobs;
+}
+
+int cmd_classes(const Options& o) {
+    for (const auto& c : classes_for_order(parse_jobs(o.get("--jobs")))) {
+        std::printf("job %d level %d dscp %d share %.3f", c.job, c.level, c.dscp, c.share);
+        for (const auto& [k, v] : o.flag("--groups") ? nccl_group_env(c) : nccl_job_env(c))
+            std::printf(" %s=%s", k.c_str(), v.c_str());
+        std::printf("\n");
+    }
+    return kExitOk;
+}
+
+// Runs argv without a shell; returns its exit status. Quiet: stderr goes to /dev/null (for
+// clean-up steps whose failure only means there was nothing to remove).
+int run_argv(const Argv& argv, bool quiet) {
+    std::vector<char*> cargv;
+    for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+    cargv.push_back(nullptr);
+    const pid_t pid = fork();
+    if (pid < 0) return 127;
+    if (pid == 0) {
+        if (quiet) {
+            if (FILE* devnull = std::freopen("/dev/null", "w", stderr)) (void)devnull;
+        }
+        execvp(cargv[0], cargv.data());
+        _exit(127);
+    }
+    int status = 0;
+    if (waitpid(pid, &status, 0) < 0) return 127;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+int cmd_tc(const Options& o) {
+    if (o.words.empty()) throw InputError("command line", 0, "tc", "expected setup|install|change|remove|clear");
+    const std::string action = o.words[0];
+    TcLink link;
+    link.dev = o.get("--dev");
+    link.rate_mbit = o.number("--link-mbit", 0);
+    std::vector<TcCommand> cmds;
+    if (action == "setup") {
+        cmds = tc_setup(link);
+    } else if (action == "install" || action == "change") {
+        TrafficClass c;
+        c.job = static_cast<int>(o.number("--job", 0));
+        c.level = static_cast<int>(o.number("--level", 0));
+        c.dscp = static_cast<int>(o.number("--dscp", dscp_for_level(c.level)));
+        c.share = o.number("--share", 0.5);
+        const std::string m = o.get("--match", "dscp");
+        if (m != "dscp" && m != "fwmark") throw InputError("command line", 0, "--match", "expected dscp or fwmark");
+        cmds = tc_install(link, c, m == "dscp" ? TcMatch::dscp : TcMatch::fwmark);
+    } else if (action == "remove") {
+        link.rate_mbit = link.rate_mbit > 0 ? link.rate_mbit : 1;
+        cmds = tc_remove(link, static_cast<int>(o.number("--job", 0)));
+    } else if (action == "clear") {
+        cmds = tc_clear(link);
+    } else {
+        throw InputError("command line", 0, "tc", "unknown action '" + action + "' (setup|install|change|remove|clear)");
+    }
+    for (const auto& c : cmds) {
+        if (o.flag("--dry-run")) {
+            std::printf("%s\n", to_string(c.argv).c_str());
+            continue;
+        }
+        std::fprintf(stderr, "spiderflow: %s\n", to_string(c.argv).c_str());
+        const int rc = run_argv(c.argv, c.may_fail);
+        if (rc != 0 && !c.may_fail) {
+            std::fprintf(stderr, "spiderflow: tc failed (exit %d): %s\n", rc, to_string(c.argv).c_str());
+            return kExitFindings;
+        }
+    }
+    return kExitOk;
+}
+
+int run_coflow(const std::vector<std::string>& args) {
+    if (args.size() < 2 || args[1] == "--help" || args[1] == "-h") {
+        (args.size() < 2 ? std::cerr : std::cout) << kUsage;
+        return args.size() < 2 ? kExitBadInput : kExitOk;
+    }
+    const std::string sub = args[1];
+    const Options o = parse(args, 2, {"--check", "--groups", "--dry-run"});
+    if (sub == "schedulers") return cmd_schedulers();
+    if (sub == "trace-gen") return cmd_trace_gen(o);
+    if (sub == "simulate") return cmd_simulate(o);
+    if (sub == "classes") return cmd_classes(o);
+    if (sub == "tc") return cmd_tc(o);
+    std::cerr << "spiderflow: unknown coflow subcommand '" << sub << "'\n" << kUsage;
+    return kExitBadInput;
+}
+
+const Registration reg{"coflow", "coflow schedulers, traces, simulator, traffic classes (tc/NCCL)", &run_coflow};
+
+}  // namespace
+}  // namespace spiderflow::cli
