@@ -5,3 +5,10 @@ dist_topologies_DATA = \
 	contrib/topologies/worldwide-8.json \
 	contrib/topologies/aws-4.json \
 	contrib/topologies/two-sites-thin-link.json
+
+# Synthetic coflow traces from our generator (engineer coflow): installed under $(pkgdatadir)/traces.
+tracesdir = $(pkgdatadir)/traces
+dist_traces_DATA = \
+	contrib/traces/README.md \
+	contrib/traces/synthetic-20p-60c.txt \
+	contrib/traces/synthetic-50p-200c.txt
