@@ -1,0 +1,252 @@
+// Planner benchmark: every policy on federations of 4 to 1024 clusters and models of 1.3B to
+// 405B parameters. Prints CSV (instance,clusters,gpus,model,policy,plan_ms,iter_time_s,status)
+// on stdout, then '#' lines comparing the measured ratios with issue 3's targets.
+// Not a test: no assertion on timing; run it by hand on a quiet machine.
+//   bench/planner_bench [--quick] [--srcdir DIR]
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/cost/cost_model.h"
+#include "common/model/catalog.h"
+#include "common/planner/planner.h"
+#include "common/topology/generator.h"
+#include "common/topology/reader.h"
+#include "common/util/errors.h"
+
+using namespace spiderflow;
+
+namespace {
+
+struct Instance {
+    std::string name;
+    Topology topology;
+};
+
+struct Job {
+    std::string model;
+    int global_batch;
+    int gpus;        // wanted; capped by what the instance has
+    bool slow_ok;    // global-ilp / genetic / exhaustive run on it (13B and 70B)
+};
+
+// A request with fixed degrees: small enough for the exhaustive oracle.
+struct Fixed {
+    std::string instance;
+    std::string model;
+    int global_batch, tp, pp, dp;
+};
+
+struct Row {
+    std::string instance;
+    int clusters = 0;
+    int gpus = 0;
+    std::string model;
+    std::string policy;
+    double plan_ms = 0;
+    double iter_s = 0;
+    std::string status;
+};
+
+int floor_pow2(int n) {
+    int p = 1;
+    while (p * 2 <= n) p *= 2;
+    return p;
+}
+
+Row run_one(const Instance& inst, const CostModel& cost, const std::string& model, const PlanRequest& req,
+            const std::string& policy) {
+    Row row;
+    row.instance = inst.name;
+    row.clusters = static_cast<int>(inst.topology.clusters.size());
+    row.gpus = req.job.gpus;
+    row.model = model;
+    row.policy = policy;
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+        const PlanResult r = make_planner(policy)->plan(req, cost);
+        row.iter_s = r.plan.prediction.iteration_s;
+        row.status = r.hit_limit ? "timeout" : "ok";
+    } catch (const InfeasibleError& e) {
+        const std::string what = e.what();
+        row.status = what.find("refused") != std::string::npos ? "refused" : "infeasible";
+        std::cerr << "spiderflow: " << inst.name << " " << model << " " << policy << ": " << what << "\n";
+    } catch (const std::exception& e) {
+        row.status = "error";
+        std::cerr << "spiderflow: " << inst.name << " " << model << " " << policy << ": " << e.what() << "\n";
+    }
+    row.plan_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("%s,%d,%d,%s,%s,%.1f,%.6g,%s\n", row.instance.c_str(), row.clusters, row.gpus, row.model.c_str(),
+                row.policy.c_str(), row.plan_ms, row.iter_s, row.status.c_str());
+    std::fflush(stdout);
+    return row;
+}
+
+double median(std::vector<double> v) {
+    if (v.empty()) return NAN;
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+const Row* find(const std::vector<Row>& rows, const std::string& inst, const std::string& model,
+                const std::string& policy) {
+    for (const Row& r : rows)
+        if (r.instance == inst && r.model == model && r.policy == policy) return &r;
+    return nullptr;
+}
+
+bool usable(const Row* r) { return r && (r->status == "ok" || r->status == "timeout") && r->iter_s > 0; }
+
+void verdict(const char* what, double measured, const char* target, bool pass, const std::string& detail) {
+    if (std::isnan(measured))
+        std::printf("# %-58s n/a     (target %s)%s\n", what, target, detail.c_str());
+    else
+        std::printf("# %-58s %-8.3g target %-10s %s%s\n", what, measured, target, pass ? "MET" : "MISSED", detail.c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    bool quick = false;
+    std::string srcdir = std::getenv("SF_SRCDIR") ? std::getenv("SF_SRCDIR") : ".";
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--quick") quick = true;
+        else if (a == "--srcdir" && i + 1 < argc) srcdir = argv[++i];
+        else {
+            std::cerr << "usage: planner_bench [--quick] [--srcdir DIR]\n";
+            return 2;
+        }
+    }
+
+    std::vector<Instance> instances;
+    try {
+        instances.push_back({"aws-4", read_topology(srcdir + "/contrib/topologies/aws-4.json")});
+        instances.push_back({"worldwide-8", read_topology(srcdir + "/contrib/topologies/worldwide-8.json")});
+    } catch (const std::exception& e) {
+        std::cerr << "spiderflow: " << e.what() << " (run from the source tree or pass --srcdir)\n";
+        return 2;
+    }
+    const std::vector<int> generated = quick ? std::vector<int>{16, 64, 1024} : std::vector<int>{16, 32, 64, 128, 1024};
+    for (int n : generated) {
+        GeneratorOptions g;
+        g.clusters = n;
+        g.seed = 1;
+        instances.push_back({"generated-" + std::to_string(n), generate_topology(g)});
+    }
+
+    const std::vector<Job> jobs = quick ? std::vector<Job>{{"gpt3-13b", 512, 128, true}, {"llama3-70b", 512, 256, true}}
+                                        : std::vector<Job>{{"gpt3-1.3b", 1024, 64, false},
+                                                           {"gpt3-13b", 512, 128, true},
+                                                           {"llama3-70b", 512, 256, true},
+                                                           {"llama3-405b", 1024, 1024, false}};
+    const std::vector<Fixed> fixed = {{"aws-4", "gpt3-13b", 512, 8, 4, 2},
+                                      {"aws-4", "llama3-70b", 512, 8, 4, 2},
+                                      {"worldwide-8", "gpt3-13b", 512, 8, 2, 2},
+                                      {"worldwide-8", "llama3-70b", 256, 8, 4, 1}};
+    const double slow_limit = quick ? 20.0 : 0.0;  // 0 = the policy's default (600 s)
+
+    std::printf("instance,clusters,gpus,model,policy,plan_ms,iter_time_s,status\n");
+    std::vector<Row> rows;
+    for (const Instance& inst : instances) {
+        const CostModel cost(inst.topology, Catalog::builtin());
+        const int n = static_cast<int>(inst.topology.clusters.size());
+        for (const Job& job : jobs) {
+            PlanRequest req;
+            req.job.model = *Catalog::builtin().model(job.model);
+            req.job.seq_len = 2048;
+            req.job.global_batch = job.global_batch;
+            req.job.gpus = std::min(job.gpus, floor_pow2(inst.topology.total_gpus() / 2));
+            req.job.gpu_mode = GpuCountMode::exact;
+            std::vector<std::string> policies = {"spinsearch", "greedy", "first-fit"};
+            if (job.slow_ok && n <= 64) policies.insert(policies.end(), {"global-ilp", "genetic", "exhaustive"});
+            for (const std::string& p : policies) {
+                PlanRequest r = req;
+                if (p == "global-ilp" || p == "genetic" || p == "exhaustive") r.time_limit_s = slow_limit;
+                rows.push_back(run_one(inst, cost, job.model, r, p));
+            }
+        }
+        // Fixed-degree requests where the exhaustive oracle can finish.
+        for (const Fixed& f : fixed) {
+            if (f.instance != inst.name) continue;
+            PlanRequest req;
+            req.job.model = *Catalog::builtin().model(f.model);
+            req.job.seq_len = 2048;
+            req.job.global_batch = f.global_batch;
+            req.job.gpus = f.tp * f.pp * f.dp;
+            req.tp = f.tp;
+            req.pp = f.pp;
+            req.dp = f.dp;
+            for (const char* name : {"spinsearch", "greedy", "first-fit", "global-ilp", "genetic", "exhaustive"}) {
+                const std::string p = name;
+                PlanRequest r = req;
+                if (p == "global-ilp" || p == "genetic") r.time_limit_s = slow_limit;
+                Row row = run_one({inst.name + "-fixed", inst.topology}, cost, f.model, r, p);
+                rows.push_back(row);
+            }
+        }
+    }
+
+    // Summary against the issue's targets.
+    std::printf("#\n# summary (ratios from this run; see issue 3 for the targets)\n");
+    std::vector<double> spin64;
+    std::vector<double> speed_ilp, speed_gen;
+    for (const Row& r : rows) {
+        if (r.clusters != 64 || r.policy != "spinsearch" || r.instance.find("fixed") != std::string::npos) continue;
+        spin64.push_back(r.plan_ms);
+        for (const auto& [other, out] : {std::pair<const char*, std::vector<double>*>{"global-ilp", &speed_ilp},
+                                         {"genetic", &speed_gen}}) {
+            const Row* o = find(rows, r.instance, r.model, other);
+            if (o && r.plan_ms > 0 && o->status != "error") out->push_back(o->plan_ms / r.plan_ms);
+        }
+    }
+    const double m64 = median(spin64);
+    verdict("spinsearch median plan time at 64 clusters (s)", m64 / 1e3, "<= 1 s", m64 <= 1000, "");
+    const double si = speed_ilp.empty() ? NAN : *std::min_element(speed_ilp.begin(), speed_ilp.end());
+    const double sg = speed_gen.empty() ? NAN : *std::min_element(speed_gen.begin(), speed_gen.end());
+    verdict("plan-time speed-up vs global-ilp at 64 clusters (worst)", si, ">= 100x", si >= 100, "");
+    verdict("plan-time speed-up vs genetic at 64 clusters (worst)", sg, ">= 100x", sg >= 100, "");
+
+    // Iteration time: spinsearch / other wherever the other finished.
+    for (const auto& [other, target, bound] : {std::tuple<const char*, const char*, double>{"exhaustive", "<= 1.03", 1.03},
+                                               {"genetic", "<= 1.00", 1.0 + 1e-9},
+                                               {"global-ilp", "<= 1.00", 1.0 + 1e-9}}) {
+        double worst = NAN;
+        int pairs = 0;
+        for (const Row& r : rows) {
+            if (r.policy != "spinsearch" || !usable(&r)) continue;
+            const Row* o = find(rows, r.instance, r.model, other);
+            if (!usable(o) || (std::string(other) == "exhaustive" && o->status != "ok")) continue;
+            const double ratio = r.iter_s / o->iter_s;
+            worst = std::isnan(worst) ? ratio : std::max(worst, ratio);
+            ++pairs;
+        }
+        const std::string what = std::string("iteration time spinsearch / ") + other + " (worst)";
+        verdict(what.c_str(), worst, target, worst <= bound, " over " + std::to_string(pairs) + " instances");
+    }
+    for (const char* other : {"first-fit", "greedy"}) {
+        double worst = NAN;
+        for (const Row& r : rows) {
+            if (r.instance != "worldwide-8" || r.policy != "spinsearch" || !usable(&r)) continue;
+            const Row* o = find(rows, r.instance, r.model, other);
+            if (!usable(o)) continue;
+            const double ratio = o->iter_s / r.iter_s;
+            worst = std::isnan(worst) ? ratio : std::min(worst, ratio);
+        }
+        const std::string what = std::string("worldwide-8: ") + other + " / spinsearch iteration time (worst)";
+        verdict(what.c_str(), worst, ">= 1.2x", worst >= 1.2, "");
+    }
+    double plan1024 = NAN;
+    for (const Row& r : rows)
+        if (r.clusters == 1024 && r.policy == "spinsearch")
+            plan1024 = std::isnan(plan1024) ? r.plan_ms : std::max(plan1024, r.plan_ms);
+    verdict("spinsearch plan time at 1024 clusters (s, worst)", plan1024 / 1e3, "<= 10 s", plan1024 <= 10000, "");
+    return 0;
+}
