@@ -10,7 +10,3 @@ noinst_PROGRAMS += bench/planner_bench
 bench_planner_bench_SOURCES = bench/planner_bench.cpp
 bench_planner_bench_LDADD = libspiderflow.la
 
-# cost model speed per estimate (engineer cost)
-noinst_PROGRAMS += bench/cost_bench
-bench_cost_bench_SOURCES = bench/cost_bench.cpp
-bench_cost_bench_LDADD = libsf_cost.la libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la
