@@ -10,3 +10,5 @@ noinst_PROGRAMS += bench/planner_bench
 bench_planner_bench_SOURCES = bench/planner_bench.cpp
 bench_planner_bench_LDADD = libspiderflow.la
 
+# submit path: sbatch latency and throughput with job_submit/spiderflow on a localhost Slurm (engineer slurm)
+EXTRA_DIST += bench/submit_bench.sh

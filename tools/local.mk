@@ -12,3 +12,7 @@ spiderflow_SOURCES += tools/spiderflow/cmd_estimate.cpp
 
 # coflow command (owner: coflow)
 spiderflow_SOURCES += tools/spiderflow/cmd_coflow.cpp
+
+# launch command (owner: slurm); reads the site config through the plugins' parser.
+spiderflow_SOURCES += tools/spiderflow/cmd_launch.cpp
+spiderflow_LDADD += libsf_slurmplugin.la libspiderflow.la

@@ -1,0 +1,93 @@
+#!/bin/bash
+# Submit-path benchmark on a real localhost Slurm cluster (tests/integration/slurm_cluster.sh):
+#  - latency job_submit/spiderflow adds per sbatch with a cached topology of 8 and 64 clusters
+#    (this cluster plus generated ones): in-plugin time from slurmctld's log, and end-to-end
+#    sbatch time with the plugin over without it; median and p99;
+#  - sbatch throughput with the plugin over without it (SpiderFlow jobs vs the same sbatch
+#    with JobSubmitPlugins unset), all in one run. Targets: median added <= 10 ms, ratio >= 0.9.
+# Usage (as root, from the build dir): bench/submit_bench.sh [JOBS_PER_POINT]
+set -u
+N=${1:-100}
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+export SF_BUILDDIR=${SF_BUILDDIR:-$(pwd)}
+. "$SRC/tests/integration/slurm_cluster.sh"
+sf_cluster_can_run || exit 77
+SPIDERFLOW=$SF_BUILDDIR/spiderflow
+[ -x "$SPIDERFLOW" ] || { echo "submit_bench: build ./spiderflow first" >&2; exit 1; }
+sf_cluster_start || exit 1
+
+# Topologies: generated federations of N-1 clusters plus this cluster (same nodes as slurm.conf).
+make_topology() {  # make_topology N OUT
+    "$SPIDERFLOW" topo generate --clusters $(($1 - 1)) --seed 7 -o "$SF_TMP/gen$1.json" || return 1
+    python3 - "$SF_TMP/gen$1.json" "$SF_TMP/topology.json" "$2" <<'PY'
+import json, sys
+gen, local, out = (json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3])
+here = local["clusters"][0]
+gen["clusters"].append(here)
+gen["links"].append({"a": here["name"], "b": gen["clusters"][0]["name"], "gbps": 10, "latency_ms": 20})
+json.dump(gen, open(out, "w"))
+PY
+}
+make_topology 8 "$SF_TMP/fed8.json" && make_topology 64 "$SF_TMP/fed64.json" || exit 1
+HERE=$(grep -o '^ClusterName=.*' "$SF_TMP/slurm.conf" | cut -d= -f2)
+echo "cluster = $HERE" >> "$SF_TMP/spiderflow.conf"
+echo "time_budget = 0.5" >> "$SF_TMP/spiderflow.conf"
+sed -i '/^time_budget = 5$/d' "$SF_TMP/spiderflow.conf"
+
+use_topology() { sed -i "s#^topology = .*#topology = $1#" "$SF_TMP/spiderflow.conf"; }
+set_plugin() {  # set_plugin on|off: reconfigure reloads job_submit when the string changes
+    sed -i '/^JobSubmitPlugins=/d' "$SF_TMP/slurm.conf"
+    [ "$1" = on ] && echo "JobSubmitPlugins=spiderflow" >> "$SF_TMP/slurm.conf"
+    scontrol reconfigure >/dev/null && sleep 1
+}
+SPEC=(--llm-model=llama3-8b --llm-global-batch=64 --gpus=16)
+# submit_series LABEL ARGS... : N sbatch calls, one after another; per-call ms to $SF_TMP/LABEL.ms
+submit_series() {
+    local label=$1; shift
+    local t0 t1 i start end
+    : > "$SF_TMP/$label.ms"
+    start=$(date +%s%N)
+    for ((i = 0; i < N; i++)); do
+        t0=$(date +%s%N)
+        sbatch --parsable --hold -o /dev/null "$@" --wrap=true >/dev/null 2>>"$SF_TMP/$label.err" || echo "submit failed" >>"$SF_TMP/$label.err"
+        t1=$(date +%s%N)
+        echo $(( (t1 - t0) / 1000 )) >> "$SF_TMP/$label.ms"   # microseconds
+    done
+    end=$(date +%s%N)
+    echo "scale=3; $N * 1000000000 / ($end - $start)" | bc > "$SF_TMP/$label.rate"
+    scancel --state=PENDING --user=root >/dev/null 2>&1
+    sleep 0.5
+}
+pct() {  # pct FILE P -> value at percentile P (nearest rank)
+    sort -n "$1" | awk -v p="$2" '{v[NR]=$1} END{i=int((p/100)*NR + 0.999999); if(i<1)i=1; print v[i]}'
+}
+plugin_ms() {  # in-plugin planning ms of the last N planned jobs
+    grep -o 'spiderflow plan .* (\([0-9.]*\) ms)' "$SF_TMP/slurmctld.log" | tail -n "$N" | grep -o '([0-9.]* ms)' | tr -d '(ms ' > "$SF_TMP/$1.plugin"
+}
+
+set_plugin off
+submit_series base "${SPEC[@]}"
+set_plugin on
+for C in 8 64; do
+    use_topology "$SF_TMP/fed$C.json"
+    sbatch --hold -o /dev/null "${SPEC[@]}" --wrap=true >/dev/null 2>&1   # loads and caches the topology
+    submit_series "fed$C" "${SPEC[@]}"
+    plugin_ms "fed$C"
+done
+submit_series plain --gpus=16   # plugin loaded, job without our options
+
+ms() { echo "scale=2; $1 / 1000" | bc; }
+b50=$(pct "$SF_TMP/base.ms" 50); b99=$(pct "$SF_TMP/base.ms" 99)
+echo "submit_bench: $N sbatch calls per point on $(nproc) cores"
+printf "  %-28s median %7s ms  p99 %7s ms  %8s jobs/s\n" "without plugin" "$(ms "$b50")" "$(ms "$b99")" "$(cat "$SF_TMP/base.rate")"
+for C in 8 64; do
+    m=$(pct "$SF_TMP/fed$C.ms" 50); p=$(pct "$SF_TMP/fed$C.ms" 99)
+    pm=$(pct "$SF_TMP/fed$C.plugin" 50); pp=$(pct "$SF_TMP/fed$C.plugin" 99)
+    printf "  %-28s median %7s ms  p99 %7s ms  %8s jobs/s\n" "planned, $C clusters cached" "$(ms "$m")" "$(ms "$p")" "$(cat "$SF_TMP/fed$C.rate")"
+    printf "    in-plugin time             median %7s ms  p99 %7s ms (target median <= 10 ms)\n" "$pm" "$pp"
+    printf "    added per sbatch           median %7s ms\n" "$(ms $((m - b50)))"
+    printf "    throughput with/without    %s (target >= 0.9)\n" "$(echo "scale=3; $(cat "$SF_TMP/fed$C.rate") / $(cat "$SF_TMP/base.rate")" | bc)"
+done
+printf "  %-28s median %7s ms  throughput ratio %s\n" "untouched job, plugin on" "$(ms "$(pct "$SF_TMP/plain.ms" 50)")" \
+    "$(echo "scale=3; $(cat "$SF_TMP/plain.rate") / $(cat "$SF_TMP/base.rate")" | bc)"
+if [ -s "$SF_TMP/fed8.err" ] || [ -s "$SF_TMP/fed64.err" ]; then echo "submit errors:"; cat "$SF_TMP"/fed*.err | sort | uniq -c | head; fi

@@ -1,0 +1,59 @@
+// The built plugins export exactly Slurm's plugin API (checked with nm -D), and leave only
+// slurm_*/spank_* (from the host process) and real libraries' symbols undefined.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+#include <string>
+
+namespace {
+
+std::set<std::string> run_nm(const std::string& args) {
+    std::set<std::string> out;
+    FILE* p = popen(("nm -D " + args + " 2>/dev/null").c_str(), "r");
+    if (p == nullptr) return out;
+    char line[1024];
+    while (std::fgets(line, sizeof line, p) != nullptr) {
+        std::string l(line);
+        while (!l.empty() && (l.back() == '\n' || l.back() == ' ')) l.pop_back();
+        const auto sp = l.find_last_of(' ');
+        out.insert(sp == std::string::npos ? l : l.substr(sp + 1));
+    }
+    pclose(p);
+    return out;
+}
+
+std::string plugin_path(const char* rel) {
+    const char* b = std::getenv("SF_BUILDDIR");
+    return b ? std::string(b) + "/" + rel : std::string();
+}
+
+void expect_exports(const std::string& so, const std::set<std::string>& want) {
+    if (so.empty()) GTEST_SKIP() << "SF_BUILDDIR not set (run through make check)";
+    if (FILE* f = std::fopen(so.c_str(), "r")) {
+        std::fclose(f);
+    } else {
+        FAIL() << so << " not built";
+    }
+    const auto defined = run_nm("--defined-only " + so);
+    EXPECT_EQ(defined, want) << "exports of " << so;
+    for (const auto& u : run_nm("--undefined-only " + so)) {
+        // Versioned symbols come from libc/libstdc++; the rest must be Slurm's host symbols or
+        // from the libraries the .so records as NEEDED (CBC, hwloc, ...): nothing of ours.
+        EXPECT_EQ(u.find("spiderflow"), std::string::npos) << "undefined symbol of our own: " << u;
+    }
+}
+
+}  // namespace
+
+TEST(PluginSymbols, JobSubmitExportsOnlyItsApi) {
+    expect_exports(plugin_path("plugins/job_submit/.libs/job_submit_spiderflow.so"),
+                   {"plugin_name", "plugin_type", "plugin_version", "init", "fini", "job_submit", "job_modify"});
+}
+
+TEST(PluginSymbols, SpankExportsOnlyItsApi) {
+    expect_exports(plugin_path("plugins/spank/.libs/spiderflow.so"),
+                   {"plugin_name", "plugin_type", "plugin_version", "spank_plugin_version", "slurm_spank_init",
+                    "slurm_spank_init_post_opt", "slurm_spank_task_init"});
+}
