@@ -41,22 +41,11 @@ double p95(std::vector<double> v) {
 
 const std::vector<std::string> kAll = {"fair", "varys", "sincronia", "aalo", "hermod", "llm"};
 
-void trace_section(const std::string& trace_path, bool quick) {
-    Trace trace;
-    if (!trace_path.empty()) {
-        trace = read_trace(trace_path);
-        std::printf("trace: %s (%d ports, %zu coflows)\n", trace_path.c_str(), trace.ports, trace.coflows.size());
-    } else {
-        TraceGenOptions g;
-        g.ports = quick ? 30 : 50;
-        g.coflows = quick ? 100 : 300;
-        g.mean_interarrival_ms = 150;
-        g.seed = 2026;
-        std::istringstream in(generate_trace(g));
-        trace = parse_trace(in, "generated");
-        std::printf("trace: our synthetic generator, seed %llu (%d ports, %zu coflows)\n",
-                    static_cast<unsigned long long>(g.seed), trace.ports, trace.coflows.size());
-    }
+void trace_section(const std::string& trace_path) {
+    // Default: the small synthetic trace we ship (contrib/traces), made by our generator.
+    const Trace trace = read_trace(trace_path);
+    std::printf("trace: %s (%d ports, %zu coflows), 1 Gbps ports\n", trace_path.c_str(), trace.ports,
+                trace.coflows.size());
     const Network net = Network::big_switch(trace.ports, units::gbps_to_Bps(1));
     Workload w;
     w.coflows = trace.coflows;
@@ -229,7 +218,7 @@ int main(int argc, char** argv) {
         }
     }
     try {
-        if (!skip_trace) trace_section(trace_path, quick);
+        if (!skip_trace) trace_section(trace_path.empty() ? srcdir + "/contrib/traces/synthetic-20p-60c.txt" : trace_path);
         Mix eight{"worldwide-8", read_topology(srcdir + "/contrib/topologies/worldwide-8.json"), quick ? 6 : 10,
                   quick ? 20 : 60};
         llm_section(eight, 11);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <queue>
+#include <tuple>
 
 namespace spiderflow::coflow {
 
@@ -17,10 +19,23 @@ std::vector<double> full_capacity(const Network& net) {
 }
 
 void maxmin_fill(std::vector<ActiveFlow>& flows, const std::vector<int>& subset, std::vector<double>& residual) {
-    // Scratch reused across calls: this runs at every simulator event.
-    thread_local std::vector<int> count;
-    thread_local std::vector<int> touched;
-    if (count.size() < residual.size()) count.assign(residual.size(), 0);
+    // Water-filling: all unfrozen flows rise together; the link whose level (residual capacity
+    // not yet claimed by frozen flows / its unfrozen flows) is lowest saturates first and
+    // freezes its flows at that level. Levels never fall, so a heap of link levels (stale
+    // entries skipped by version) finds each bottleneck in O(log links):
+    // O((flows x path + links) log links) per call. Scratch is reused across calls: this runs
+    // at every simulator event.
+    thread_local std::vector<int> unfrozen, size, first, version, cursor, members, touched;
+    thread_local std::vector<double> claimed;
+    const size_t nl = residual.size();
+    if (unfrozen.size() < nl) {
+        unfrozen.assign(nl, 0);
+        size.assign(nl, 0);
+        first.assign(nl, 0);
+        version.assign(nl, 0);
+        cursor.assign(nl, 0);
+        claimed.assign(nl, 0);
+    }
     std::vector<int> live;
     live.reserve(subset.size());
     for (int f : subset) {
@@ -29,25 +44,49 @@ void maxmin_fill(std::vector<ActiveFlow>& flows, const std::vector<int>& subset,
             if (residual[l] <= kRateEps) ok = false;
         if (ok) live.push_back(f);
     }
-    while (!live.empty()) {
-        touched.clear();
-        for (int f : live)
-            for (int l : *flows[f].path)
-                if (count[l]++ == 0) touched.push_back(l);
-        double delta = std::numeric_limits<double>::infinity();
-        for (int l : touched) delta = std::min(delta, residual[l] / count[l]);
-        for (int f : live) flows[f].rate += delta;
-        for (int l : touched) {
-            residual[l] -= delta * count[l];
-            if (residual[l] < kRateEps) residual[l] = 0;   // saturated: rounding must not leave crumbs
-            count[l] = 0;
+    if (live.empty()) return;
+    touched.clear();
+    for (int f : live)
+        for (int l : *flows[f].path)
+            if (size[l]++ == 0) touched.push_back(l);
+    int offset = 0;
+    for (int l : touched) {
+        first[l] = cursor[l] = offset;
+        offset += size[l];
+        unfrozen[l] = size[l];
+        claimed[l] = 0;
+    }
+    members.assign(static_cast<size_t>(offset), 0);
+    for (size_t i = 0; i < live.size(); ++i)
+        for (int l : *flows[live[i]].path) members[cursor[l]++] = static_cast<int>(i);
+
+    std::vector<char> frozen(live.size(), 0);
+    using Entry = std::tuple<double, int, int>;   // level, link, version
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
+    for (int l : touched) heap.emplace(residual[l] / unfrozen[l], l, version[l]);
+    while (!heap.empty()) {
+        const auto [level, l, v] = heap.top();
+        heap.pop();
+        if (v != version[l] || unfrozen[l] == 0) continue;
+        const double lambda = std::max(0.0, level);
+        for (int k = first[l]; k < first[l] + size[l]; ++k) {
+            const int i = members[k];
+            if (frozen[i]) continue;
+            frozen[i] = 1;
+            flows[live[i]].rate += lambda;
+            for (int l2 : *flows[live[i]].path) {
+                claimed[l2] += lambda;
+                --unfrozen[l2];
+                ++version[l2];
+                if (l2 != l && unfrozen[l2] > 0)
+                    heap.emplace((residual[l2] - claimed[l2]) / unfrozen[l2], l2, version[l2]);
+            }
         }
-        // Flows crossing a saturated link are frozen.
-        std::erase_if(live, [&](int f) {
-            for (int l : *flows[f].path)
-                if (residual[l] <= kRateEps) return true;
-            return false;
-        });
+    }
+    for (int l : touched) {
+        residual[l] -= claimed[l];
+        if (residual[l] < kRateEps) residual[l] = 0;   // saturated: rounding must not leave crumbs
+        size[l] = 0;
     }
 }
 

@@ -46,6 +46,7 @@ struct CoflowState {
 struct FlowState {
     int coflow_uid = 0;
     double latency = 0;
+    CoflowState* coflow = nullptr;   // stable: unordered_map nodes do not move
 };
 
 struct IterState {
@@ -135,7 +136,7 @@ private:
             f.path = &path;
             f.bytes = f.remaining = fs.bytes;
             flows_.push_back(f);
-            flow_meta_.push_back({uid, net_.route_latency_s(fs.src, fs.dst)});
+            flow_meta_.push_back({uid, net_.route_latency_s(fs.src, fs.dst), nullptr});
             st.bytes += fs.bytes;
             ++st.pending;
             ++result_.stats.flow_events;
@@ -143,7 +144,9 @@ private:
         result_.stats.bytes_offered += st.bytes;
         st.last_delivery = now_;
         const bool empty = st.pending == 0;
-        coflows_.emplace(uid, st);
+        CoflowState* stored = &coflows_.emplace(uid, st).first->second;
+        for (size_t i = flow_meta_.size() - static_cast<size_t>(st.pending); i < flow_meta_.size(); ++i)
+            flow_meta_[i].coflow = stored;
         if (empty) push(now_, EventType::coflow_done, uid);
         return uid;
     }
@@ -322,7 +325,7 @@ private:
                 const double sent = std::min(f.remaining, f.rate * dt);
                 f.remaining -= sent;
                 result_.stats.bytes_sent += sent;
-                coflows_.at(flow_meta_[i].coflow_uid).sent += sent;
+                flow_meta_[i].coflow->sent += sent;
             }
             now_ = t;
             for (size_t i = 0; i < flows_.size();) {
@@ -334,7 +337,7 @@ private:
                     continue;
                 }
                 result_.stats.bytes_sent += f.remaining;   // the rounding crumb
-                CoflowState& st = coflows_.at(flow_meta_[i].coflow_uid);
+                CoflowState& st = *flow_meta_[i].coflow;
                 st.last_delivery = std::max(st.last_delivery, now_ + flow_meta_[i].latency);
                 if (--st.pending == 0) push(st.last_delivery, EventType::coflow_done, flow_meta_[i].coflow_uid);
                 ++result_.stats.flow_events;
