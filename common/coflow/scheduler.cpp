@@ -48,7 +48,7 @@ std::unique_ptr<Scheduler> make_scheduler(const std::string& name) {
         if (name == e.name) return e.make();
     std::string known;
     for (const auto& n : scheduler_names()) known += (known.empty() ? "" : ", ") + n;
-    throw InputError("scheduler", 0, "scheduler", "unknown scheduler '" + name + "' (known: " + known + ")");
+    throw InputError("scheduler", 0, "", "unknown scheduler '" + name + "' (known: " + known + ")");
 }
 
 }  // namespace spiderflow::coflow

@@ -13,11 +13,15 @@
 #include <string>
 #include <vector>
 
+#include "common/coflow/llm_traffic.h"
 #include "common/coflow/network.h"
 #include "common/coflow/scheduler.h"
 #include "common/coflow/simulator.h"
 #include "common/coflow/trace.h"
 #include "common/coflow/traffic_class.h"
+#include "common/model/catalog.h"
+#include "common/plan/plan_json.h"
+#include "common/topology/reader.h"
 #include "common/util/errors.h"
 #include "common/util/units.h"
 #include "tools/spiderflow/command.h"
@@ -31,6 +35,8 @@ constexpr const char* kUsage =
     "usage: spiderflow coflow schedulers\n"
     "       spiderflow coflow trace-gen [--ports N] [--coflows N] [--interarrival-ms MS] [--seed S] [-o FILE]\n"
     "       spiderflow coflow simulate --trace FILE [--scheduler NAME|all] [--port-gbps G] [--check]\n"
+    "       spiderflow coflow simulate-plans --topology FILE --plans A.json,B.json,... [--iterations N]\n"
+    "                [--arrival-gap S] [--scheduler NAME|all] [--check]\n"
     "       spiderflow coflow classes --jobs ID,ID,... [--groups]\n"
     "       spiderflow coflow tc setup|install|change|remove|clear --dev IF [options] [--dry-run]\n\n"
     "  schedulers  list the coflow schedulers the simulator and the controller can use\n"
@@ -38,6 +44,9 @@ constexpr const char* kUsage =
     "  simulate    run a trace on a big switch of 1 Gbps ports: average and p95 coflow completion\n"
     "              time per scheduler and the factor over fair sharing; --check verifies capacity\n"
     "              and work conservation at every event\n"
+    "  simulate-plans  run training jobs given as plans (`spiderflow plan` JSON) together on the\n"
+    "              topology's WAN links: average JCT and iteration time per scheduler, the factor\n"
+    "              over fair sharing; job k arrives at k x arrival-gap seconds (default 0)\n"
     "  classes     traffic classes for jobs listed highest priority first: NCCL_IB_TC/NCCL_IB_SL\n"
     "              per job, or with --groups one class per communicator group (NCCL >= 2.26;\n"
     "              then leave NCCL_IB_TC/SL unset)\n"
@@ -113,6 +122,8 @@ int cmd_trace_gen(const Options& o) {
     return kExitOk;
 }
 
+std::vector<std::string> scheduler_list(const std::string& which);
+
 int cmd_simulate(const Options& o) {
     const std::string path = o.get("--trace");
     if (path.empty()) throw InputError("command line", 0, "--trace", "a trace file is required");
@@ -120,12 +131,7 @@ int cmd_simulate(const Options& o) {
     const Network net = Network::big_switch(trace.ports, units::gbps_to_Bps(o.number("--port-gbps", 1)));
     Workload w;
     w.coflows = trace.coflows;
-    const std::string which = o.get("--scheduler", "all");
-    std::vector<std::string> names = which == "all" ? scheduler_names() : std::vector<std::string>{which};
-    if (which == "all") {   // fair first: the others are reported against it
-        names.erase(std::find(names.begin(), names.end(), "fair"));
-        names.insert(names.begin(), "fair");
-    }
+    const std::vector<std::string> names = scheduler_list(o.get("--scheduler", "all"));
     SimOptions so;
     so.check_invariants = o.flag("--check");
     double fair_avg = 0, fair_p95 = 0;
@@ -154,6 +160,91 @@ int cmd_simulate(const Options& o) {
                          trace.coflows.size());
             status = kExitFindings;
         }
+    }
+    return status;
+}
+
+std::vector<std::string> split_commas(const std::string& list) {
+    std::vector<std::string> out;
+    std::stringstream ss(list);
+    for (std::string tok; std::getline(ss, tok, ',');)
+        if (!tok.empty()) out.push_back(tok);
+    return out;
+}
+
+std::vector<std::string> scheduler_list(const std::string& which) {
+    std::vector<std::string> names = which == "all" ? scheduler_names() : std::vector<std::string>{which};
+    if (which == "all") {   // fair first: the others are reported against it
+        names.erase(std::find(names.begin(), names.end(), "fair"));
+        names.insert(names.begin(), "fair");
+    }
+    for (const auto& n : names) make_scheduler(n);   // a bad name fails before any output
+    return names;
+}
+
+int cmd_simulate_plans(const Options& o) {
+    const std::string topo_path = o.get("--topology");
+    if (topo_path.empty()) throw InputError("command line", 0, "--topology", "a topology file is required");
+    const std::vector<std::string> plan_paths = split_commas(o.get("--plans"));
+    if (plan_paths.empty()) throw InputError("command line", 0, "--plans", "at least one plan file is required");
+    const int iterations = static_cast<int>(o.number("--iterations", 20));
+    if (iterations < 1) throw InputError("command line", 0, "--iterations", "must be >= 1");
+    const double gap = o.number("--arrival-gap", 0);
+    const std::vector<std::string> names = scheduler_list(o.get("--scheduler", "all"));
+    const Topology topo = read_topology(topo_path);
+    const Catalog& cat = Catalog::builtin();
+    const Network net = Network::from_topology(topo);
+    Workload w;
+    for (size_t k = 0; k < plan_paths.size(); ++k) {
+        std::ifstream in(plan_paths[k]);
+        if (!in) throw InputError(plan_paths[k], 0, "", "cannot open plan file");
+        std::stringstream text;
+        text << in.rdbuf();
+        const Plan plan = plan_from_json(text.str(), plan_paths[k], &topo);
+        // Compute windows from the slowest GPU type among the plan's cells.
+        double flops = 0;
+        for (const auto& cell : plan.cells) {
+            const auto& node = topo.clusters.at(cell.cluster).nodes.at(cell.node);
+            const GpuType* g = cat.gpu(node.gpu_type);
+            if (!g) throw InputError(plan_paths[k], 0, "cells", "unknown GPU type '" + node.gpu_type + "'");
+            const double f = g->peak_flops * g->efficiency;
+            flops = flops == 0 ? f : std::min(flops, f);
+        }
+        LlmJobOptions jo;
+        jo.name = plan_paths[k];
+        jo.arrival_s = gap * static_cast<double>(k);
+        jo.iterations = iterations;
+        IterationTraffic traffic;
+        PeriodicJob job = build_llm_job(plan, stage_times_from_flops(plan, flops), jo, &traffic);
+        job.period_s = measure_period(net, job);
+        std::printf("job %zu %s: tp %d pp %d dp %d, WAN per iteration PP %.3f GB DP %.3f GB EP %.3f GB, "
+                    "compute %.3f s, alone %.3f s/iteration\n",
+                    k, plan_paths[k].c_str(), plan.tp, plan.pp, plan.dp, traffic.pp_bytes / 1e9, traffic.dp_bytes / 1e9,
+                    traffic.ep_bytes / 1e9, job.compute_s_per_iteration, job.period_s);
+        w.jobs.push_back(std::move(job));
+    }
+    SimOptions so;
+    so.check_invariants = o.flag("--check");
+    std::printf("%-10s %12s %12s %9s %9s %10s%s\n", "scheduler", "avg_jct_s", "avg_iter_s", "fair/jct", "fair/iter",
+                "events/s", so.check_invariants ? "  max_load  wc_violations" : "");
+    double fair_jct = 0, fair_iter = 0;
+    int status = kExitOk;
+    for (const auto& n : names) {
+        auto s = make_scheduler(n);
+        const SimResult r = simulate(net, w, *s, so);
+        double jct = 0, iter = 0;
+        for (const auto& j : r.jobs) {
+            jct += j.jct_s() / r.jobs.size();
+            iter += j.mean_iteration_s() / r.jobs.size();
+        }
+        if (n == "fair") fair_jct = jct, fair_iter = iter;
+        std::printf("%-10s %12.2f %12.3f %9.3f %9.3f %10.0f", n.c_str(), jct, iter, fair_jct > 0 ? fair_jct / jct : 0,
+                    fair_iter > 0 ? fair_iter / iter : 0, r.stats.flow_events / std::max(1e-9, r.stats.wall_s));
+        if (so.check_invariants) {
+            std::printf("  %8.6f  %ld", r.stats.max_link_load, r.stats.work_conservation_violations);
+            if (r.stats.max_link_load > 1 + 1e-9 || r.stats.work_conservation_violations) status = kExitFindings;
+        }
+        std::printf("\n");
     }
     return status;
 }
@@ -258,6 +349,7 @@ int run_coflow(const std::vector<std::string>& args) {
     if (sub == "schedulers") return cmd_schedulers();
     if (sub == "trace-gen") return cmd_trace_gen(o);
     if (sub == "simulate") return cmd_simulate(o);
+    if (sub == "simulate-plans") return cmd_simulate_plans(o);
     if (sub == "classes") return cmd_classes(o);
     if (sub == "tc") return cmd_tc(o);
     std::cerr << "spiderflow: unknown coflow subcommand '" << sub << "'\n" << kUsage;
