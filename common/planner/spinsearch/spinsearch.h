@@ -13,7 +13,7 @@
 namespace spiderflow {
 
 struct SpinSearchOptions {
-    int beam_width = 4;          // candidates kept per shape after the spin
+    int beam_width = 8;          // candidates kept per shape after the spin
     int max_shapes = 24;         // shapes fully searched, best lower bound first
     int seed_clusters = 4;       // seeds per shape (top clusters by compute)
     int polish_rounds = 8;       // local-move sweeps over the beam (stops early when none helps)
