@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "common/topology/topology.h"
@@ -31,6 +32,7 @@ std::shared_ptr<const Topology> cluster(int nodes, const char* gpu_type = "H100-
         n.leaf_switch = i % 2 ? "s2" : "s1";
         c.nodes.push_back(n);
     }
+    c.switches = {Switch{"s1", {}, {}, 0}, Switch{"s2", {}, {}, 0}};
     t->clusters.push_back(c);
     t->finalize("test");
     return t;
