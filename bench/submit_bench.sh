@@ -62,7 +62,7 @@ pct() {  # pct FILE P -> value at percentile P (nearest rank)
     sort -n "$1" | awk -v p="$2" '{v[NR]=$1} END{i=int((p/100)*NR + 0.999999); if(i<1)i=1; print v[i]}'
 }
 plugin_ms() {  # in-plugin planning ms of the last N planned jobs
-    grep -o 'spiderflow plan .* (\([0-9.]*\) ms)' "$SF_TMP/slurmctld.log" | tail -n "$N" | grep -o '([0-9.]* ms)' | tr -d '(ms ' > "$SF_TMP/$1.plugin"
+    grep -o 'spiderflow plan .* (\([0-9.]*\) ms)' "$SF_TMP/slurmctld.log" | tail -n "$N" | grep -o '([0-9.]* ms)' | tr -d '()ms ' > "$SF_TMP/$1.plugin"
 }
 
 set_plugin off

@@ -12,3 +12,6 @@ dist_traces_DATA = \
 	contrib/traces/README.md \
 	contrib/traces/synthetic-20p-60c.txt \
 	contrib/traces/synthetic-50p-200c.txt
+
+# Slurm integration examples (engineer slurm)
+EXTRA_DIST += contrib/slurm/spiderflow.conf contrib/slurm/slurm.conf.example contrib/slurm/plugstack.conf.example
