@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 
 #include "common/util/errors.h"
 #include "plugins/common/site_config.h"
@@ -56,4 +58,18 @@ TEST(SiteConfig, PathFromEnvironmentThenArgumentThenDefault) {
 
 TEST(SiteConfig, MissingFileIsAnInputError) {
     EXPECT_THROW(load_site_config("/nonexistent/spiderflow.conf"), InputError);
+}
+
+TEST(SiteConfig, ShippedExampleLoadsAndDocumentsEveryKey) {
+    const char* src = std::getenv("SF_SRCDIR");
+    if (src == nullptr) GTEST_SKIP() << "SF_SRCDIR not set (run through make check)";
+    const std::string path = std::string(src) + "/contrib/slurm/spiderflow.conf";
+    const auto c = load_site_config(path);
+    EXPECT_TRUE(c.enabled);
+    std::ifstream f(path);
+    std::stringstream text;
+    text << f.rdbuf();
+    for (const char* const* k = site_config_keys(); *k != nullptr; ++k) {
+        EXPECT_NE(text.str().find(std::string(*k) + " ="), std::string::npos) << "undocumented key " << *k;
+    }
 }
