@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -35,6 +36,8 @@ const char* to_string(Outcome o) {
 }
 
 namespace {
+
+std::atomic<int> g_running{0};
 
 std::string read_small_file(const std::string& path) {
     std::ifstream f(path);
@@ -78,6 +81,7 @@ PlanOutcome plan_with_budget(const PlanRequest& request, const std::string& poli
                              const std::shared_ptr<const Topology>& topology, double budget_s) {
     auto promise = std::make_shared<std::promise<PlanOutcome>>();
     auto future = promise->get_future();
+    ++g_running;
     std::thread([promise, request, policy, topology] {
         PlanOutcome out;
         try {
@@ -97,6 +101,7 @@ PlanOutcome plan_with_budget(const PlanRequest& request, const std::string& poli
             out.message = "planner failed";
         }
         promise->set_value(std::move(out));
+        --g_running;
     }).detach();
     if (future.wait_for(std::chrono::duration<double>(budget_s)) != std::future_status::ready) {
         PlanOutcome late;
@@ -113,6 +118,8 @@ std::string known_models() {
 }
 
 }  // namespace
+
+int planner_threads_running() { return g_running.load(); }
 
 SubmitDecision decide_submission(const JobOptions& opts, std::optional<int> requested_gpus,
                                  const std::shared_ptr<const Topology>& topology, const SiteConfig& cfg) {

@@ -42,4 +42,8 @@ struct SubmitDecision {
 SubmitDecision decide_submission(const JobOptions& options, std::optional<int> requested_gpus,
                                  const std::shared_ptr<const Topology>& topology, const SiteConfig& config);
 
+// Planner threads still running (abandoned at the budget or not yet done). The plugin's fini()
+// waits for them, so the .so is never unloaded under a running thread.
+int planner_threads_running();
+
 }  // namespace spiderflow::plugin

@@ -98,7 +98,14 @@ extern "C" int init(void) {
     }
 }
 
-extern "C" int fini(void) { return SLURM_SUCCESS; }
+extern "C" int fini(void) {
+    // An abandoned planner thread runs code of this .so: wait for it before Slurm unloads us.
+    for (int i = 0; i < 600 && planner_threads_running() > 0; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    if (planner_threads_running() > 0) slurm_error("spiderflow: unloading with a planner thread still running");
+    return SLURM_SUCCESS;
+}
 
 extern "C" int job_submit(job_desc_msg_t* job, uint32_t submit_uid, char** err_msg) {
     (void)submit_uid;  // federated siblings submit as uid 0: job->user_id is the person
