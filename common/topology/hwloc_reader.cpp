@@ -15,6 +15,10 @@
 #include <sstream>
 #include <tuple>
 
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "common/topology/gpu_alias.h"
 #include "common/topology/readers.h"
 #include "common/util/errors.h"
@@ -99,6 +103,33 @@ struct NicFound {
     std::string net_name;   // Network
 };
 
+// hwloc 2.9's XML import can itself crash on malformed input (fuzz_hwloc_xml found a SEGV in
+// hwloc_insert_object_by_parent from a one-byte mutation of a valid file). We cannot fix
+// hwloc, so the XML is loaded once in a child process first: a crash there becomes an
+// InputError instead of taking down the caller (the CLI, or a daemon reading a node's XML).
+enum class TrialLoad { ok, failed, crashed, unavailable };
+
+TrialLoad load_in_child(const std::string& text) {
+    const pid_t pid = fork();
+    if (pid < 0) return TrialLoad::unavailable;
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_WRONLY);
+        if (devnull >= 0) dup2(devnull, STDERR_FILENO);  // the real load prints hwloc's messages
+        hwloc_topology_t t;
+        if (hwloc_topology_init(&t) < 0) _exit(1);
+        hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_ALL);
+        if (hwloc_topology_set_xmlbuffer(t, text.c_str(), static_cast<int>(text.size()) + 1) < 0) _exit(1);
+        _exit(hwloc_topology_load(t) < 0 ? 1 : 0);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) return TrialLoad::unavailable;
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return TrialLoad::ok;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 1) return TrialLoad::failed;
+    return TrialLoad::crashed;  // a signal, or a sanitizer's exit status
+}
+
 bool is_nvidia_gpu_pci(hwloc_obj_t pci) {
     if (!pci || pci->type != HWLOC_OBJ_PCI_DEVICE) return false;
     const auto& p = pci->attr->pcidev;
@@ -118,6 +149,8 @@ Topology HwlocReader::read(const std::string& path) const {
 Topology HwlocReader::parse(const std::string& text, const std::string& source) const {
     if (text.size() >= static_cast<size_t>(INT_MAX)) throw InputError(source, 0, "", "file too large for an hwloc XML topology");
     if (text.find('<') == std::string::npos) throw InputError(source, 0, "", "not an hwloc XML topology (no XML element)");
+    if (load_in_child(text) == TrialLoad::crashed)
+        throw InputError(source, 0, "", "malformed hwloc XML: the hwloc library crashed reading it; re-export it with `lstopo --of xml`");
     HwlocTopology topo;
     hwloc_topology_t t = topo.get();
     if (!t) throw std::runtime_error("spiderflow: hwloc_topology_init failed");

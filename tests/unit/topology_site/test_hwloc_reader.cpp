@@ -92,7 +92,13 @@ TEST(HwlocReader, NvlinkDomainsFromDistanceMatrix) {
 TEST(HwlocReader, GarbageIsAnInputErrorNamingTheFile) {
     auto reader = make_topology_reader("hwloc");
     for (const char* bad : {"", "not xml at all", "<topology version=\"2.0\"><object type=\"Bogus\"/></topology>",
-                            "<?xml version=\"1.0\"?><topology"}) {
+                            "<?xml version=\"1.0\"?><topology",
+                            // Found by fuzz_hwloc_xml: hwloc 2.9 itself segfaults on this one
+                            // (no complete_cpuset on the root); the reader must survive it.
+                            "<?xml version=\"1.0\"?>\n<topology version=\"2.0\"><object type=\"Machine\" os_index=\"0\" "
+                            "cpuset=\"0x1\" completa_cpuset=\"0x1\" nodeset=\"0x1\" complete_nodeset=\"0x1\" gp_index=\"1\">"
+                            "<object type=\"PU\" os_index=\"0\" cpuset=\"0x1\" complete_cpuset=\"0x1\" nodeset=\"0x1\" "
+                            "complete_nodeset=\"0x1\" gp_index=\"2\"/></object></topology>\n"}) {
         try {
             reader->parse(bad, "bad.xml");
             ADD_FAILURE() << "accepted: " << bad;
