@@ -21,6 +21,10 @@
 //   NVLink domains     from hwloc's "NVLinkBandwidth" distance matrix when present (GPUs joined
 //                      by NVLink share a domain); else all GPUs in domain 0 and the node's
 //                      nvlink_domain_size 0 (unknown)
+//
+// hwloc 2.9 can crash on malformed XML, so parse() first loads the XML in a forked child and
+// turns a crash there into an InputError. Forking is meant for single-threaded callers (the
+// CLI, spiderflow-probe); do not call this reader from inside a multi-threaded daemon.
 #pragma once
 
 #include <string>
