@@ -70,6 +70,7 @@ tests_unit_test_topology_site_SOURCES = tests/unit/topology_site/site_test_util.
 	tests/unit/topology_site/test_checks.cpp
 tests_unit_test_topology_site_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_topology_site_LDADD = libsf_topology.la libsf_util.la $(HWLOC_LIBS) $(GTEST_LIBS_ALL)
+EXTRA_DIST += tests/data/slurm tests/data/hwloc
 include tests/fuzz/local.mk
 
 # topology core: widest paths, our file format, writer, generator, examples (engineer topo)
