@@ -10,5 +10,15 @@ noinst_PROGRAMS += bench/planner_bench
 bench_planner_bench_SOURCES = bench/planner_bench.cpp
 bench_planner_bench_LDADD = libspiderflow.la
 
+# cost model speed per estimate (engineer cost)
+noinst_PROGRAMS += bench/cost_bench
+bench_cost_bench_SOURCES = bench/cost_bench.cpp
+bench_cost_bench_LDADD = libsf_cost.la libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la
+
+# topology: generator and all-pairs widest paths, 8 to 1024 clusters (engineer topo)
+noinst_PROGRAMS += bench/topology_bench
+bench_topology_bench_SOURCES = bench/topology_bench.cpp
+bench_topology_bench_LDADD = libsf_topology.la libsf_util.la $(HWLOC_LIBS)
+
 # submit path: sbatch latency and throughput with job_submit/spiderflow on a localhost Slurm (engineer slurm)
 EXTRA_DIST += bench/submit_bench.sh

@@ -24,7 +24,7 @@ using nlohmann::json;
 
 // Bounds that keep a hostile or mistyped file from exhausting memory (finalize is O(n^2) in
 // clusters); far above any real federation.
-constexpr int kMaxClusters = 4096;
+constexpr int kMaxClusters = 2048;
 constexpr long kMaxNodes = 262144;
 constexpr int kMaxGroupCount = 65536;
 
