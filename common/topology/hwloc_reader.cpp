@@ -109,6 +109,8 @@ struct NicFound {
 // InputError instead of taking down the caller (the CLI, or a daemon reading a node's XML).
 enum class TrialLoad { ok, failed, crashed, unavailable };
 
+constexpr int kLoadFailed = 42;
+
 TrialLoad load_in_child(const std::string& text) {
     const pid_t pid = fork();
     if (pid < 0) return TrialLoad::unavailable;
@@ -116,17 +118,18 @@ TrialLoad load_in_child(const std::string& text) {
         int devnull = open("/dev/null", O_WRONLY);
         if (devnull >= 0) dup2(devnull, STDERR_FILENO);  // the real load prints hwloc's messages
         hwloc_topology_t t;
-        if (hwloc_topology_init(&t) < 0) _exit(1);
+        // 42, not 1: sanitizers report a crash with exit status 1.
+        if (hwloc_topology_init(&t) < 0) _exit(kLoadFailed);
         hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_ALL);
-        if (hwloc_topology_set_xmlbuffer(t, text.c_str(), static_cast<int>(text.size()) + 1) < 0) _exit(1);
-        _exit(hwloc_topology_load(t) < 0 ? 1 : 0);
+        if (hwloc_topology_set_xmlbuffer(t, text.c_str(), static_cast<int>(text.size()) + 1) < 0) _exit(kLoadFailed);
+        _exit(hwloc_topology_load(t) < 0 ? kLoadFailed : 0);
     }
     int status = 0;
     while (waitpid(pid, &status, 0) < 0) {
         if (errno != EINTR) return TrialLoad::unavailable;
     }
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return TrialLoad::ok;
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 1) return TrialLoad::failed;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == kLoadFailed) return TrialLoad::failed;
     return TrialLoad::crashed;  // a signal, or a sanitizer's exit status
 }
 
