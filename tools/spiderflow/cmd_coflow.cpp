@@ -135,6 +135,7 @@ int cmd_simulate(const Options& o) {
     SimOptions so;
     so.check_invariants = o.flag("--check");
     double fair_avg = 0, fair_p95 = 0;
+    // Factors over fair are 0 when fair was not run (--scheduler NAME).
     std::printf("%-10s %10s %10s %9s %9s %10s %12s%s\n", "scheduler", "avg_cct_s", "p95_cct_s", "fair/avg", "fair/p95",
                 "events", "events/s", so.check_invariants ? "  max_load  wc_violations" : "");
     int status = kExitOk;
