@@ -32,6 +32,12 @@ nlohmann::json parse(const std::string& text, const std::string& source) {
         const auto pos = what.find("] ");
         if (pos != std::string::npos) what = what.substr(pos + 2);
         throw InputError(source, line_of(text, at), "", "invalid JSON: " + what);
+    } catch (const nlohmann::json::exception& e) {
+        // e.g. out_of_range 406 for a number literal beyond double (1e999): no position given.
+        std::string what = e.what();
+        const auto pos = what.find("] ");
+        if (pos != std::string::npos) what = what.substr(pos + 2);
+        throw InputError(source, 0, "", "invalid JSON: " + what);
     }
 }
 

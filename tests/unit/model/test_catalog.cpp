@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/model/catalog.h"
+#include "common/model/job_spec.h"
 #include "common/util/errors.h"
 #include "common/util/units.h"
 
@@ -151,4 +152,12 @@ TEST(Catalog, SiteFileAddsAndReplacesEntries) {
     EXPECT_NE(Catalog::builtin().gpu("A100-80GB")->efficiency, 0.25);
     std::remove(path.c_str());
     EXPECT_THROW(Catalog::with_file(path), InputError);
+}
+
+// Found by fuzz_catalog: a number literal beyond double made nlohmann throw out_of_range.
+TEST(Catalog, HugeNumberLiteralIsAnInputError) {
+    Catalog c;
+    EXPECT_THROW(c.add_json(R"({"gpus": [{"name": "X", "peak_tflops": 1e999}]})", "f.json"), InputError);
+    EXPECT_THROW(parse_job_spec(R"({"model": "llama3-8b", "global_batch": 9e9999})", "j.json", Catalog::builtin()),
+                 InputError);
 }
