@@ -131,11 +131,24 @@ std::string plan_to_text(const Plan& plan, const Topology& topo, const Plan* run
     if (traffic.empty()) {
         o << "Nothing crosses an inter-cluster link: TP stays in each node, PP and DP in one cluster.\n";
     } else {
-        if (boundary < max_grad)
-            o << "PP is the lighter traffic for this job, so pipelines are the ones allowed across links.\n";
+        // Say what this plan actually sends across, then how that compares with the other choice:
+        // the volumes alone do not decide it (how many boundaries or stages cross matters too).
+        double pp_across = 0, dp_across = 0;
+        for (const auto& t : traffic) {
+            pp_across += t.pp_bytes;
+            dp_across += t.dp_bytes;
+        }
+        const bool pp_lighter = boundary < max_grad;
+        if (pp_across > 0 && dp_across == 0)
+            o << "Pipelines cross sites and every DP group stays inside one; per crossing, PP is the "
+              << (pp_lighter ? "lighter" : "heavier") << " traffic for this job"
+              << (pp_lighter ? ".\n" : ", but fewer crossings made this layout cheaper overall.\n");
+        else if (dp_across > 0 && pp_across == 0)
+            o << "Each pipeline stays inside one site and DP crosses (hierarchical all-reduce); per crossing, DP is the "
+              << (pp_lighter ? "heavier" : "lighter") << " traffic for this job"
+              << (pp_lighter ? ", but fewer crossings made this layout cheaper overall.\n" : ".\n");
         else
-            o << "DP is the lighter traffic for this job, so replicas are the ones allowed across links "
-                 "(hierarchical all-reduce).\n";
+            o << "Both pipeline boundaries and DP all-reduces cross sites (a mixed layout).\n";
         o << "Cross-cluster links (bottleneck bandwidth of the widest route):\n";
         for (const auto& t : traffic) {
             o << "  " << cname(topo, t.a) << " <-> " << cname(topo, t.b);
