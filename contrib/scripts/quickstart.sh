@@ -18,6 +18,6 @@ echo
 echo "== spiderflow topo show $example"
 spiderflow topo show "$example"
 echo
-echo "== spiderflow plan: llama3-70b, global batch 1024, 128 GPUs, across the 8 regions"
+echo "== spiderflow plan: llama3-70b, global batch 1024, 256 GPUs, across the 8 regions"
 spiderflow plan --topology "$example" --model llama3-70b --global-batch 1024 --seq-len 4096 \
-  --gpus 128 --format text
+  --gpus 256 --format text
