@@ -15,7 +15,7 @@ FUZZ_REPLAYS += tests/fuzz/replay_topology_json
 check_SCRIPTS += $(FUZZ_REPLAYS)
 TESTS += $(FUZZ_REPLAYS)
 CLEANFILES += $(FUZZ_REPLAYS) $(FUZZ_REPLAYS:tests/fuzz/replay_%=tests/fuzz/fuzz_%.$(OBJEXT)) tests/fuzz/replay_main.$(OBJEXT)
-EXTRA_DIST += tests/fuzz/README.md tests/fuzz/replay_main.cpp tests/fuzz/run-fuzzers.sh tests/fuzz/corpus \
+EXTRA_DIST += tests/fuzz/README.md tests/fuzz/replay_main.cpp tests/fuzz/run-fuzzers.sh tests/fuzz/lsan.supp tests/fuzz/corpus \
 	$(FUZZ_REPLAYS:tests/fuzz/replay_%=tests/fuzz/fuzz_%.cpp)
 
 # Plain rules rather than automake programs, so a target needs no _SOURCES/_LDADD lines of its own.

@@ -98,7 +98,7 @@ for t in "${targets[@]}"; do
     log="$work/fuzz_$t.log"
     echo "spiderflow: run-fuzzers: $t for ${seconds}s"
     result=ok
-    if ! "$bin" -max_total_time="$seconds" -print_final_stats=1 -timeout=25 -rss_limit_mb=2560 \
+    if ! LSAN_OPTIONS="suppressions=$srcdir/tests/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}" "$bin" -max_total_time="$seconds" -print_final_stats=1 -timeout=25 -rss_limit_mb=2560 \
             -artifact_prefix="$work/artifacts/$t-" "$corpus" $seeds >"$log" 2>&1; then
         result="CRASH: $(grep -o "$work/artifacts/$t-[^ ]*" "$log" | tail -1)"
         status=1
