@@ -165,4 +165,17 @@ const char* const* site_config_keys() {
     return names.data();
 }
 
+NcclSettings nccl_settings(const SiteConfig& config) {
+    NcclSettings n;
+    n.socket_ifname = config.socket_ifname;
+    n.ib_hca = config.ib_hca;
+    n.ib_tc = config.ib_tc;
+    n.ib_sl = config.ib_sl;
+    n.wan_ib_tc = config.wan_ib_tc;
+    n.wan_ib_sl = config.wan_ib_sl;
+    n.nccl_timeout_base_s = config.nccl_timeout_base_s;
+    n.rdzv_timeout_base_s = config.rdzv_timeout_base_s;
+    return n;
+}
+
 }  // namespace spiderflow::plugin

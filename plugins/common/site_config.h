@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "common/plan/nccl_env.h"
+
 namespace spiderflow::plugin {
 
 struct SiteConfig {
@@ -34,6 +36,9 @@ struct SiteConfig {
 SiteConfig parse_site_config(const std::string& text, const std::string& source);
 // Reads a file; a missing file is an InputError too (the caller decides whether to fail open).
 SiteConfig load_site_config(const std::string& path);
+
+// The NCCL-related part of the site config, as nccl_env() takes it (SPANK and `spiderflow launch`).
+NcclSettings nccl_settings(const SiteConfig& config);
 
 // Where the config is: the SPIDERFLOW_CONF environment variable, else `plugin_arg`
 // (plugstack.conf "conf=PATH"), else /etc/slurm/spiderflow.conf.

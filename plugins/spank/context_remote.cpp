@@ -123,15 +123,7 @@ int remote_task_init(spank_t sp) {
     facts.clusters = clusters;
     facts.max_rtt_s = to_double(planned(sp, "SPIDERFLOW_WAN_RTT_MS")) / 1e3;
     facts.min_wan_Bps = to_double(planned(sp, "SPIDERFLOW_WAN_GBPS")) * 1e9 / 8;
-    NcclSettings site;
-    site.socket_ifname = st.config.socket_ifname;
-    site.ib_hca = st.config.ib_hca;
-    site.ib_tc = st.config.ib_tc;
-    site.ib_sl = st.config.ib_sl;
-    site.wan_ib_tc = st.config.wan_ib_tc;
-    site.wan_ib_sl = st.config.wan_ib_sl;
-    site.nccl_timeout_base_s = st.config.nccl_timeout_base_s;
-    site.rdzv_timeout_base_s = st.config.rdzv_timeout_base_s;
+    const NcclSettings site = nccl_settings(st.config);
     for (const auto& [k, v] : nccl_env(facts, node, r.local_rank, site)) set(sp, k, v, st.config.site_env_wins);
     return 0;
 }

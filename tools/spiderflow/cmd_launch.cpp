@@ -64,16 +64,7 @@ NcclSettings site_settings() {
     NcclSettings n;
     const std::string path = plugin::site_config_path();
     if (::access(path.c_str(), R_OK) != 0) return n;
-    const plugin::SiteConfig c = plugin::load_site_config(path);
-    n.socket_ifname = c.socket_ifname;
-    n.ib_hca = c.ib_hca;
-    n.ib_tc = c.ib_tc;
-    n.ib_sl = c.ib_sl;
-    n.wan_ib_tc = c.wan_ib_tc;
-    n.wan_ib_sl = c.wan_ib_sl;
-    n.nccl_timeout_base_s = c.nccl_timeout_base_s;
-    n.rdzv_timeout_base_s = c.rdzv_timeout_base_s;
-    return n;
+    return plugin::nccl_settings(plugin::load_site_config(path));
 }
 
 int run_launch(const std::vector<std::string>& args) {
