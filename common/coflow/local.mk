@@ -4,6 +4,8 @@ libsf_coflow_la_SOURCES = \
 	common/coflow/allocation.h \
 	common/coflow/coflow.cpp \
 	common/coflow/coflow.h \
+	common/coflow/command_runner.cpp \
+	common/coflow/command_runner.h \
 	common/coflow/hermod_order.cpp \
 	common/coflow/hermod_order.h \
 	common/coflow/llm_traffic.cpp \
@@ -22,6 +24,8 @@ libsf_coflow_la_SOURCES = \
 	common/coflow/schedulers.h \
 	common/coflow/simulator.cpp \
 	common/coflow/simulator.h \
+	common/coflow/tc_state.cpp \
+	common/coflow/tc_state.h \
 	common/coflow/trace.h \
 	common/coflow/traffic_class.cpp \
 	common/coflow/traffic_class.h \

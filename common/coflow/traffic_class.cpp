@@ -41,6 +41,21 @@ int dscp_for_level(int level) {
     return kDscp[std::clamp(level, 0, TrafficClass::kLevels - 1)];
 }
 
+double share_for_level(int level) {
+    double total = 0;
+    for (int l = 0; l < TrafficClass::kLevels; ++l) total += level_weight(l);
+    return 0.95 * level_weight(std::clamp(level, 0, TrafficClass::kLevels - 1)) / total;
+}
+
+TrafficClass class_for_level(int job, int level) {
+    TrafficClass c;
+    c.job = job;
+    c.level = std::clamp(level, 0, TrafficClass::kLevels - 1);
+    c.dscp = dscp_for_level(c.level);
+    c.share = share_for_level(c.level);
+    return c;
+}
+
 std::vector<TrafficClass> classes_for_order(const std::vector<int>& jobs) {
     std::vector<TrafficClass> out;
     double total = 0;
@@ -143,6 +158,17 @@ std::string to_string(const Argv& argv) {
     std::string s;
     for (const auto& a : argv) s += (s.empty() ? "" : " ") + a;
     return s;
+}
+
+std::string run_tc_commands(const std::vector<TcCommand>& cmds, CommandRunner& runner,
+                            const std::function<void(const std::string&)>& log) {
+    for (const auto& c : cmds) {
+        if (log) log(to_string(c.argv));
+        const CommandResult r = runner.run(c.argv, c.may_fail, false);
+        if (r.status != 0 && !c.may_fail)
+            return "tc failed (exit " + std::to_string(r.status) + "): " + to_string(c.argv);
+    }
+    return {};
 }
 
 }  // namespace spiderflow::coflow

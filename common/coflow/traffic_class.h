@@ -8,9 +8,12 @@
 //    and run by `spiderflow coflow tc`.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
+
+#include "common/coflow/command_runner.h"
 
 namespace spiderflow::coflow {
 
@@ -24,6 +27,13 @@ struct TrafficClass {
 
 // DSCP per level: EF, AF41, AF31, AF21, AF11, best effort.
 int dscp_for_level(int level);
+
+// Guaranteed share of a job at `level` when the node does not know the other jobs (the SPANK
+// plugin at job start): its weight over the weights of all levels, of 95% of the link, so that
+// one class of every level together never oversubscribe the link.
+double share_for_level(int level);
+// A job's class on its own: DSCP and share from the level (clamped to 0..kLevels - 1).
+TrafficClass class_for_level(int job, int level);
 
 // Classes for jobs listed highest priority first (e.g. the llm scheduler's job order).
 // Shares decrease with level and sum to at most 1; levels beyond kLevels - 1 share the last.
@@ -42,8 +52,6 @@ struct TcLink {
     std::string dev;             // WAN interface
     double rate_mbit = 0;        // what the link carries; HTB shapes to it
 };
-
-using Argv = std::vector<std::string>;
 
 struct TcCommand {
     Argv argv;
@@ -66,5 +74,10 @@ std::vector<TcCommand> tc_remove(const TcLink& link, int job);
 std::vector<TcCommand> tc_clear(const TcLink& link);
 
 std::string to_string(const Argv& argv);
+
+// Runs the commands in order through `runner`, telling `log` each one first; stops at the first
+// failing step that may not fail. Returns empty on success, else which command failed and how.
+std::string run_tc_commands(const std::vector<TcCommand>& cmds, CommandRunner& runner,
+                            const std::function<void(const std::string&)>& log);
 
 }  // namespace spiderflow::coflow

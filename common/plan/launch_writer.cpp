@@ -122,6 +122,7 @@ LaunchScript write_launch(const Plan& plan, const CommFacts& facts, const Launch
 std::string LaunchScript::text() const {
     std::ostringstream out;
     out << "#!/bin/bash\n# Written by spiderflow launch.\nset -euo pipefail\n";
+    for (const auto& k : unset) out << "unset " << k << "\n";
     for (const auto& [k, v] : env) out << "export " << k << "=" << shell_quote(v) << "\n";
     for (const auto& step : steps) {
         for (size_t i = 0; i < step.size(); ++i) out << (i ? " " : "") << shell_quote(step[i]);

@@ -24,6 +24,7 @@ struct LaunchRequest {
 
 struct LaunchScript {
     EnvList env;                                  // exported before the step
+    std::vector<std::string> unset;               // removed before the step (must not reach it)
     std::vector<std::vector<std::string>> steps;  // argv of each srun command
     // A bash script: exports then the steps, words quoted for the shell.
     std::string text() const;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 namespace spiderflow {
 
@@ -22,6 +23,33 @@ CommFacts comm_facts(const Plan& plan, const Topology& topology) {
             f.min_wan_Bps = f.min_wan_Bps == 0 ? p.bandwidth_Bps : std::min(f.min_wan_Bps, p.bandwidth_Bps);
         }
     }
+    return f;
+}
+
+namespace {
+
+// A whole-string number; 0 when empty or malformed.
+double env_number(const std::string& s) {
+    if (s.empty()) return 0;
+    char* end = nullptr;
+    const double v = std::strtod(s.c_str(), &end);
+    return *end == '\0' && v > 0 ? v : 0;
+}
+
+}  // namespace
+
+CommFacts comm_facts_from_env(const std::function<std::string(const std::string&)>& lookup) {
+    CommFacts f;
+    const std::string clusters = lookup("SPIDERFLOW_CLUSTERS");
+    size_t start = 0;
+    while (start < clusters.size()) {
+        size_t comma = clusters.find(',', start);
+        if (comma == std::string::npos) comma = clusters.size();
+        if (comma > start) f.clusters.push_back(clusters.substr(start, comma - start));
+        start = comma + 1;
+    }
+    f.max_rtt_s = env_number(lookup("SPIDERFLOW_WAN_RTT_MS")) / 1e3;
+    f.min_wan_Bps = env_number(lookup("SPIDERFLOW_WAN_GBPS")) * 1e9 / 8;
     return f;
 }
 

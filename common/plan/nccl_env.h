@@ -3,6 +3,7 @@
 // plugin at task launch and by `spiderflow launch` when it writes srun lines.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +25,12 @@ struct CommFacts {
 
 // Needs a finalized topology (widest paths).
 CommFacts comm_facts(const Plan& plan, const Topology& topology);
+
+// job_submit writes the facts into the job's environment as SPIDERFLOW_CLUSTERS (names, commas),
+// SPIDERFLOW_WAN_RTT_MS and SPIDERFLOW_WAN_GBPS; this reads them back. `lookup` returns a
+// variable's value, empty when unset (the SPANK plugin and `spiderflow launch` each know where
+// the job's variables are). Missing or malformed numbers read as 0 (nothing known).
+CommFacts comm_facts_from_env(const std::function<std::string(const std::string&)>& lookup);
 
 struct NcclSettings {
     std::string socket_ifname;   // site override for NCCL/GLOO_SOCKET_IFNAME; empty = from the node

@@ -8,7 +8,7 @@ packages=(
   coinor-libcbc-dev libhwloc-dev hwloc libcurl4-openssl-dev libsqlite3-dev
   nlohmann-json3-dev libgtest-dev libgmock-dev
   libslurm-dev slurmctld slurmd slurm-client munge
-  clang libclang-rt-dev iproute2
+  clang libclang-rt-dev iproute2 iperf3
 )
 
 missing=()

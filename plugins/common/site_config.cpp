@@ -96,6 +96,14 @@ const std::vector<Key>& keys() {
         {"wan_ib_sl", integer(&SiteConfig::wan_ib_sl, 0, 15)},
         {"nccl_timeout_base", seconds(&SiteConfig::nccl_timeout_base_s, 1, 86400)},
         {"rdzv_timeout_base", seconds(&SiteConfig::rdzv_timeout_base_s, 1, 86400)},
+        {"traffic_control", boolean(&SiteConfig::traffic_control)},
+        {"wan_interface", str(&SiteConfig::wan_interface)},
+        {"wan_rate_mbit", integer(&SiteConfig::wan_rate_mbit, 1, 10000000)},
+        {"tc_match", [](SiteConfig& c, const std::string& v, const std::string& s, int l, const std::string& k) {
+             if (v != "dscp" && v != "fwmark") throw InputError(s, l, k, "expected dscp or fwmark, got '" + v + "'");
+             c.tc_match = v;
+         }},
+        {"nccl_group_classes", boolean(&SiteConfig::nccl_group_classes)},
     };
     return table;
 }
@@ -137,6 +145,9 @@ SiteConfig parse_site_config(const std::string& text, const std::string& source)
     }
     if (cfg.master_port_base + cfg.master_port_span > 65535) {
         throw InputError(source, 0, "master_port_span", "master_port_base + master_port_span exceeds 65535");
+    }
+    if (cfg.traffic_control && (cfg.wan_interface.empty() || cfg.wan_rate_mbit <= 0)) {
+        throw InputError(source, 0, "traffic_control", "needs wan_interface and wan_rate_mbit");
     }
     return cfg;
 }

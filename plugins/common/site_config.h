@@ -30,6 +30,13 @@ struct SiteConfig {
     int wan_ib_sl = -1;
     double nccl_timeout_base_s = 600;   // timeouts before scaling by the crossed links' RTT
     double rdzv_timeout_base_s = 900;
+    // Coflow enforcement (doc/coflow.md). Off by default; when on, the SPANK plugin installs the
+    // job's HTB class on wan_interface at job start and removes it at job end.
+    bool traffic_control = false;
+    std::string wan_interface;          // the node's WAN interface (required with traffic_control)
+    int wan_rate_mbit = 0;              // what that link carries; HTB shapes to it (required)
+    std::string tc_match = "dscp";      // how a packet finds its job's class: dscp | fwmark
+    bool nccl_group_classes = false;    // NCCL >= 2.26: one class per communicator group
 };
 
 // Parses the text of a config file. Throws InputError(source, line, key, ...).

@@ -6,6 +6,7 @@
 #include "common/plan/nccl_env.h"
 #include "common/topology/reader.h"
 #include "plugins/common/hostlist.h"
+#include "plugins/common/job_traffic.h"
 #include "plugins/common/rank_order.h"
 #include "plugins/spank/spank_state.h"
 
@@ -24,25 +25,6 @@ int to_int(const std::string& s, int fallback) {
     char* end = nullptr;
     const long v = std::strtol(s.c_str(), &end, 10);
     return *end == '\0' ? static_cast<int>(v) : fallback;
-}
-
-double to_double(const std::string& s) {
-    if (s.empty()) return 0;
-    char* end = nullptr;
-    const double v = std::strtod(s.c_str(), &end);
-    return *end == '\0' ? v : 0;
-}
-
-std::vector<std::string> split(const std::string& s) {
-    std::vector<std::string> out;
-    size_t start = 0;
-    while (start < s.size()) {
-        size_t c = s.find(',', start);
-        if (c == std::string::npos) c = s.size();
-        if (c > start) out.push_back(s.substr(start, c - start));
-        start = c + 1;
-    }
-    return out;
 }
 
 void set(spank_t sp, const std::string& k, const std::string& v, bool overwrite) {
@@ -86,8 +68,8 @@ int remote_task_init(spank_t sp) {
     const std::vector<std::string> slurm_nodes = expand_hostlist(nodelist);
     const std::vector<int> per_node = expand_tasks_per_node(tasks);
     const Topology* topo = st.topology.get();
-    const std::vector<std::string> clusters = split(planned(sp, "SPIDERFLOW_CLUSTERS"));
-    const std::vector<std::string> order = topology_node_order(slurm_nodes, topo, clusters);
+    const CommFacts facts = comm_facts_from_env([&](const std::string& name) { return planned(sp, name); });
+    const std::vector<std::string> order = topology_node_order(slurm_nodes, topo, facts.clusters);
     const NodeLocation where = locate_node(topo, me);
     const Node* node = where.cluster >= 0 ? &topo->clusters[static_cast<size_t>(where.cluster)].nodes[static_cast<size_t>(where.node)]
                                           : nullptr;
@@ -119,12 +101,16 @@ int remote_task_init(spank_t sp) {
         }
     }
 
-    CommFacts facts;
-    facts.clusters = clusters;
-    facts.max_rtt_s = to_double(planned(sp, "SPIDERFLOW_WAN_RTT_MS")) / 1e3;
-    facts.min_wan_Bps = to_double(planned(sp, "SPIDERFLOW_WAN_GBPS")) * 1e9 / 8;
     const NcclSettings site = nccl_settings(st.config);
-    for (const auto& [k, v] : nccl_env(facts, node, r.local_rank, site)) set(sp, k, v, st.config.site_env_wins);
+    EnvList env = nccl_env(facts, node, r.local_rank, site);
+    try {
+        // The job's traffic class, as `spiderflow launch` exports it (plugins/common/job_traffic.h).
+        for (const auto& name : apply_job_class_env(env, st.config, planned(sp, kTrafficLevelVar)))
+            spank_unsetenv(sp, name.c_str());
+    } catch (const std::exception& e) {
+        slurm_error("spiderflow: no traffic class for the job: %s", e.what());
+    }
+    for (const auto& [k, v] : env) set(sp, k, v, st.config.site_env_wins);
     return 0;
 }
 

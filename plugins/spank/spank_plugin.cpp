@@ -60,3 +60,19 @@ extern "C" int slurm_spank_task_init(spank_t sp, int ac, char** av) {
     const int rc = guarded("task_init", [&] { return sfs::remote_task_init(sp); });
     return rc == 0 ? 0 : (slurm_error("spiderflow: task starts without SpiderFlow ranks"), 0);
 }
+
+// slurmd prolog/epilog context, as root: the job's WAN traffic class (context_job_script.cpp).
+// Never fail: a failing prolog/epilog drains the node.
+extern "C" int slurm_spank_job_prolog(spank_t sp, int ac, char** av) {
+    (void)ac;
+    (void)av;
+    guarded("job_prolog", [&] { return sfs::job_script_prolog(sp); });
+    return 0;
+}
+
+extern "C" int slurm_spank_job_epilog(spank_t sp, int ac, char** av) {
+    (void)ac;
+    (void)av;
+    guarded("job_epilog", [&] { return sfs::job_script_epilog(sp); });
+    return 0;
+}

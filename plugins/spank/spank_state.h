@@ -35,6 +35,8 @@ int register_options(spank_t sp);
 int allocator_post_opt(spank_t sp);     // sbatch/salloc: SPIDERFLOW_* env -> job options
 int remote_init(spank_t sp);            // slurmstepd: load the topology once per step
 int remote_task_init(spank_t sp);       // in each task: ranks, degrees, NCCL env
+int job_script_prolog(spank_t sp);      // slurmd prolog, root: the job's WAN traffic class on
+int job_script_epilog(spank_t sp);      // slurmd epilog, root: ... and off again
 
 // Environment value from the job (spank_getenv); empty when unset.
 std::string job_getenv(spank_t sp, const char* name);

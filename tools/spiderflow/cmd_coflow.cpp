@@ -1,6 +1,5 @@
 // `spiderflow coflow ...`: coflow schedulers, traces, the flow-level simulator, and enforcement
 // of a schedule as traffic classes (NCCL environment, Linux tc on the WAN interface).
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +8,7 @@
 #include <iostream>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -24,6 +24,8 @@
 #include "common/topology/reader.h"
 #include "common/util/errors.h"
 #include "common/util/units.h"
+#include "plugins/common/job_traffic.h"
+#include "plugins/common/site_config.h"
 #include "tools/spiderflow/command.h"
 
 namespace spiderflow::cli {
@@ -38,7 +40,9 @@ constexpr const char* kUsage =
     "       spiderflow coflow simulate-plans --topology FILE --plans A.json,B.json,... [--iterations N]\n"
     "                [--arrival-gap S] [--scheduler NAME|all] [--check]\n"
     "       spiderflow coflow classes --jobs ID,ID,... [--groups]\n"
-    "       spiderflow coflow tc setup|install|change|remove|clear --dev IF [options] [--dry-run]\n\n"
+    "       spiderflow coflow tc setup|install|change|remove|clear --dev IF [options] [--dry-run]\n"
+    "       spiderflow coflow set-class --job ID --level L [--share F] [--dev IF] [--link-mbit R]\n"
+    "                [--match dscp|fwmark] [--dry-run]\n\n"
     "  schedulers  list the coflow schedulers the simulator and the controller can use\n"
     "  trace-gen   write a synthetic trace in the coflow-benchmark format (Varys/Aalo/Sincronia)\n"
     "  simulate    run a trace on a big switch of 1 Gbps ports: average and p95 coflow completion\n"
@@ -57,7 +61,12 @@ constexpr const char* kUsage =
     "                change  (same options as install)          change a running job's class\n"
     "                remove  --dev IF --job N                   drop a job's class and filter\n"
     "                clear   --dev IF                           remove everything from IF\n"
-    "              --dry-run prints the tc commands instead of running them.\n";
+    "              --dry-run prints the tc commands instead of running them.\n"
+    "  set-class   change a running job's WAN class on this node to level L (0 = highest .. 5 =\n"
+    "              best effort; share from the level unless --share): interface, rate and match\n"
+    "              from the site config (wan_interface, wan_rate_mbit, tc_match) unless given; the\n"
+    "              job must have a class there (set up at job start by the SPANK plugin); with\n"
+    "              DSCP matching the filter keeps the DSCP the job's packets carry.\n";
 
 // --key value options after the positional words.
 struct Options {
@@ -279,24 +288,19 @@ int cmd_classes(const Options& o) {
     return kExitOk;
 }
 
-// Runs argv without a shell; returns its exit status. Quiet: stderr goes to /dev/null (for
-// clean-up steps whose failure only means there was nothing to remove).
-int run_argv(const Argv& argv, bool quiet) {
-    std::vector<char*> cargv;
-    for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
-    cargv.push_back(nullptr);
-    const pid_t pid = fork();
-    if (pid < 0) return 127;
-    if (pid == 0) {
-        if (quiet) {
-            if (FILE* devnull = std::freopen("/dev/null", "w", stderr)) (void)devnull;
-        }
-        execvp(cargv[0], cargv.data());
-        _exit(127);
+// Prints the commands (--dry-run) or runs them, each logged to stderr first.
+int run_or_print(const std::vector<TcCommand>& cmds, bool dry_run) {
+    if (dry_run) {
+        for (const auto& c : cmds) std::printf("%s\n", to_string(c.argv).c_str());
+        return kExitOk;
     }
-    int status = 0;
-    if (waitpid(pid, &status, 0) < 0) return 127;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+    ProcessRunner runner;
+    const std::string err = run_tc_commands(cmds, runner, [](const std::string& line) {
+        std::fprintf(stderr, "spiderflow: %s\n", line.c_str());
+    });
+    if (err.empty()) return kExitOk;
+    std::fprintf(stderr, "spiderflow: %s\n", err.c_str());
+    return kExitFindings;
 }
 
 int cmd_tc(const Options& o) {
@@ -325,19 +329,30 @@ int cmd_tc(const Options& o) {
     } else {
         throw InputError("command line", 0, "tc", "unknown action '" + action + "' (setup|install|change|remove|clear)");
     }
-    for (const auto& c : cmds) {
-        if (o.flag("--dry-run")) {
-            std::printf("%s\n", to_string(c.argv).c_str());
-            continue;
-        }
-        std::fprintf(stderr, "spiderflow: %s\n", to_string(c.argv).c_str());
-        const int rc = run_argv(c.argv, c.may_fail);
-        if (rc != 0 && !c.may_fail) {
-            std::fprintf(stderr, "spiderflow: tc failed (exit %d): %s\n", rc, to_string(c.argv).c_str());
-            return kExitFindings;
-        }
-    }
-    return kExitOk;
+    return run_or_print(cmds, o.flag("--dry-run"));
+}
+
+// `set-class`: the job-level entry point for the controller. The interface, its rate and the
+// match come from the site config (traffic_control keys) unless given.
+int cmd_set_class(const Options& o) {
+    plugin::SiteConfig site;
+    const std::string path = plugin::site_config_path();
+    if (::access(path.c_str(), R_OK) == 0) site = plugin::load_site_config(path);
+    TcLink link = plugin::wan_link(site);
+    link.dev = o.get("--dev", link.dev);
+    link.rate_mbit = o.number("--link-mbit", link.rate_mbit);
+    if (link.dev.empty())
+        throw InputError("command line", 0, "--dev", "no WAN interface: give --dev or set wan_interface in " + path);
+    const std::string m = o.get("--match", site.tc_match);
+    if (m != "dscp" && m != "fwmark") throw InputError("command line", 0, "--match", "expected dscp or fwmark");
+    if (o.get("--level").empty()) throw InputError("command line", 0, "--level", "a level 0..5 is required");
+    std::optional<double> share;
+    if (!o.get("--share").empty()) share = o.number("--share", 0);
+    ProcessRunner runner;
+    const auto cmds = plugin::change_job_class(link, m == "dscp" ? TcMatch::dscp : TcMatch::fwmark,
+                                               static_cast<int>(o.number("--job", 0)),
+                                               static_cast<int>(o.number("--level", 0)), share, runner);
+    return run_or_print(cmds, o.flag("--dry-run"));
 }
 
 int run_coflow(const std::vector<std::string>& args) {
@@ -353,6 +368,7 @@ int run_coflow(const std::vector<std::string>& args) {
     if (sub == "simulate-plans") return cmd_simulate_plans(o);
     if (sub == "classes") return cmd_classes(o);
     if (sub == "tc") return cmd_tc(o);
+    if (sub == "set-class") return cmd_set_class(o);
     std::cerr << "spiderflow: unknown coflow subcommand '" << sub << "'\n" << kUsage;
     return kExitBadInput;
 }

@@ -12,6 +12,7 @@
 #include "common/plan/plan_json.h"
 #include "common/topology/reader.h"
 #include "common/util/errors.h"
+#include "plugins/common/job_traffic.h"
 #include "plugins/common/site_config.h"
 #include "tools/spiderflow/command.h"
 
@@ -20,7 +21,8 @@ namespace {
 
 constexpr const char* kHelp =
     "usage: spiderflow launch [--dry-run] [--plan FILE] [--launcher srun|torchrun]\n"
-    "                         [--megatron|--no-megatron] [--topology FILE] -- PROGRAM [ARGS...]\n\n"
+    "                         [--megatron|--no-megatron] [--topology FILE] [--traffic-level L]\n"
+    "                         -- PROGRAM [ARGS...]\n\n"
     "Run inside a batch script of a job planned by job_submit/spiderflow (or give --plan).\n"
     "Starts one srun step: one task per GPU running PROGRAM (srun), or one torchrun per node.\n"
     "Megatron-LM's pretrain_gpt.py gets --tensor/--pipeline-model-parallel-size, the layer split,\n"
@@ -29,6 +31,11 @@ constexpr const char* kHelp =
     "  --launcher NAME   srun (default) or torchrun\n"
     "  --megatron        add Megatron-LM flags (default: when PROGRAM runs pretrain_gpt.py)\n"
     "  --topology FILE   compute the crossed links' RTT from this topology instead of the job's env\n"
+    "  --traffic-level L the job's traffic class level, 0 (highest) .. 5 (best effort; default:\n"
+    "                    $SLURM_SPANK_SPIDERFLOW_TRAFFIC_LEVEL, then $SPIDERFLOW_TRAFFIC_LEVEL). With the\n"
+    "                    site's nccl_group_classes, exports SPIDERFLOW_NCCL_TC_EP/PP/DP for the\n"
+    "                    framework's communicator configs (NCCL >= 2.26) and unsets NCCL_IB_TC/SL;\n"
+    "                    otherwise sets the job's NCCL_IB_TC/SL\n"
     "  --dry-run         print the script and exit\n";
 
 std::string env_or(const char* a, const char* b) {
@@ -47,29 +54,18 @@ std::string read_file(const std::string& path) {
 
 // Without a topology, the facts job_submit left in the job's environment.
 CommFacts facts_from_env() {
-    CommFacts f;
-    const std::string clusters = env_or("SLURM_SPANK_SPIDERFLOW_CLUSTERS", "SPIDERFLOW_CLUSTERS");
-    std::stringstream in(clusters);
-    for (std::string c; std::getline(in, c, ',');) {
-        if (!c.empty()) f.clusters.push_back(c);
-    }
-    const std::string rtt = env_or("SLURM_SPANK_SPIDERFLOW_WAN_RTT_MS", "SPIDERFLOW_WAN_RTT_MS");
-    const std::string bw = env_or("SLURM_SPANK_SPIDERFLOW_WAN_GBPS", "SPIDERFLOW_WAN_GBPS");
-    f.max_rtt_s = rtt.empty() ? 0 : std::atof(rtt.c_str()) / 1e3;
-    f.min_wan_Bps = bw.empty() ? 0 : std::atof(bw.c_str()) * 1e9 / 8;
-    return f;
+    return comm_facts_from_env([](const std::string& name) { return env_or(("SLURM_SPANK_" + name).c_str(), name.c_str()); });
 }
 
-NcclSettings site_settings() {
-    NcclSettings n;
+plugin::SiteConfig site_config() {
     const std::string path = plugin::site_config_path();
-    if (::access(path.c_str(), R_OK) != 0) return n;
-    return plugin::nccl_settings(plugin::load_site_config(path));
+    if (::access(path.c_str(), R_OK) != 0) return {};
+    return plugin::load_site_config(path);
 }
 
 int run_launch(const std::vector<std::string>& args) {
     bool dry_run = false;
-    std::string plan_path, topology_path;
+    std::string plan_path, topology_path, traffic_level;
     LaunchRequest req;
     size_t i = 1;
     auto value = [&](const std::string& opt) -> std::string {
@@ -97,6 +93,8 @@ int run_launch(const std::vector<std::string>& args) {
             req.megatron = 0;
         } else if (a == "--topology") {
             topology_path = value(a);
+        } else if (a == "--traffic-level") {
+            traffic_level = value(a);
         } else {
             throw InputError("spiderflow launch", 0, a, "unknown option (see --help); the program goes after '--'");
         }
@@ -118,12 +116,16 @@ int run_launch(const std::vector<std::string>& args) {
         plan = plan_from_json(read_file(plan_path), plan_path, nullptr);
         facts = facts_from_env();
     }
-    req.nccl = site_settings();
-    const LaunchScript script = write_launch(plan, facts, req);
+    const plugin::SiteConfig site = site_config();
+    req.nccl = plugin::nccl_settings(site);
+    LaunchScript script = write_launch(plan, facts, req);
+    if (traffic_level.empty()) traffic_level = env_or("SLURM_SPANK_SPIDERFLOW_TRAFFIC_LEVEL", plugin::kTrafficLevelVar);
+    script.unset = plugin::apply_job_class_env(script.env, site, traffic_level);
     if (dry_run) {
         std::cout << script.text();
         return kExitOk;
     }
+    for (const auto& k : script.unset) unsetenv(k.c_str());
     for (const auto& [k, v] : script.env) setenv(k.c_str(), v.c_str(), 1);
     const auto& step = script.steps.front();
     std::vector<char*> argv;
