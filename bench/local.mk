@@ -3,7 +3,7 @@
 # coflow schedulers: trace CCTs, LLM job mixes, decision time (engineer coflow)
 noinst_PROGRAMS += bench/coflow_bench
 bench_coflow_bench_SOURCES = bench/coflow_bench.cpp
-bench_coflow_bench_LDADD = libsf_coflow.la libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la $(HWLOC_LIBS)
+bench_coflow_bench_LDADD = libsf_coflow.la libsf_cost.la libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la $(HWLOC_LIBS)
 
 # planner policies: plan time and predicted iteration time, 4 to 1024 clusters (engineer baselines)
 noinst_PROGRAMS += bench/planner_bench

@@ -34,6 +34,12 @@ void finalize_job(PeriodicJob& job) {
         }
         for (int d : task.prev_deps)
             if (d < 0 || d >= n) throw InputError(src, 0, field + ".prev_deps", "bad task reference");
+        for (int d : task.sent_deps) {
+            if (d < 0 || d >= n || d == t || job.tasks[d].type != Task::Type::coflow)
+                throw InputError(src, 0, field + ".sent_deps", "must name another coflow task");
+            succ[d].push_back(t);
+            ++indeg[t];
+        }
         if (job.iterations > 1 && task.deps.empty() && task.prev_deps.empty())
             throw InputError(src, 0, field, "a first task must depend on the previous iteration");
         if (task.type == Task::Type::compute && task.duration_s < 0)
@@ -56,6 +62,7 @@ void finalize_job(PeriodicJob& job) {
         const Task& task = job.tasks[t];
         double start = 0;
         for (int d : task.deps) start = std::max(start, finish[d]);
+        for (int d : task.sent_deps) start = std::max(start, finish[d]);
         finish[t] = start + (task.type == Task::Type::compute ? task.duration_s : 0);
         longest = std::max(longest, finish[t]);
         for (const auto& f : task.flows) bytes += f.bytes;

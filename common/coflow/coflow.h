@@ -41,6 +41,11 @@ struct Task {
     int layer = 0;
     std::vector<int> deps;           // tasks of the same iteration that must finish first
     std::vector<int> prev_deps;      // tasks of the previous iteration (ignored in iteration 0)
+    // Coflows of the same iteration whose last byte must have left before this one starts:
+    // messages on one FIFO channel (NCCL sends to one peer in order on one stream, so the next
+    // micro-batch's activations follow the previous one's last byte, not its arrival, and
+    // never share the link with it).
+    std::vector<int> sent_deps;
 };
 
 // A training job: `iterations` copies of the same DAG, iteration k+1 chained to k by prev_deps.

@@ -2,13 +2,17 @@
 // Per iteration, GPipe order (all forwards, then all backwards; 1F1B moves the same bytes in a
 // different order):
 //   F(m,s)      forward compute of micro-batch m on stage s
-//   EPf(m,s)    MoE all-to-all (dispatch + combine) of stage s's layers, forward (MoE only)
 //   PPact(m,s)  activations of m from stage s to s+1, one flow per replica whose two cells
-//               sit in different clusters
-//   B(m,s), EPb(m,s), PPgrad(m,s) (s to s-1): the same backwards
-//   DP(s)       after the last micro-batch: stage s's gradients, all-reduced hierarchically;
-//               only the all-reduce of shards between clusters is WAN traffic (a ring over the
-//               clusters holding replicas of s; each sends 2(k-1)/k of the stage's gradients)
+//               sit in different clusters; starts once PPact(m-1,s) has sent its last byte
+//               (one FIFO channel per peer pair, as NCCL's p2p stream is), so micro-batches
+//               stream through a boundary one after another instead of sharing it
+//   B(m,s), PPgrad(m,s) (s+1 to s): the same backwards
+//   DP(s)       after the last micro-batch: stage s's gradients all-reduced; only the ring
+//               edges between clusters are WAN traffic
+// The flows and their bytes are the plan's (common/plan/plan_traffic.h: one definition for the
+// planner, the plan writers and this model). That definition keeps every expert on every
+// replica (the plan has no expert-parallel degree; the memory and cost models assume the
+// same), so no MoE all-to-all crosses clusters and the DAG has no EP coflows.
 // The next iteration's F(0,s) waits for DP(s). Flow endpoints are cluster indices, i.e. the node
 // ids of Network::from_topology(). Traffic inside a cluster is not modelled (it never crosses
 // the WAN); coflows without WAN flows still order the DAG and complete at once.
@@ -19,6 +23,7 @@
 
 #include "common/coflow/coflow.h"
 #include "common/plan/plan.h"
+#include "common/plan/plan_traffic.h"
 
 namespace spiderflow::coflow {
 
@@ -28,15 +33,16 @@ struct StageTimes {
     std::vector<double> backward_s;
 };
 
-// Forward = 2 * active parameters * tokens / (tp * achieved FLOP/s per GPU); backward = 2x that.
-// `achieved_flops` is peak * efficiency of the GPU type the stage runs on.
+// Forward = the cost model's FLOPs (common/cost/flops.h: layers, attention, the logits on the
+// last stage) / (tp * achieved FLOP/s per GPU); backward = 2x forward, plus one more forward
+// with full recomputation. `achieved_flops` is peak * efficiency of the GPU type.
 StageTimes stage_times_from_flops(const Plan& plan, double achieved_flops);
 
 // What crosses the WAN per iteration, by type (bytes), for reports and tests.
 struct IterationTraffic {
     double pp_bytes = 0;
     double dp_bytes = 0;
-    double ep_bytes = 0;
+    double ep_bytes = 0;   // MoE all-to-all: none crosses clusters under the plan's model (above)
 };
 
 struct LlmJobOptions {
@@ -48,11 +54,5 @@ struct LlmJobOptions {
 // Throws InputError when the plan is inconsistent (cells/layers not matching pp x dp).
 PeriodicJob build_llm_job(const Plan& plan, const StageTimes& times, const LlmJobOptions& options,
                           IterationTraffic* traffic = nullptr);
-
-// Bytes that cross a stage boundary per micro-batch and replica (one direction).
-double activation_bytes(const Plan& plan);
-// Gradient bytes of stage s that DP all-reduces (expert weights excluded when experts are
-// sharded over the data-parallel group).
-double stage_gradient_bytes(const Plan& plan, int stage);
 
 }  // namespace spiderflow::coflow

@@ -22,7 +22,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // Two events closer than this (seconds) are one event: avoids zero-length steps from rounding.
 constexpr double kTimeEps = 1e-12;
 
-enum class EventType { trace_arrival, job_arrival, task_done, coflow_done };
+enum class EventType { trace_arrival, job_arrival, task_done, coflow_sent, coflow_done };
 
 struct Event {
     double t;
@@ -58,6 +58,7 @@ struct JobState {
     const PeriodicJob* spec = nullptr;
     std::vector<std::vector<int>> succ;       // same-iteration dependents
     std::vector<std::vector<int>> next_succ;  // next-iteration dependents
+    std::vector<std::vector<int>> sent_succ;  // same-iteration dependents on a coflow's last byte sent
     std::map<int, IterState> iters;
 };
 
@@ -78,8 +79,10 @@ public:
             js.spec = &spec;
             js.succ.assign(spec.tasks.size(), {});
             js.next_succ.assign(spec.tasks.size(), {});
+            js.sent_succ.assign(spec.tasks.size(), {});
             for (size_t t = 0; t < spec.tasks.size(); ++t) {
                 for (int d : spec.tasks[t].deps) js.succ[d].push_back(static_cast<int>(t));
+                for (int d : spec.tasks[t].sent_deps) js.sent_succ[d].push_back(static_cast<int>(t));
                 for (int d : spec.tasks[t].prev_deps) js.next_succ[d].push_back(static_cast<int>(t));
             }
             JobProgress& p = progress_[j];
@@ -147,7 +150,10 @@ private:
         CoflowState* stored = &coflows_.emplace(uid, st).first->second;
         for (size_t i = flow_meta_.size() - static_cast<size_t>(st.pending); i < flow_meta_.size(); ++i)
             flow_meta_[i].coflow = stored;
-        if (empty) push(now_, EventType::coflow_done, uid);
+        if (empty) {
+            push(now_, EventType::coflow_sent, uid);
+            push(now_, EventType::coflow_done, uid);
+        }
         return uid;
     }
 
@@ -160,7 +166,8 @@ private:
         is.pending.resize(tasks.size());
         is.tasks_left = static_cast<int>(tasks.size());
         for (size_t t = 0; t < tasks.size(); ++t)
-            is.pending[t] = static_cast<int>(tasks[t].deps.size() + (k > 0 ? tasks[t].prev_deps.size() : 0));
+            is.pending[t] = static_cast<int>(tasks[t].deps.size() + tasks[t].sent_deps.size() +
+                                             (k > 0 ? tasks[t].prev_deps.size() : 0));
         return is;
     }
 
@@ -222,6 +229,14 @@ private:
                 break;
             }
             case EventType::task_done: task_done(e.a, e.b, e.c); break;
+            case EventType::coflow_sent: {
+                const CoflowState& st = coflows_.at(e.a);
+                if (st.job < 0) break;
+                IterState& is = jobs_[st.job].iters.at(st.iteration);
+                for (int s : jobs_[st.job].sent_succ[st.task])
+                    if (--is.pending[s] == 0) release_task(st.job, st.iteration, s);
+                break;
+            }
             case EventType::coflow_done: {
                 auto it = coflows_.find(e.a);
                 const CoflowState st = it->second;
@@ -339,7 +354,10 @@ private:
                 result_.stats.bytes_sent += f.remaining;   // the rounding crumb
                 CoflowState& st = *flow_meta_[i].coflow;
                 st.last_delivery = std::max(st.last_delivery, now_ + flow_meta_[i].latency);
-                if (--st.pending == 0) push(st.last_delivery, EventType::coflow_done, flow_meta_[i].coflow_uid);
+                if (--st.pending == 0) {
+                    push(now_, EventType::coflow_sent, flow_meta_[i].coflow_uid);
+                    push(st.last_delivery, EventType::coflow_done, flow_meta_[i].coflow_uid);
+                }
                 ++result_.stats.flow_events;
                 flows_[i] = flows_.back();
                 flows_.pop_back();

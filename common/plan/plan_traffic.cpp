@@ -6,25 +6,52 @@
 
 namespace spiderflow {
 
-double pp_boundary_bytes(const Plan& plan) {
+namespace {
+
+bool well_formed(const Plan& plan) {
+    return plan.pp >= 1 && plan.dp >= 1 && plan.cells.size() == static_cast<size_t>(plan.pp) * plan.dp;
+}
+
+}  // namespace
+
+double activation_bytes(const Plan& plan) {
     const JobSpec& job = plan.job;
-    const double per_replica_sequences = static_cast<double>(plan.micro_batch) * plan.num_micro_batches;
-    // Forward activations and backward gradients have the same size: seq x hidden per sequence.
-    return 2.0 * per_replica_sequences * job.seq_len * job.model.hidden * job.bytes_per_param();
+    return static_cast<double>(std::max(1, plan.micro_batch)) * job.seq_len * job.model.hidden * job.bytes_per_param();
+}
+
+double pp_boundary_bytes(const Plan& plan) {
+    // Forward activations and backward gradients have the same size.
+    return 2.0 * std::max(1, plan.num_micro_batches) * activation_bytes(plan);
 }
 
 double stage_gradient_bytes(const Plan& plan, int stage) {
     const ModelArch& m = plan.job.model;
     const int layers = stage >= 0 && stage < static_cast<int>(plan.layers_per_stage.size())
-                           ? plan.layers_per_stage[stage]
+                           ? plan.layers_per_stage[static_cast<size_t>(stage)]
                            : 0;
     double params = layers * m.params_per_layer();
-    // The input embedding lives on the first stage, the output head on the last (unless tied,
-    // in which case Megatron keeps a copy there too and all-reduces it with the first).
-    const double embed = static_cast<double>(m.vocab) * m.hidden;
-    if (stage == 0) params += embed;
-    if (stage == plan.pp - 1) params += embed;
+    // The input embedding lives on the first stage, the output head on the last; a tied head is
+    // the embedding itself with one stage, and Megatron's copy of it on the last stage with
+    // several (all-reduced with the rest of that stage). The same count as the memory model.
+    const double table = static_cast<double>(m.vocab) * m.hidden;
+    if (stage == 0) params += table;
+    if (stage == plan.pp - 1) {
+        if (!(m.tied_embeddings && plan.pp == 1)) params += table;
+        params += m.hidden;   // final norm
+    }
     return params * plan.job.bytes_per_param();
+}
+
+std::vector<ClusterFlow> pp_boundary_flows(const Plan& plan, int boundary, bool forward) {
+    std::vector<ClusterFlow> flows;
+    if (!well_formed(plan) || boundary < 0 || boundary + 1 >= plan.pp) return flows;
+    const double bytes = activation_bytes(plan);
+    for (int r = 0; r < plan.dp; ++r) {
+        const int a = plan.cell(boundary, r).cluster, b = plan.cell(boundary + 1, r).cluster;
+        if (a == b) continue;
+        flows.push_back(forward ? ClusterFlow{a, b, bytes} : ClusterFlow{b, a, bytes});
+    }
+    return flows;
 }
 
 std::vector<int> clusters_of_stage(const Plan& plan, int stage) {
@@ -38,6 +65,25 @@ std::vector<int> clusters_of_stage(const Plan& plan, int stage) {
     return out;
 }
 
+std::vector<ClusterFlow> dp_allreduce_flows(const Plan& plan, int stage) {
+    std::vector<ClusterFlow> flows;
+    if (!well_formed(plan) || stage < 0 || stage >= plan.pp) return flows;
+    std::vector<int> ring;
+    if (plan.hierarchical_dp) {
+        ring = clusters_of_stage(plan, stage);
+    } else {
+        for (int r = 0; r < plan.dp; ++r) ring.push_back(plan.cell(stage, r).cluster);
+    }
+    const int k = static_cast<int>(ring.size());
+    if (k < 2) return flows;
+    const double per_edge = 2.0 * (k - 1) / k * stage_gradient_bytes(plan, stage);
+    for (int i = 0; i < k; ++i) {
+        const int x = ring[static_cast<size_t>(i)], y = ring[static_cast<size_t>((i + 1) % k)];
+        if (x != y) flows.push_back({x, y, per_edge});
+    }
+    return flows;
+}
+
 std::vector<CrossTraffic> cross_cluster_traffic(const Plan& plan) {
     std::map<std::pair<int, int>, CrossTraffic> acc;
     auto entry = [&](int x, int y) -> CrossTraffic& {
@@ -47,39 +93,28 @@ std::vector<CrossTraffic> cross_cluster_traffic(const Plan& plan) {
         t.b = key.second;
         return t;
     };
-    if (plan.cells.size() != static_cast<size_t>(plan.pp) * plan.dp) return {};
+    if (!well_formed(plan)) return {};
 
-    const double boundary = pp_boundary_bytes(plan);
-    for (int r = 0; r < plan.dp; ++r) {
-        for (int s = 0; s + 1 < plan.pp; ++s) {
-            const int x = plan.cell(s, r).cluster;
-            const int y = plan.cell(s + 1, r).cluster;
-            if (x == y) continue;
-            CrossTraffic& t = entry(x, y);
-            t.pp_bytes += boundary;
-            t.pp_boundaries += 1;
+    const int M = std::max(1, plan.num_micro_batches);
+    for (int s = 0; s + 1 < plan.pp; ++s) {
+        for (const bool forward : {true, false}) {
+            for (const ClusterFlow& f : pp_boundary_flows(plan, s, forward)) {
+                CrossTraffic& t = entry(f.src, f.dst);
+                t.pp_bytes += M * f.bytes;
+                if (forward) t.pp_boundaries += 1;
+            }
         }
     }
-
     for (int s = 0; s < plan.pp; ++s) {
-        const double grad = stage_gradient_bytes(plan, s);
-        std::vector<int> ring;
-        if (plan.hierarchical_dp) {
-            ring = clusters_of_stage(plan, s);
-        } else {
-            for (int r = 0; r < plan.dp; ++r) ring.push_back(plan.cell(s, r).cluster);
+        // Per pair, bytes in each direction; the busier one is what the link must carry.
+        std::map<std::pair<int, int>, std::pair<double, double>> dirs;
+        for (const ClusterFlow& f : dp_allreduce_flows(plan, s)) {
+            auto& d = dirs[std::minmax(f.src, f.dst)];
+            (f.src < f.dst ? d.first : d.second) += f.bytes;
         }
-        const int k = static_cast<int>(ring.size());
-        if (k < 2) continue;
-        const double per_edge = 2.0 * (k - 1) / k * grad;
-        for (int i = 0; i < k; ++i) {
-            const int x = ring[i];
-            const int y = ring[(i + 1) % k];
-            if (x == y) continue;
-            // A two-member ring has one edge, not two.
-            if (k == 2 && i == 1) break;
-            CrossTraffic& t = entry(x, y);
-            t.dp_bytes += per_edge;
+        for (const auto& [pair, d] : dirs) {
+            CrossTraffic& t = entry(pair.first, pair.second);
+            t.dp_bytes += std::max(d.first, d.second);
             t.dp_stages += 1;
         }
     }
