@@ -7,6 +7,8 @@ libsf_slurmplugin_la_SOURCES = \
 	plugins/common/hostlist.h \
 	plugins/common/job_options.cpp \
 	plugins/common/job_options.h \
+	plugins/common/plan_summary.cpp \
+	plugins/common/plan_summary.h \
 	plugins/common/job_traffic.cpp \
 	plugins/common/job_traffic.h \
 	plugins/common/rank_order.cpp \
@@ -28,6 +30,8 @@ slurmplugin_LTLIBRARIES += plugins/spank/spiderflow.la plugins/job_submit/job_su
 plugins_spank_spiderflow_la_SOURCES = \
 	plugins/spank/config.cpp \
 	plugins/spank/context_allocator.cpp \
+	plugins/spank/context_remote_plan.cpp \
+	plugins/spank/context_remote_plan.h \
 	plugins/spank/context_job_script.cpp \
 	plugins/spank/context_remote.cpp \
 	plugins/spank/options.cpp \

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <future>
 #include <map>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -22,6 +23,7 @@
 #include "common/plan/plan_json.h"
 #include "common/planner/planner.h"
 #include "common/util/errors.h"
+#include "plugins/common/plan_summary.h"
 
 namespace spiderflow::plugin {
 
@@ -121,8 +123,10 @@ std::string known_models() {
 
 int planner_threads_running() { return g_running.load(); }
 
-SubmitDecision decide_submission(const JobOptions& opts, std::optional<int> requested_gpus,
-                                 const std::shared_ptr<const Topology>& topology, const SiteConfig& cfg) {
+namespace {
+
+SubmitDecision decide_uncached(const JobOptions& opts, std::optional<int> requested_gpus,
+                               const std::shared_ptr<const Topology>& topology, const SiteConfig& cfg) {
     SubmitDecision d;
     const auto t0 = std::chrono::steady_clock::now();
     auto finish = [&](Outcome o, std::string msg) {
@@ -217,6 +221,8 @@ SubmitDecision decide_submission(const JobOptions& opts, std::optional<int> requ
         for (const auto& [k, g] : per_node) r.gpus_per_node = std::max(r.gpus_per_node, g);
         r.num_tasks = plan.world_size();
         r.tasks_per_node = r.num_tasks == r.nodes * r.gpus_per_node ? r.gpus_per_node : 0;
+        r.slurm_env_unset = {"SLURM_GPUS"};
+        r.slurm_env = {{"SLURM_GPUS_PER_NODE", std::to_string(r.gpus_per_node)}};
         const auto first = per_node.begin()->first;
         r.gpu_type = here.nodes[static_cast<size_t>(first.second)].gpu_type;
 
@@ -238,17 +244,80 @@ SubmitDecision decide_submission(const JobOptions& opts, std::optional<int> requ
         r.job_env.push_back({"SPIDERFLOW_CLUSTERS", clusters});
         r.job_env.push_back({"SPIDERFLOW_WAN_RTT_MS", fmt(facts.max_rtt_s * 1e3, 6)});
         r.job_env.push_back({"SPIDERFLOW_WAN_GBPS", fmt(facts.min_wan_Bps * 8 / 1e9, 6)});
-        r.summary = "spiderflow plan model=" + plan.job.model.name + " tp=" + std::to_string(plan.tp) +
-                    " pp=" + std::to_string(plan.pp) + " dp=" + std::to_string(plan.dp) +
-                    " mb=" + std::to_string(plan.micro_batch) + " nodes=" + std::to_string(r.nodes) + "x" +
-                    std::to_string(r.gpus_per_node) + " iter_s=" + fmt(plan.prediction.iteration_s) +
-                    (r.plan_path.empty() ? "" : " plan=" + r.plan_path);
+        PlanSummary summary;
+        summary.model = plan.job.model.name;
+        summary.tp = plan.tp;
+        summary.pp = plan.pp;
+        summary.dp = plan.dp;
+        summary.micro_batch = plan.micro_batch;
+        summary.nodes = r.nodes;
+        summary.gpus_per_node = r.gpus_per_node;
+        summary.iteration_s = plan.prediction.iteration_s;
+        summary.plan_path = r.plan_path;
+        r.summary = format_plan_summary(summary);
         return finish(Outcome::rewrite, "");
     } catch (const std::exception& e) {
         return finish(Outcome::fail_open, std::string("internal error: ") + e.what());
     } catch (...) {
         return finish(Outcome::fail_open, "internal error");
     }
+}
+
+// Users resubmit the same spec over and over (sweeps, requeues, arrays of one size); a plan
+// found for a request stays valid for the same request on the same topology, so the decision
+// is kept and a resubmit costs a lookup instead of a search under slurmctld's job write lock. Entries
+// hold the topology weakly: a reloaded topology file is a new object and misses.
+struct CachedDecision {
+    std::weak_ptr<const Topology> topology;
+    SubmitDecision decision;
+};
+
+std::mutex g_cache_mu;
+std::map<std::string, CachedDecision> g_cache;
+constexpr size_t kCacheEntries = 256;
+
+std::string cache_key(const JobOptions& o, std::optional<int> gpus, const SiteConfig& cfg) {
+    auto n = [](const std::optional<int>& v) { return v ? std::to_string(*v) : std::string("-"); };
+    return o.model + '|' + n(o.global_batch) + '|' + n(o.micro_batch) + '|' + n(o.seq_len) + '|' + n(o.gpus) + '|' +
+           n(gpus) + '|' + o.objective + '|' + (o.policy.empty() ? cfg.policy : o.policy) + '|' + cfg.cluster + '|' +
+           cfg.state_dir + '|' + fmt(cfg.time_budget_s, 6);
+}
+
+bool file_exists(const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0;
+}
+
+}  // namespace
+
+SubmitDecision decide_submission(const JobOptions& opts, std::optional<int> requested_gpus,
+                                 const std::shared_ptr<const Topology>& topology, const SiteConfig& cfg) {
+    // A given plan file may change between submits: only planned specs are cached.
+    if (!opts.any() || !cfg.enabled || !topology || !opts.plan_file.empty()) {
+        return decide_uncached(opts, requested_gpus, topology, cfg);
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::string key = cache_key(opts, requested_gpus, cfg);
+    {
+        std::lock_guard<std::mutex> lock(g_cache_mu);
+        auto it = g_cache.find(key);
+        if (it != g_cache.end() && it->second.topology.lock() == topology &&
+            (it->second.decision.rewrite.plan_path.empty() || file_exists(it->second.decision.rewrite.plan_path))) {
+            SubmitDecision d = it->second.decision;
+            d.from_cache = true;
+            d.planning_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            return d;
+        }
+    }
+    SubmitDecision d = decide_uncached(opts, requested_gpus, topology, cfg);
+    // Rejections are cached too (same spec, same answer); fail-open outcomes (a timeout, an
+    // internal error) are not, so the next submit tries again.
+    if (d.outcome == Outcome::rewrite || d.outcome == Outcome::reject) {
+        std::lock_guard<std::mutex> lock(g_cache_mu);
+        if (g_cache.size() >= kCacheEntries) g_cache.clear();
+        g_cache[key] = {topology, d};
+    }
+    return d;
 }
 
 }  // namespace spiderflow::plugin

@@ -26,6 +26,11 @@ struct SubmitRewrite {
     int tasks_per_node = 0;           // 0 when tasks are not spread evenly
     std::string gpu_type;             // for the constraint, when the site asks for it
     std::vector<std::pair<std::string, std::string>> job_env;  // SPIDERFLOW_* for the steps
+    // Slurm's own request variables in the job's environment, made to describe the rewritten
+    // request: sbatch/salloc export SLURM_GPUS=<--gpus>, and an srun inside the job re-reads it as
+    // its step's request (on fewer nodes: "Invalid generic resource specification").
+    std::vector<std::string> slurm_env_unset;
+    std::vector<std::pair<std::string, std::string>> slurm_env;
     std::string plan_path;            // plan JSON under state_dir; empty when it could not be written
     std::string summary;              // one line for logs and AdminComment
 };
@@ -35,10 +40,11 @@ struct SubmitDecision {
     SubmitRewrite rewrite;
     std::string message;              // reject: for the user; fail_open: for the log
     double planning_ms = 0;
+    bool from_cache = false;          // the same request on the same topology was decided before
 };
 
 // requested_gpus: what the job asked for with --gpus / --gpus-per-node x nodes, if anything.
-// Never throws.
+// Never throws. Decisions for planned specs are cached per topology object (see the .cpp).
 SubmitDecision decide_submission(const JobOptions& options, std::optional<int> requested_gpus,
                                  const std::shared_ptr<const Topology>& topology, const SiteConfig& config);
 

@@ -61,12 +61,17 @@ void apply_rewrite(job_desc_msg_t* job, const SubmitRewrite& r, bool constrain_g
     // Slurm itself gives spank-env values in a batch step.
     for (const auto& [k, v] : r.job_env) slurm_env_array_overwrite(&job->spank_job_env, k.c_str(), v.c_str());
     job->spank_job_env_size = count(job->spank_job_env);
-    if (job->environment != nullptr && job->env_size > 0) {
-        for (const auto& [k, v] : r.job_env) {
-            slurm_env_array_overwrite(&job->environment, ("SLURM_SPANK_" + k).c_str(), v.c_str());
-        }
-        job->env_size = count(job->environment);
+    // salloc and srun jobs carry no environment here; what is set in it comes back to them in
+    // the allocation response (slurmctld keeps it as the job's supplementary environment),
+    // so their steps see the plan as a batch job's do.
+    for (const auto& name : r.slurm_env_unset) {
+        if (job->environment != nullptr) slurm_unsetenvp(job->environment, name.c_str());
     }
+    for (const auto& [k, v] : r.slurm_env) slurm_env_array_overwrite(&job->environment, k.c_str(), v.c_str());
+    for (const auto& [k, v] : r.job_env) {
+        slurm_env_array_overwrite(&job->environment, ("SLURM_SPANK_" + k).c_str(), v.c_str());
+    }
+    job->env_size = count(job->environment);
     replace_string(&job->admin_comment, r.summary);
 }
 

@@ -7,6 +7,7 @@ extern "C" {
 #include <slurm/spank.h>
 }
 
+#include "plugins/spank/context_remote_plan.h"
 #include "plugins/spank/spank_state.h"
 
 extern "C" {
@@ -50,6 +51,14 @@ extern "C" int slurm_spank_init_post_opt(spank_t sp, int ac, char** av) {
         if (spank_context() == S_CTX_ALLOCATOR) return sfs::allocator_post_opt(sp);
         return 0;
     });
+}
+
+// slurmstepd, before the tasks fork: salloc/srun jobs get their plan here (context_remote_plan.cpp).
+extern "C" int slurm_spank_user_init(spank_t sp, int ac, char** av) {
+    (void)ac;
+    (void)av;
+    const int rc = guarded("user_init", [&] { return sfs::remote_user_init(sp); });
+    return rc == 0 ? 0 : (slurm_error("spiderflow: step starts without the job's plan"), 0);
 }
 
 extern "C" int slurm_spank_task_init(spank_t sp, int ac, char** av) {

@@ -65,6 +65,54 @@ else
     expect "tp/pp/dp coordinates consistent with ranks" test "$bad" = 0
 fi
 
+# --- 1b. steps inside a planned job: an srun on part of the allocation, and `spiderflow launch` --
+# sbatch exported the user's --gpus=16 as SLURM_GPUS; an inner srun re-reads it as its own step
+# request, so a one-node step failed ("Invalid generic resource specification") until job_submit
+# made the job's environment describe the rewritten request (SLURM_GPUS_PER_NODE).
+out=$SF_TMP/out/steps.txt
+{
+    printf '#!/bin/bash\necho "batch gpus=$SLURM_GPUS gpn=$SLURM_GPUS_PER_NODE"\n'
+    printf 'srun -N1 -n2 %s | sed "s/^/small /"\n' "$SF_TMP/report.sh"
+    printf '%q launch -- %q\n' "$SF_BUILDDIR/spiderflow" "$SF_TMP/report.sh"
+} > "$SF_TMP/steps.sh"
+id=$(sbatch --parsable -o "$out" --llm-model=llama3-8b --llm-global-batch=64 --gpus=16 "$SF_TMP/steps.sh" 2>&1)
+state=$(sf_wait_job "$id")
+expect "steps job completed (state $state)" test "$state" = COMPLETED
+expect "batch env: SLURM_GPUS dropped, GPUs per node as rewritten" grep -q '^batch gpus= gpn=8$' "$out"
+expect "one-node srun step inside a planned job runs" test "$(grep -c '^small node=.* world=2 ' "$out")" = 2
+expect "spiderflow launch: 16 task lines" test "$(grep -c '^node=' "$out")" = 16
+expect "spiderflow launch: ranks 0..15 each once" test "$(grep '^node=' "$out" | grep -o ' rank=[0-9]*' | sort -u | wc -l)" = 16
+expect "spiderflow launch: WORLD_SIZE=16, NCCL_IB_TC set" test "$(grep -c '^node=.* world=16 .* tc=106 ' "$out")" = 16
+bad=$(grep '^node=' "$out" | awk '{for(i=1;i<=NF;i++){split($i,kv,"=");v[kv[1]]=kv[2]}
+           if (v["tp"]*v["pp"]*v["dp"] != 16 || v["rank"] != v["tpr"] + v["tp"]*(v["dpr"] + v["dp"]*v["ppr"])) n++}
+           END{print n+0}')
+expect "spiderflow launch: tp/pp/dp coordinates consistent with ranks" test "$bad" = 0
+[ "$state" = COMPLETED ] || cat "$out" >&2
+
+# --- 1c. salloc and srun-only jobs: planned like sbatch ones, and their steps get the plan --------
+# job_submit cannot reach their environment; slurmstepd reads the plan summary back from
+# slurmctld. srun sizes its step from its own options (before job_submit's rewrite), so an
+# srun-only job says its task count: one task per GPU.
+coords_ok() {  # coords_ok FILE WORLD: each task line's tp/pp/dp coordinates agree with its rank
+    awk -v w="$2" '/^node=/{for(i=1;i<=NF;i++){split($i,kv,"=");v[kv[1]]=kv[2]}
+        if (v["world"] != w || v["tp"]*v["pp"]*v["dp"] != w || v["rank"] != v["tpr"] + v["tp"]*(v["dpr"] + v["dp"]*v["ppr"])) n++; t++}
+        END{exit !(t == w && n == 0)}' "$1"
+}
+out=$SF_TMP/out/salloc.txt
+timeout 60 salloc --llm-model=llama3-8b --llm-global-batch=64 --gpus=16 \
+    bash -c "echo job=\$SLURM_JOB_ID; srun --ntasks-per-node=8 $SF_TMP/report.sh" >"$out" 2>"$SF_TMP/salloc.err"
+id=$(grep -o '^job=[0-9]*' "$out" | cut -d= -f2)
+expect "salloc job planned" grep -q 'AdminComment=spiderflow plan.* nodes=2x8' <<<"$(scontrol show job "$id" 2>&1)"
+expect "salloc: srun step tasks hold ranks and tp/pp/dp coordinates" coords_ok "$out" 16
+expect "salloc: ranks 0..15 each once" test "$(grep -o ' rank=[0-9]*' "$out" | sort -u | wc -l)" = 16
+out=$SF_TMP/out/srun.txt
+timeout 60 srun --llm-model=llama3-8b --llm-global-batch=64 --gpus=16 -n16 "$SF_TMP/report.sh" \
+    >"$out" 2>"$SF_TMP/srun.err"
+id=$(squeue -h -t all -o '%i' 2>/dev/null | sort -n | tail -1)
+expect "srun-only job planned" grep -q 'AdminComment=spiderflow plan.* nodes=2x8' <<<"$(scontrol show job "$id" 2>&1)"
+expect "srun-only: tasks hold ranks and tp/pp/dp coordinates" coords_ok "$out" 16
+expect "srun-only: NCCL_IB_TC from the site config" test "$(grep -c ' tc=106 ' "$out")" = 16
+
 # --- 2. each kind of bad spec fails at sbatch with our message ---------------------------------
 bad_spec() {  # bad_spec NAME EXPECTED_TEXT SBATCH_ARGS...
     local name=$1 want=$2; shift 2

@@ -3,12 +3,14 @@
 
 #include <sys/stat.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
 #include <sstream>
 
 #include "common/topology/topology.h"
+#include "plugins/common/plan_summary.h"
 #include "plugins/common/submit_planner.h"
 
 using namespace spiderflow;
@@ -116,7 +118,24 @@ TEST(SubmitPlanner, GoodSpecRewritesAndWritesThePlan) {
     const int tp = std::stoi(env.at("SPIDERFLOW_TP")), pp = std::stoi(env.at("SPIDERFLOW_PP")),
               dp = std::stoi(env.at("SPIDERFLOW_DP"));
     EXPECT_EQ(tp * pp * dp, 16);
+    // The job-wide --gpus count sbatch exported would become every inner srun's request.
+    EXPECT_EQ(r.slurm_env_unset, std::vector<std::string>{"SLURM_GPUS"});
+    std::map<std::string, std::string> slurm(r.slurm_env.begin(), r.slurm_env.end());
+    EXPECT_EQ(slurm["SLURM_GPUS_PER_NODE"], std::to_string(r.gpus_per_node));
     ASSERT_FALSE(r.plan_path.empty());
+    // The AdminComment summary carries the plan back to salloc/srun jobs' steps.
+    PlanSummary back;
+    ASSERT_TRUE(parse_plan_summary(r.summary, &back)) << r.summary;
+    EXPECT_EQ(back.tp, tp);
+    EXPECT_EQ(back.pp, pp);
+    EXPECT_EQ(back.dp, dp);
+    EXPECT_EQ(back.nodes, r.nodes);
+    EXPECT_EQ(back.gpus_per_node, r.gpus_per_node);
+    EXPECT_EQ(back.plan_path, r.plan_path);
+    const auto step_env = summary_step_env(back);
+    std::map<std::string, std::string> step(step_env.begin(), step_env.end());
+    EXPECT_EQ(step["SPIDERFLOW_TP"], env.at("SPIDERFLOW_TP"));
+    EXPECT_EQ(step["SPIDERFLOW_PLAN"], r.plan_path);
     std::ifstream f(r.plan_path);
     ASSERT_TRUE(f.good()) << r.plan_path;
     std::stringstream text;
@@ -130,6 +149,42 @@ TEST(SubmitPlanner, GoodSpecRewritesAndWritesThePlan) {
     const auto again = decide_submission(given, std::nullopt, cluster(4), config(dir));
     ASSERT_EQ(again.outcome, Outcome::rewrite) << again.message;
     EXPECT_EQ(again.rewrite.plan_path, r.plan_path);
+}
+
+TEST(PlanSummary, OnlyOurOwnSummaryParses) {
+    const std::string text = "spiderflow plan model=llama3-8b tp=2 pp=4 dp=8 mb=1 nodes=8x8 iter_s=1.25";
+    PlanSummary back;
+    ASSERT_TRUE(parse_plan_summary(text, &back));
+    EXPECT_EQ(back.nodes, 8);
+    EXPECT_EQ(format_plan_summary(back), text);
+    EXPECT_EQ(back.dp, 8);
+    EXPECT_TRUE(back.plan_path.empty());
+    EXPECT_EQ(summary_step_env(back).size(), 4u) << "no SPIDERFLOW_PLAN without a plan file";
+    EXPECT_FALSE(parse_plan_summary("requeued by admin", &back));
+    EXPECT_FALSE(parse_plan_summary("spiderflow plan model=x tp=0 pp=1 dp=1 mb=1 nodes=1x8", &back));
+    EXPECT_FALSE(parse_plan_summary("spiderflow plan model=x tp=2 pp=1 dp=1 mb=1 nodes=8", &back));
+}
+
+TEST(SubmitPlanner, ResubmitsOfTheSameSpecReuseTheDecision) {
+    const std::string dir = temp_dir();
+    const auto topo = cluster(4);
+    const auto first = decide_submission(opts("llama3-8b", 128), 16, topo, config(dir));
+    ASSERT_EQ(first.outcome, Outcome::rewrite) << first.message;
+    EXPECT_FALSE(first.from_cache);
+    const auto again = decide_submission(opts("llama3-8b", 128), 16, topo, config(dir));
+    EXPECT_TRUE(again.from_cache);
+    EXPECT_EQ(again.rewrite.summary, first.rewrite.summary);
+    EXPECT_EQ(again.rewrite.job_env, first.rewrite.job_env);
+    // Another request, a reloaded topology, or a removed plan file: planned afresh.
+    EXPECT_FALSE(decide_submission(opts("llama3-8b", 128), 8, topo, config(dir)).from_cache);
+    EXPECT_FALSE(decide_submission(opts("llama3-8b", 128), 16, cluster(4), config(dir)).from_cache);
+    const auto fresh_topo = cluster(4);
+    const auto planned = decide_submission(opts("llama3-8b", 256), 16, fresh_topo, config(dir));
+    ASSERT_EQ(planned.outcome, Outcome::rewrite) << planned.message;
+    ASSERT_EQ(std::remove(planned.rewrite.plan_path.c_str()), 0);
+    const auto replanned = decide_submission(opts("llama3-8b", 256), 16, fresh_topo, config(dir));
+    EXPECT_FALSE(replanned.from_cache);
+    EXPECT_TRUE(std::ifstream(replanned.rewrite.plan_path).good()) << "the plan file is written again";
 }
 
 TEST(SubmitPlanner, UnwritableStateDirStillPlans) {

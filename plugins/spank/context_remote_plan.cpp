@@ -1,0 +1,42 @@
+// A batch job's steps find the plan in the job's environment (job_submit put it there). An
+// salloc or srun job has no such environment, so slurmstepd asks slurmctld for the job's plan
+// summary (AdminComment, written by job_submit) and puts SPIDERFLOW_TP/PP/DP/PLAN into the step's
+// environment, where task_init turns them into ranks and coordinates. This runs in user_init
+// (once per step and node, before the tasks fork): srun's local context cannot set the tasks'
+// environment. One RPC per step and node, only for SpiderFlow steps without the plan.
+#include "plugins/spank/context_remote_plan.h"
+
+#include <string>
+
+extern "C" {
+#include <slurm/slurm.h>
+}
+
+#include "plugins/common/plan_summary.h"
+#include "plugins/spank/spank_state.h"
+
+namespace spiderflow::plugin::spank {
+
+int remote_user_init(spank_t sp) {
+    if (spank_remote(sp) != 1) return 0;
+    const PluginState& st = plugin_state();
+    if (!st.config.enabled || !st.options.any()) return 0;
+    // Inside a planned batch job the environment already holds the plan.
+    if (!job_getenv(sp, "SLURM_SPANK_SPIDERFLOW_TP").empty() || !job_getenv(sp, "SPIDERFLOW_TP").empty()) return 0;
+    uint32_t job_id = 0;
+    if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS || job_id == 0) return 0;
+    job_info_msg_t* info = nullptr;
+    if (slurm_load_job(&info, job_id, SHOW_ALL) != SLURM_SUCCESS || info == nullptr) {
+        slurm_error("spiderflow: cannot read job %u's plan from slurmctld; tasks start without it", job_id);
+        return 0;
+    }
+    std::string comment;
+    if (info->record_count > 0 && info->job_array[0].admin_comment != nullptr) comment = info->job_array[0].admin_comment;
+    slurm_free_job_info_msg(info);
+    PlanSummary summary;
+    if (!parse_plan_summary(comment, &summary)) return 0;  // not planned (e.g. failed open)
+    for (const auto& [k, v] : summary_step_env(summary)) spank_setenv(sp, k.c_str(), v.c_str(), 0);
+    return 0;
+}
+
+}  // namespace spiderflow::plugin::spank
