@@ -2,7 +2,10 @@
 // 405B parameters. Prints CSV (instance,clusters,gpus,model,policy,plan_ms,iter_time_s,status)
 // on stdout, then '#' lines comparing the measured ratios with issue 3's targets.
 // Not a test: no assertion on timing; run it by hand on a quiet machine.
-//   bench/planner_bench [--quick] [--srcdir DIR]
+//   bench/planner_bench [--quick] [--srcdir DIR] [--only-policy P[,P...]] [--instances I[,I...]]
+//                       [--models M[,M...]] [--slow-limit S] [--no-fixed] [--notes]
+// The filters run a part of the table (one instance, one policy) for measuring; the summary
+// then only covers what ran. --slow-limit overrides the slow policies' time limit.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -54,11 +57,31 @@ struct Row {
     std::string status;
 };
 
+std::vector<std::string> split_list(const std::string& s) {
+    std::vector<std::string> out;
+    size_t start = 0;
+    while (start <= s.size()) {
+        const size_t comma = s.find(',', start);
+        const size_t end = comma == std::string::npos ? s.size() : comma;
+        if (end > start) out.push_back(s.substr(start, end - start));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return out;
+}
+
+// An empty filter lets everything through.
+bool selected(const std::vector<std::string>& filter, const std::string& name) {
+    return filter.empty() || std::find(filter.begin(), filter.end(), name) != filter.end();
+}
+
 int floor_pow2(int n) {
     int p = 1;
     while (p * 2 <= n) p *= 2;
     return p;
 }
+
+bool g_notes = false;  // --notes: each policy's note on stderr
 
 Row run_one(const Instance& inst, const CostModel& cost, const std::string& model, const PlanRequest& req,
             const std::string& policy) {
@@ -73,6 +96,7 @@ Row run_one(const Instance& inst, const CostModel& cost, const std::string& mode
         const PlanResult r = make_planner(policy)->plan(req, cost);
         row.iter_s = r.plan.prediction.iteration_s;
         row.status = r.hit_limit ? "timeout" : "ok";
+        if (g_notes) std::cerr << inst.name << " " << model << " " << policy << ": " << r.note << "\n";
     } catch (const InfeasibleError& e) {
         const std::string what = e.what();
         // A slow policy that found nothing before its limit timed out; it did not prove anything.
@@ -118,13 +142,23 @@ void verdict(const char* what, double measured, const char* target, bool pass, c
 
 int main(int argc, char** argv) {
     bool quick = false;
+    std::vector<std::string> only_policies, only_instances, only_models;
+    double slow_limit_override = -1;
+    bool with_fixed = true;
     std::string srcdir = std::getenv("SF_SRCDIR") ? std::getenv("SF_SRCDIR") : ".";
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--quick") quick = true;
         else if (a == "--srcdir" && i + 1 < argc) srcdir = argv[++i];
+        else if (a == "--only-policy" && i + 1 < argc) only_policies = split_list(argv[++i]);
+        else if (a == "--instances" && i + 1 < argc) only_instances = split_list(argv[++i]);
+        else if (a == "--models" && i + 1 < argc) only_models = split_list(argv[++i]);
+        else if (a == "--no-fixed") with_fixed = false;
+        else if (a == "--notes") g_notes = true;
+        else if (a == "--slow-limit" && i + 1 < argc) slow_limit_override = std::atof(argv[++i]);
         else {
-            std::cerr << "usage: planner_bench [--quick] [--srcdir DIR]\n";
+            std::cerr << "usage: planner_bench [--quick] [--srcdir DIR] [--only-policy P,...] [--instances I,...]"
+                         " [--models M,...] [--slow-limit S] [--no-fixed] [--notes]\n";
             return 2;
         }
     }
@@ -139,6 +173,7 @@ int main(int argc, char** argv) {
     }
     const std::vector<int> generated = quick ? std::vector<int>{16, 64, 1024} : std::vector<int>{16, 32, 64, 128, 1024};
     for (int n : generated) {
+        if (!selected(only_instances, "generated-" + std::to_string(n))) continue;
         GeneratorOptions g;
         g.clusters = n;
         g.seed = 1;
@@ -154,14 +189,18 @@ int main(int argc, char** argv) {
                                       {"aws-4", "llama3-70b", 512, 8, 4, 2},
                                       {"worldwide-8", "gpt3-13b", 512, 8, 2, 2},
                                       {"worldwide-8", "llama3-70b", 256, 8, 4, 1}};
-    const double slow_limit = quick ? 20.0 : 0.0;  // 0 = the policy's default (600 s)
+    const double slow_limit = slow_limit_override >= 0 ? slow_limit_override
+                              : quick                  ? 20.0
+                                                       : 0.0;  // 0 = the policy's default (600 s)
 
     std::printf("instance,clusters,gpus,model,policy,plan_ms,iter_time_s,status\n");
     std::vector<Row> rows;
     for (const Instance& inst : instances) {
+        if (!selected(only_instances, inst.name)) continue;
         const CostModel cost(inst.topology, Catalog::builtin());
         const int n = static_cast<int>(inst.topology.clusters.size());
         for (const Job& job : jobs) {
+            if (!selected(only_models, job.model)) continue;
             PlanRequest req;
             req.job.model = *Catalog::builtin().model(job.model);
             req.job.seq_len = 2048;
@@ -172,6 +211,7 @@ int main(int argc, char** argv) {
             std::vector<std::string> policies = {"spinsearch", "greedy", "first-fit"};
             if (job.slow_ok && n <= 64) policies.insert(policies.end(), {"global-ilp", "genetic", "exhaustive"});
             for (const std::string& p : policies) {
+                if (!selected(only_policies, p)) continue;
                 PlanRequest r = req;
                 if (p == "global-ilp" || p == "genetic" || p == "exhaustive") r.time_limit_s = slow_limit;
                 rows.push_back(run_one(inst, cost, job.model, r, p));
@@ -179,7 +219,7 @@ int main(int argc, char** argv) {
         }
         // Fixed-degree requests where the exhaustive oracle can finish.
         for (const Fixed& f : fixed) {
-            if (f.instance != inst.name) continue;
+            if (!with_fixed || f.instance != inst.name || !selected(only_models, f.model)) continue;
             PlanRequest req;
             req.job.model = *Catalog::builtin().model(f.model);
             req.job.seq_len = 2048;
@@ -190,6 +230,7 @@ int main(int argc, char** argv) {
             req.dp = f.dp;
             for (const char* name : {"spinsearch", "greedy", "first-fit", "global-ilp", "genetic", "exhaustive"}) {
                 const std::string p = name;
+                if (!selected(only_policies, p)) continue;
                 PlanRequest r = req;
                 if (p == "global-ilp" || p == "genetic") r.time_limit_s = slow_limit;
                 Row row = run_one({inst.name + "-fixed", inst.topology}, cost, f.model, r, p);

@@ -10,7 +10,7 @@ tests_unit_test_milp_LDADD = libsf_milp.la libsf_util.la $(CBC_LIBS) $(GTEST_LIB
 # plan writers (engineer baselines)
 check_PROGRAMS += tests/unit/test_plan
 TESTS += tests/unit/test_plan
-tests_unit_test_plan_SOURCES = tests/unit/plan/plan_fixture.h tests/unit/plan/test_plan_json.cpp \
+tests_unit_test_plan_SOURCES = tests/unit/common/small_model.h tests/unit/plan/plan_fixture.h tests/unit/plan/test_plan_json.cpp \
 	tests/unit/plan/test_plan_writers.cpp
 tests_unit_test_plan_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_plan_LDADD = libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la $(GTEST_LIBS_ALL)
@@ -55,7 +55,7 @@ tests_unit_test_model_LDADD = libsf_model.la libsf_util.la $(GTEST_LIBS_ALL)
 # cost model (engineer cost)
 check_PROGRAMS += tests/unit/test_cost
 TESTS += tests/unit/test_cost
-tests_unit_test_cost_SOURCES = tests/unit/cost/cost_fixture.h tests/unit/cost/test_flops_memory.cpp \
+tests_unit_test_cost_SOURCES = tests/unit/common/small_model.h tests/unit/cost/cost_fixture.h tests/unit/cost/test_flops_memory.cpp \
 	tests/unit/cost/test_cost_model.cpp tests/unit/cost/test_validation.cpp
 tests_unit_test_cost_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_cost_LDADD = libsf_cost.la libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la -lpthread \

@@ -1,5 +1,6 @@
 #include "common/milp/cbc_backend.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <exception>
@@ -38,7 +39,7 @@ SolveResult solve_empty(const Model& model) {
     return r;
 }
 
-void add_default_strength(CbcModel& cbc) {
+void add_default_strength(CbcModel& cbc, bool has_start) {
     // Plain CbcModel has no cuts or heuristics; these are the usual cheap ones that make
     // small assignment/bin-style models (TPA level 2) close quickly.
     CglProbing probing;
@@ -61,13 +62,16 @@ void add_default_strength(CbcModel& cbc) {
 
     CbcRounding rounding(cbc);
     cbc.addHeuristic(&rounding);
+    // The feasibility pump looks for a first solution; a caller's start point already is one,
+    // and on large models the pump is what ignores the time limit longest.
     CbcHeuristicFPump pump(cbc);
-    cbc.addHeuristic(&pump);
+    if (!has_start) cbc.addHeuristic(&pump);
     CbcHeuristicLocal local(cbc);
     cbc.addHeuristic(&local);
 }
 
-SolveResult run_cbc(const Model& model, const SolveOptions& options) {
+SolveResult run_cbc(const Model& model, const SolveOptions& options, const std::vector<double>& initial) {
+    const auto start = std::chrono::steady_clock::now();
     OsiClpSolverInterface lp;
     const double inf = lp.getInfinity();
     const int n = model.num_variables();
@@ -99,16 +103,46 @@ SolveResult run_cbc(const Model& model, const SolveOptions& options) {
         lp.setHintParam(OsiDoReducePrint, true, OsiHintTry);
     }
 
+    // The limit covers everything from the start: Clp's root LP honours a wall-clock limit of its
+    // own, and branch and bound gets what the LP left.
+    const double limit_s = options.time_limit_s > 0 ? options.time_limit_s : 10.0;
+    auto left_s = [&] {
+        return limit_s - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
+    const bool has_start = static_cast<int>(initial.size()) == n &&
+                           model.max_violation(initial) <= 1e-6;
+    const double start_objective = has_start ? model.evaluate(initial) : kInf;
+
     CbcModel cbc(lp);  // clones lp
     cbc.setLogLevel(options.log ? 1 : 0);
     if (!options.log) cbc.solver()->messageHandler()->setLogLevel(0);
+    if (auto* clp = dynamic_cast<OsiClpSolverInterface*>(cbc.solver())) clp->getModelPtr()->setMaximumWallSeconds(std::max(0.01, left_s()));
     cbc.setUseElapsedTime(true);
-    cbc.setMaximumSeconds(options.time_limit_s > 0 ? options.time_limit_s : 10.0);
     cbc.setAllowableFractionGap(options.relative_gap >= 0 ? options.relative_gap : 1e-4);
     if (options.threads > 1) cbc.setNumberThreads(options.threads);
-    add_default_strength(cbc);
+    add_default_strength(cbc, has_start);
+    // Root cut passes are not interrupted by the time limit: fewer of them on large models.
+    if (model.num_rows() > 2000) cbc.setMaximumCutPassesAtRoot(5);
 
     cbc.initialSolve();
+    const bool root_solved = cbc.solver()->isProvenOptimal();
+    if (!root_solved && !cbc.solver()->isProvenPrimalInfeasible() && !cbc.solver()->isProvenDualInfeasible()) {
+        // The root LP itself ran out of time: no proof of anything; the start point, if any.
+        SolveResult r;
+        if (has_start) {
+            r.status = SolveStatus::feasible_with_gap;
+            r.values = initial;
+            r.objective = start_objective;
+        } else {
+            r.status = SolveStatus::limit_without_solution;
+        }
+        return r;
+    }
+    if (has_start && root_solved)
+        cbc.setBestSolution(initial.data(), n, start_objective - model.objective_offset(), false);
+    cbc.setMaximumSeconds(std::max(0.01, left_s()));
+    if (auto* clp = dynamic_cast<OsiClpSolverInterface*>(cbc.solver()))
+        clp->getModelPtr()->setMaximumWallSeconds(std::max(0.01, left_s()));
     cbc.branchAndBound();
 
     SolveResult r;
@@ -144,11 +178,11 @@ SolveResult run_cbc(const Model& model, const SolveOptions& options) {
 
 }  // namespace
 
-SolveResult solve(const Model& model, const SolveOptions& options) {
+SolveResult solve(const Model& model, const SolveOptions& options, const std::vector<double>& start_point) {
     const auto start = std::chrono::steady_clock::now();
     SolveResult r;
     try {
-        r = model.num_variables() == 0 ? solve_empty(model) : run_cbc(model, options);
+        r = model.num_variables() == 0 ? solve_empty(model) : run_cbc(model, options, start_point);
     } catch (const std::exception&) {
         r = SolveResult{};
         r.status = SolveStatus::error;

@@ -90,7 +90,8 @@ enum class SolveStatus {
 
 const char* to_string(SolveStatus s);
 
-// Every solve has a time limit and a gap: a planner must never hang on a hard instance.
+// Every solve has a time limit and a gap: a planner must never hang on a hard instance. The limit
+// bounds the whole solve, the root LP included (its wall time, on a loaded machine too).
 struct SolveOptions {
     double time_limit_s = 10.0;
     double relative_gap = 1e-4;

@@ -18,6 +18,7 @@ libsf_planner_la_SOURCES = \
 libsf_planner_la_SOURCES += \
 	common/planner/baselines/common/evaluator.h \
 	common/planner/baselines/common/evaluator.cpp \
+	common/planner/baselines/common/portable_random.h \
 	common/planner/baselines/first_fit/first_fit.h \
 	common/planner/baselines/first_fit/first_fit.cpp \
 	common/planner/baselines/greedy/greedy.h \
@@ -27,4 +28,10 @@ libsf_planner_la_SOURCES += \
 	common/planner/baselines/exhaustive/exhaustive.h \
 	common/planner/baselines/exhaustive/exhaustive.cpp \
 	common/planner/baselines/global_ilp/global_ilp.h \
-	common/planner/baselines/global_ilp/global_ilp.cpp
+	common/planner/baselines/global_ilp/global_ilp.cpp \
+	common/planner/baselines/global_ilp/shape_costs.h \
+	common/planner/baselines/global_ilp/shape_costs.cpp \
+	common/planner/baselines/global_ilp/start_layout.h \
+	common/planner/baselines/global_ilp/start_layout.cpp \
+	common/planner/baselines/global_ilp/shape_milp.h \
+	common/planner/baselines/global_ilp/shape_milp.cpp

@@ -5,23 +5,14 @@
 #include "common/cost/flops.h"
 #include "common/cost/memory.h"
 #include "common/plan/sequential_layout.h"
+#include "tests/unit/common/small_model.h"
 #include "tests/unit/cost/cost_fixture.h"
 
 using namespace spiderflow;
 
 namespace {
 // 4 layers, h=64, 4 heads, FFN 256 (plain), vocab 1000, untied.
-ModelArch small_model() {
-    ModelArch m;
-    m.name = "small";
-    m.layers = 4;
-    m.hidden = 64;
-    m.heads = 4;
-    m.kv_heads = 4;
-    m.ffn_hidden = 256;
-    m.vocab = 1000;
-    return m;
-}
+ModelArch small_model() { return spiderflow::test::dense_model("small", 4, 64, 4, 256, 1000); }
 }  // namespace
 
 TEST(Flops, HandCountedSmallModel) {

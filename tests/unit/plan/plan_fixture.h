@@ -4,6 +4,7 @@
 #include "common/plan/plan.h"
 #include "common/topology/topology.h"
 #include "common/util/units.h"
+#include "tests/unit/common/small_model.h"
 
 namespace spiderflow::test {
 
@@ -32,17 +33,7 @@ inline Topology two_sites() {
     return t;
 }
 
-inline ModelArch small_model() {
-    ModelArch m;
-    m.name = "test-1b";
-    m.layers = 8;
-    m.hidden = 2048;
-    m.heads = 16;
-    m.kv_heads = 16;
-    m.ffn_hidden = 8192;
-    m.vocab = 32000;
-    return m;
-}
+inline ModelArch small_model() { return dense_model("test-1b", 8, 2048, 16, 8192, 32000); }
 
 // tp=4, pp=2, dp=4: stage 0 in east, stage 1 in west (pipelines cross, DP inside).
 inline Plan cross_plan() {

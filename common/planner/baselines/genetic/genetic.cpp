@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <limits>
 #include <numeric>
-#include <random>
 
 #include "common/planner/baselines/common/evaluator.h"
+#include "common/planner/baselines/common/portable_random.h"
 
 namespace spiderflow {
 namespace {
@@ -26,8 +26,8 @@ public:
     int run();  // returns offspring evaluated
 
 private:
-    int pick(int n) { return static_cast<int>(std::uniform_int_distribution<int>(0, n - 1)(rng_)); }
-    double coin() { return std::uniform_real_distribution<double>(0, 1)(rng_); }
+    int pick(int n) { return rng_.below(n); }
+    double coin() { return rng_.uniform01(); }
     const std::vector<int>& clusters(int tp) {
         auto it = clusters_.find(tp);
         if (it == clusters_.end()) it = clusters_.emplace(tp, eval_.clusters_by_compute(tp)).first;
@@ -45,7 +45,7 @@ private:
     baselines::BestKeeper& keeper_;
     GeneticOptions opt_;
     std::vector<Shape> shapes_;
-    std::mt19937_64 rng_;
+    baselines::PortableRandom rng_;
     std::map<int, std::vector<int>> clusters_;
 };
 
@@ -56,7 +56,7 @@ Individual Search::random_individual(int shape) {
     Individual ind;
     ind.shape = shape;
     std::vector<int> order = clusters(s.tp);
-    std::shuffle(order.begin(), order.end(), rng_);
+    rng_.shuffle(order);
     const bool stage_major = coin() < 0.5;
     ind.cells.assign(static_cast<size_t>(s.pp) * s.dp, -1);
     size_t k = 0;

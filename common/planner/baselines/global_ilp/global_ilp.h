@@ -1,14 +1,17 @@
 // global-ilp: the ILP-based reference. For each shape of the shared layout space, one MILP
 // over all eligible clusters and all pipeline stages decides how many replicas of each stage
 // every cluster hosts (integer n[s][c]), which clusters each stage uses (binary z[s][c]), how
-// the pipelines continue from stage s to s+1 between clusters (transport flows f[s][c][c']),
-// and minimises a linear bound on the iteration time:
+// the pipelines continue from stage s to s+1 between clusters (integer transport flows
+// f[s][c][c']), and minimises a linear bound on the iteration time:
 //   (1 + (pp-1)/m) * T_comp + T_pp + (1 - dp_overlap) * T_dp
-// with T_comp >= stage compute on cluster c whenever z[s][c], T_pp >= the pipeline bytes on
-// each inter-cluster link over its bandwidth, T_dp >= a stage's all-reduce over the narrowest
-// link between two clusters it uses (u >= z + z' - 1 linearises the pair), capacity rows per
-// cluster, and each stage's replicas summing to dp. Solved by CBC (common/milp) to proven
-// optimality or the time limit (default 600 s over all shapes, PlanRequest::time_limit_s
+// with T_comp >= stage compute on cluster c whenever z[s][c] (and >= the replicas' mean),
+// T_pp >= the pipeline bytes on each inter-cluster pair over its bandwidth, T_dp >= a stage's
+// all-reduce over the narrowest link between two clusters it uses (T_dp >= cost * (z + z' - 1)),
+// capacity rows per cluster, and each stage's replicas summing to dp (shape_costs.h has the
+// coefficients, shape_milp.h the model). A quick start layout per shape (start_layout.h) is
+// CBC's first incumbent, and its value removes, exactly, the variables no better solution can
+// use. Solved by CBC (common/milp) to proven optimality or the time limit (default 600 s for
+// the whole call, model building and realising included; PlanRequest::time_limit_s
 // overrides); the solution is realised and scored by the one CostModel like every policy.
 #pragma once
 
