@@ -20,7 +20,8 @@ check_PROGRAMS += tests/unit/test_plugins
 TESTS += tests/unit/test_plugins
 tests_unit_test_plugins_SOURCES = tests/unit/plugins/test_site_config.cpp tests/unit/plugins/test_job_options.cpp \
 	tests/unit/plugins/test_rank_order.cpp tests/unit/plugins/test_nccl_env.cpp \
-	tests/unit/plugins/test_submit_planner.cpp tests/unit/plugins/test_plugin_symbols.cpp
+	tests/unit/plugins/test_submit_planner.cpp tests/unit/plugins/test_plugin_symbols.cpp \
+	tests/unit/plugins/test_job_traffic.cpp
 tests_unit_test_plugins_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_plugins_LDADD = libsf_slurmplugin.la libspiderflow.la $(GTEST_LIBS_ALL)
 
@@ -29,11 +30,16 @@ check_PROGRAMS += tests/unit/test_coflow
 TESTS += tests/unit/test_coflow
 tests_unit_test_coflow_SOURCES = tests/unit/coflow/coflow_fixture.h tests/unit/coflow/test_schedulers.cpp \
 	tests/unit/coflow/test_simulator.cpp tests/unit/coflow/test_trace.cpp tests/unit/coflow/test_llm_traffic.cpp \
-	tests/unit/coflow/test_traffic_class.cpp tests/unit/coflow/test_network.cpp tests/unit/coflow/test_fidelity.cpp
+	tests/unit/coflow/test_traffic_class.cpp tests/unit/coflow/test_network.cpp tests/unit/coflow/test_tc_state.cpp tests/unit/coflow/test_fidelity.cpp
 tests_unit_test_coflow_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_coflow_LDADD = libsf_coflow.la libsf_cost.la libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la $(GTEST_LIBS_ALL)
 # Enforcement in network namespaces (root, iproute2, iperf3; skips with 77 otherwise).
 TESTS += tests/integration/netns_tc_test.sh
+# ... and the SPANK job prolog/epilog's code path through this driver.
+check_PROGRAMS += tests/integration/job_tc_driver
+tests_integration_job_tc_driver_SOURCES = tests/integration/job_tc_driver.cpp
+tests_integration_job_tc_driver_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_integration_job_tc_driver_LDADD = libsf_slurmplugin.la libspiderflow.la
 EXTRA_DIST += tests/integration/netns_tc_test.sh
 
 # planner (engineer spin)

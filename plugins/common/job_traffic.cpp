@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <exception>
 
 #include "common/coflow/tc_state.h"
@@ -31,6 +32,12 @@ public:
 private:
     int fd_;
 };
+
+std::string minor_hex(int job) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%x", tc_minor(job));
+    return buf;
+}
 
 std::string show(CommandRunner& runner, const Argv& argv) { return runner.run(argv, true, true).output; }
 
@@ -89,7 +96,7 @@ TcOutcome start_job_traffic(const SiteConfig& config, int job, const std::string
         const bool root = has_htb_root(show(runner, {"tc", "qdisc", "show", "dev", config.wan_interface}));
         const std::string err = run_tc_commands(job_start_commands(config, c, root), runner, nullptr);
         if (!err.empty()) return {false, err};
-        return {true, "job " + std::to_string(job) + " class 1:" + std::to_string(tc_minor(job)) + " on " +
+        return {true, "job " + std::to_string(job) + " class 1:" + minor_hex(job) + " on " +
                           config.wan_interface + ": level " + std::to_string(c.level) + " dscp " +
                           std::to_string(c.dscp) + " share " + std::to_string(c.share) + note};
     } catch (const std::exception& e) {

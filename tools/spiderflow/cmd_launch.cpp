@@ -22,7 +22,7 @@ namespace {
 constexpr const char* kHelp =
     "usage: spiderflow launch [--dry-run] [--plan FILE] [--launcher srun|torchrun]\n"
     "                         [--megatron|--no-megatron] [--topology FILE] [--traffic-level L]\n"
-    "                         -- PROGRAM [ARGS...]\n\n"
+    "                         [--group-classes] -- PROGRAM [ARGS...]\n\n"
     "Run inside a batch script of a job planned by job_submit/spiderflow (or give --plan).\n"
     "Starts one srun step: one task per GPU running PROGRAM (srun), or one torchrun per node.\n"
     "Megatron-LM's pretrain_gpt.py gets --tensor/--pipeline-model-parallel-size, the layer split,\n"
@@ -36,6 +36,8 @@ constexpr const char* kHelp =
     "                    site's nccl_group_classes, exports SPIDERFLOW_NCCL_TC_EP/PP/DP for the\n"
     "                    framework's communicator configs (NCCL >= 2.26) and unsets NCCL_IB_TC/SL;\n"
     "                    otherwise sets the job's NCCL_IB_TC/SL\n"
+    "  --group-classes   per-communicator-group classes for this job even when the site's\n"
+    "                    nccl_group_classes is off (the framework must pass them to NCCL >= 2.26)\n"
     "  --dry-run         print the script and exit\n";
 
 std::string env_or(const char* a, const char* b) {
@@ -64,7 +66,7 @@ plugin::SiteConfig site_config() {
 }
 
 int run_launch(const std::vector<std::string>& args) {
-    bool dry_run = false;
+    bool dry_run = false, group_classes = false;
     std::string plan_path, topology_path, traffic_level;
     LaunchRequest req;
     size_t i = 1;
@@ -93,6 +95,8 @@ int run_launch(const std::vector<std::string>& args) {
             req.megatron = 0;
         } else if (a == "--topology") {
             topology_path = value(a);
+        } else if (a == "--group-classes") {
+            group_classes = true;
         } else if (a == "--traffic-level") {
             traffic_level = value(a);
         } else {
@@ -116,7 +120,8 @@ int run_launch(const std::vector<std::string>& args) {
         plan = plan_from_json(read_file(plan_path), plan_path, nullptr);
         facts = facts_from_env();
     }
-    const plugin::SiteConfig site = site_config();
+    plugin::SiteConfig site = site_config();
+    site.nccl_group_classes = site.nccl_group_classes || group_classes;
     req.nccl = plugin::nccl_settings(site);
     LaunchScript script = write_launch(plan, facts, req);
     if (traffic_level.empty()) traffic_level = env_or("SLURM_SPANK_SPIDERFLOW_TRAFFIC_LEVEL", plugin::kTrafficLevelVar);
