@@ -5,9 +5,9 @@
 #    sbatch time with the plugin over without it; median and p99;
 #  - sbatch throughput with the plugin over without it (SpiderFlow jobs vs the same sbatch
 #    with JobSubmitPlugins unset), all in one run. Targets: median added <= 10 ms, ratio >= 0.9.
-# Usage (as root, from the build dir): bench/submit_bench.sh [JOBS_PER_POINT]
+# Usage (as root, from the build dir): [ROUNDS=5] bench/submit_bench.sh [JOBS_PER_POINT_PER_ROUND]
 set -u
-N=${1:-100}
+N=${1:-40}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 export SF_BUILDDIR=${SF_BUILDDIR:-$(pwd)}
 . "$SRC/tests/integration/slurm_cluster.sh"
@@ -41,6 +41,10 @@ set_plugin() {  # set_plugin on|off: reconfigure reloads job_submit when the str
     scontrol reconfigure >/dev/null && sleep 1
 }
 SPEC=(--llm-model=llama3-8b --llm-global-batch=64 --gpus=16)
+# job_submit caches decisions per spec, so resubmits of SPEC mostly measure a cache hit; COLD
+# gives every sbatch its own sequence length (@SEQ@), so each one runs the planner.
+COLD=(--llm-model=llama3-8b --llm-global-batch=64 --gpus=16 --llm-seq-len=@SEQ@)
+SEQ_NEXT=2048
 # submit_series LABEL ARGS... : N sbatch calls, one after another; per-call ms to $SF_TMP/LABEL.ms
 submit_series() {
     local label=$1; shift
@@ -49,7 +53,8 @@ submit_series() {
     start=$(date +%s%N)
     for ((i = 0; i < N; i++)); do
         t0=$(date +%s%N)
-        sbatch --parsable --hold -o /dev/null "$@" --wrap=true >/dev/null 2>>"$SF_TMP/$label.err" || echo "submit failed" >>"$SF_TMP/$label.err"
+        SEQ_NEXT=$((SEQ_NEXT + 1))
+        sbatch --parsable --hold -o /dev/null "${@//@SEQ@/$SEQ_NEXT}" --wrap=true >/dev/null 2>>"$SF_TMP/$label.err" || echo "submit failed" >>"$SF_TMP/$label.err"
         t1=$(date +%s%N)
         echo $(( (t1 - t0) / 1000 )) >> "$SF_TMP/$label.ms"   # microseconds
     done
@@ -66,37 +71,56 @@ plugin_ms() {  # in-plugin planning ms of the last N planned jobs
 }
 
 # Cancelled jobs stay in slurmctld's table for MinJobAge and slow every later sbatch: purge
-# them quickly, and measure the baseline before and after the plugin runs (pooled), so drift
-# on a loaded machine does not count as plugin cost.
+# them quickly. Load on a shared machine drifts over minutes, so the series are interleaved:
+# each round runs without the plugin, then with it (8 and 64 clusters, and an untouched job),
+# and ratios are taken within a round, then the median over rounds is reported.
 sed -i 's/^MinJobAge=.*/MinJobAge=2/' "$SF_TMP/slurm.conf"
-set_plugin off
-submit_series base1 "${SPEC[@]}"
-set_plugin on
-for C in 8 64; do
-    use_topology "$SF_TMP/fed$C.json"
-    sbatch --hold -o /dev/null "${SPEC[@]}" --wrap=true >/dev/null 2>&1   # loads and caches the topology
-    submit_series "fed$C" "${SPEC[@]}"
-    plugin_ms "fed$C"
+ROUNDS=${ROUNDS:-5}
+for C in 8 64; do   # load and cache each topology once, outside the measurement
+    set_plugin on; use_topology "$SF_TMP/fed$C.json"
+    sbatch --hold -o /dev/null "${SPEC[@]}" --wrap=true >/dev/null 2>&1
 done
-submit_series plain --gpus=16   # plugin loaded, job without our options
+: > "$SF_TMP/ratios"
+for ((r = 1; r <= ROUNDS; r++)); do
+    set_plugin off
+    submit_series "base.$r" "${SPEC[@]}"
+    set_plugin on
+    for C in 8 64; do
+        use_topology "$SF_TMP/fed$C.json"
+        submit_series "fed$C.$r" "${SPEC[@]}"
+        plugin_ms "fed$C.$r"
+        echo "fed$C $(echo "scale=3; $(cat "$SF_TMP/fed$C.$r.rate") / $(cat "$SF_TMP/base.$r.rate")" | bc)" >> "$SF_TMP/ratios"
+        submit_series "cold$C.$r" "${COLD[@]}"
+        plugin_ms "cold$C.$r"
+        echo "cold$C $(echo "scale=3; $(cat "$SF_TMP/cold$C.$r.rate") / $(cat "$SF_TMP/base.$r.rate")" | bc)" >> "$SF_TMP/ratios"
+    done
+    submit_series "plain.$r" --gpus=16   # plugin loaded, job without our options
+    echo "plain $(echo "scale=3; $(cat "$SF_TMP/plain.$r.rate") / $(cat "$SF_TMP/base.$r.rate")" | bc)" >> "$SF_TMP/ratios"
+done
 set_plugin off
-submit_series base2 "${SPEC[@]}"
-cat "$SF_TMP/base1.ms" "$SF_TMP/base2.ms" > "$SF_TMP/base.ms"
-echo "scale=3; ($(cat "$SF_TMP/base1.rate") + $(cat "$SF_TMP/base2.rate")) / 2" | bc > "$SF_TMP/base.rate"
+for L in base fed8 fed64 cold8 cold64 plain; do
+    cat "$SF_TMP/$L".[0-9]*.ms > "$SF_TMP/$L.ms"
+    cat "$SF_TMP/$L".[0-9]*.rate > "$SF_TMP/$L.rates"
+    [ "$L" = base ] || [ "$L" = plain ] || cat "$SF_TMP/$L".[0-9]*.plugin > "$SF_TMP/$L.plugin"
+    grep "^$L " "$SF_TMP/ratios" | cut -d' ' -f2 > "$SF_TMP/$L.ratios"
+done
 
 ms() { echo "scale=2; $1 / 1000" | bc; }
 b50=$(pct "$SF_TMP/base.ms" 50); b99=$(pct "$SF_TMP/base.ms" 99)
-echo "submit_bench: $N sbatch calls per point on $(nproc) cores"
-printf "  %-28s median %7s ms  p99 %7s ms  %8s jobs/s (before %s, after %s)\n" "without plugin" "$(ms "$b50")" "$(ms "$b99")" \
-    "$(cat "$SF_TMP/base.rate")" "$(cat "$SF_TMP/base1.rate")" "$(cat "$SF_TMP/base2.rate")"
-for C in 8 64; do
-    m=$(pct "$SF_TMP/fed$C.ms" 50); p=$(pct "$SF_TMP/fed$C.ms" 99)
-    pm=$(pct "$SF_TMP/fed$C.plugin" 50); pp=$(pct "$SF_TMP/fed$C.plugin" 99)
-    printf "  %-28s median %7s ms  p99 %7s ms  %8s jobs/s\n" "planned, $C clusters cached" "$(ms "$m")" "$(ms "$p")" "$(cat "$SF_TMP/fed$C.rate")"
+echo "submit_bench: $ROUNDS interleaved rounds x $N sbatch calls per point on $(nproc) cores (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+printf "  %-28s median %7s ms  p99 %7s ms  median %8s jobs/s (rounds: %s)\n" "without plugin" "$(ms "$b50")" "$(ms "$b99")" \
+    "$(pct "$SF_TMP/base.rates" 50)" "$(tr '\n' ' ' < "$SF_TMP/base.rates")"
+for L in fed8 fed64 cold8 cold64; do
+    C=${L#fed}; C=${C#cold}
+    what="planned, $C clusters cached"; [ "${L#cold}" != "$L" ] && what="$what, new spec each"
+    m=$(pct "$SF_TMP/$L.ms" 50); p=$(pct "$SF_TMP/$L.ms" 99)
+    pm=$(pct "$SF_TMP/$L.plugin" 50); pp=$(pct "$SF_TMP/$L.plugin" 99)
+    printf "  %-40s median %7s ms  p99 %7s ms  median %8s jobs/s\n" "$what" "$(ms "$m")" "$(ms "$p")" "$(pct "$SF_TMP/$L.rates" 50)"
     printf "    in-plugin time             median %7s ms  p99 %7s ms (target median <= 10 ms)\n" "$pm" "$pp"
     printf "    added per sbatch           median %7s ms\n" "$(ms $((m - b50)))"
-    printf "    throughput with/without    %s (target >= 0.9)\n" "$(echo "scale=3; $(cat "$SF_TMP/fed$C.rate") / $(cat "$SF_TMP/base.rate")" | bc)"
+    printf "    throughput with/without    median %s over rounds (%s) (target >= 0.9)\n" "$(pct "$SF_TMP/$L.ratios" 50)" \
+        "$(tr '\n' ' ' < "$SF_TMP/$L.ratios")"
 done
-printf "  %-28s median %7s ms  throughput ratio %s\n" "untouched job, plugin on" "$(ms "$(pct "$SF_TMP/plain.ms" 50)")" \
-    "$(echo "scale=3; $(cat "$SF_TMP/plain.rate") / $(cat "$SF_TMP/base.rate")" | bc)"
-if [ -s "$SF_TMP/fed8.err" ] || [ -s "$SF_TMP/fed64.err" ]; then echo "submit errors:"; cat "$SF_TMP"/fed*.err | sort | uniq -c | head; fi
+printf "  %-28s median %7s ms  throughput ratio median %s\n" "untouched job, plugin on" "$(ms "$(pct "$SF_TMP/plain.ms" 50)")" \
+    "$(pct "$SF_TMP/plain.ratios" 50)"
+if cat "$SF_TMP"/fed*.err "$SF_TMP"/cold*.err 2>/dev/null | grep -q .; then echo "submit errors:"; cat "$SF_TMP"/fed*.err "$SF_TMP"/cold*.err | sort | uniq -c | head; fi
