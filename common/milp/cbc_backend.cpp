@@ -147,8 +147,9 @@ SolveResult run_cbc(const Model& model, const SolveOptions& options, const std::
 
     SolveResult r;
     const double offset = model.objective_offset();
+    // Cbc keeps a solution array even when it rejected the one it was given (objective 1e50).
     const double* best = cbc.bestSolution();
-    const bool has_solution = best != nullptr;
+    const bool has_solution = best != nullptr && cbc.getObjValue() < 1e40;
     if (has_solution) {
         r.values.assign(best, best + n);
         r.objective = cbc.getObjValue() + offset;
@@ -168,6 +169,11 @@ SolveResult run_cbc(const Model& model, const SolveOptions& options, const std::
         // Stopped by a limit (or a gap proof that Cbc reports as a limit): a solution with a gap.
         const double gap = std::fabs(r.objective - r.best_bound) / std::max(1e-10, std::fabs(r.objective));
         r.status = gap <= options.relative_gap + 1e-12 ? SolveStatus::optimal : SolveStatus::feasible_with_gap;
+    } else if (has_start) {
+        // Stopped before Cbc accepted or improved the start: the start, unproven.
+        r.status = SolveStatus::feasible_with_gap;
+        r.values = initial;
+        r.objective = start_objective;
     } else if (cbc.isSecondsLimitReached() || cbc.isNodeLimitReached() || cbc.status() == 1) {
         r.status = SolveStatus::limit_without_solution;
     } else {

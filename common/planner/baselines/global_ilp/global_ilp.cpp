@@ -53,6 +53,13 @@ PlanResult GlobalIlpPolicy::plan(const PlanRequest& request, const CostModel& co
         return starts[a].objective < starts[b].objective;
     });
 
+    // Shapes without a start layout (no cluster order fits every stage's memory) are not
+    // solved: without a bound their MILP is the unpruned one, which does not fit any budget.
+    size_t with_start = 0;
+    for (const auto& st : starts) with_start += st.cells.empty() ? 0 : 1;
+    const int skipped = static_cast<int>(starts.size() - with_start);
+    order.resize(with_start);  // sorted: the shapes with a start come first
+
     std::map<milp::SolveStatus, int> statuses;
     int solved = 0;
     long long vars = 0, rows = 0;
@@ -78,7 +85,8 @@ PlanResult GlobalIlpPolicy::plan(const PlanRequest& request, const CostModel& co
     }
     std::string note = "global-ilp: " + std::to_string(solved) + " of " + std::to_string(shapes.size()) +
                        " shape MILPs solved by CBC (largest " + std::to_string(vars) + " variables, " +
-                       std::to_string(rows) + " rows); status";
+                       std::to_string(rows) + " rows), " + std::to_string(skipped) +
+                       " without a start layout that fits memory skipped; status";
     for (const auto& [st, count] : statuses) note += std::string(" ") + milp::to_string(st) + "=" + std::to_string(count);
     if (keeper.empty() && cut_short)
         throw InfeasibleError("policy global-ilp found no layout before its time limit of " +
