@@ -4,7 +4,7 @@
 //  2. Mixes of LLM training jobs on the 8-region worldwide topology and a generated 64-cluster
 //     one: average JCT and average iteration time, as fair / X; simulator events per second.
 //  3. Scheduler decision time per event with 100 concurrent coflows.
-// Usage: coflow_bench [--trace FILE] [--quick] [--skip-trace] [--srcdir DIR]
+// Usage: coflow_bench [--trace FILE] [--quick] [--skip-trace] [--verbose] [--srcdir DIR]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -38,6 +38,8 @@ double p95(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v[static_cast<size_t>(0.95 * (v.size() - 1))];
 }
+
+bool verbose_ = false;   // --verbose: per-job JCTs in the LLM mixes
 
 const std::vector<std::string> kAll = {"fair", "varys", "sincronia", "aalo", "hermod", "llm"};
 
@@ -131,6 +133,11 @@ void llm_section(const Mix& mix, uint64_t seed) {
     }
     std::printf("%s: %d clusters, %d links, %d jobs\n", mix.title.c_str(), static_cast<int>(mix.topo.clusters.size()),
                 static_cast<int>(mix.topo.links.size()), mix.jobs);
+    // How contended the mix is: each job's JCT if it had the network to itself (iterations x
+    // its period alone). No scheduler can beat it; fair / alone says how much there is to win.
+    std::vector<double> alone;
+    for (const auto& j : w.jobs) alone.push_back(j.iterations * j.period_s);
+    std::printf("alone     %12.1f  (no scheduler can do better; every job by itself)\n", mean(alone));
     std::printf("%-10s %12s %12s %10s %10s %12s %10s %10s\n", "scheduler", "avg JCT s", "avg iter s", "fair/JCT",
                 "fair/iter", "events/s", "sim h", "wall s");
     double fair_jct = 0, fair_iter = 0;
@@ -149,6 +156,11 @@ void llm_section(const Mix& mix, uint64_t seed) {
         std::printf("%-10s %12.1f %12.2f %10.3f %10.3f %12.0f %10.2f %10.1f\n", name, mean(jct), mean(iter),
                     fair_jct / mean(jct), fair_iter / mean(iter), r.stats.flow_events / std::max(1e-9, r.stats.wall_s),
                     r.stats.sim_end_s / 3600, r.stats.wall_s);
+        if (verbose_)
+            for (size_t j = 0; j < r.jobs.size(); ++j)
+                std::printf("    %-24s JCT %9.1f s, alone %9.1f s, %3d iterations, %7.1f GB WAN/iteration\n",
+                            r.jobs[j].name.c_str(), jct[j], alone[j], w.jobs[j].iterations,
+                            w.jobs[j].wan_bytes_per_iteration / 1e9);
         std::fflush(stdout);
     }
     std::printf("\n");
@@ -212,8 +224,9 @@ int main(int argc, char** argv) {
         else if (a == "--srcdir" && i + 1 < argc) srcdir = argv[++i];
         else if (a == "--quick") quick = true;
         else if (a == "--skip-trace") skip_trace = true;
+        else if (a == "--verbose") verbose_ = true;
         else {
-            std::fprintf(stderr, "usage: coflow_bench [--trace FILE] [--quick] [--skip-trace] [--srcdir DIR]\n");
+            std::fprintf(stderr, "usage: coflow_bench [--trace FILE] [--quick] [--skip-trace] [--verbose] [--srcdir DIR]\n");
             return 2;
         }
     }

@@ -103,3 +103,6 @@ tests_unit_test_baselines_LDADD = libsf_planner.la libsf_cost.la libsf_plan.la l
 # exits 77 (skipped) without root or the Slurm/munge binaries.
 TESTS += tests/integration/test_slurm_submit.sh
 EXTRA_DIST += tests/integration/slurm_cluster.sh tests/integration/test_slurm_submit.sh
+# ... and the job prolog/epilog's traffic class on a stand-in WAN interface (engineer enforce).
+TESTS += tests/integration/test_slurm_job_tc.sh
+EXTRA_DIST += tests/integration/test_slurm_job_tc.sh

@@ -36,8 +36,12 @@ void maxmin_fill(std::vector<ActiveFlow>& flows, const std::vector<int>& subset,
         cursor.assign(nl, 0);
         claimed.assign(nl, 0);
     }
-    std::vector<int> live;
-    live.reserve(subset.size());
+    thread_local std::vector<int> live, affected;
+    thread_local std::vector<char> frozen, marked;
+    if (marked.size() < nl) marked.assign(nl, 0);
+    using Entry = std::tuple<double, int, int>;   // level, link, version
+    thread_local std::vector<Entry> heap;         // a min-heap through std::push_heap/pop_heap
+    live.clear();
     for (int f : subset) {
         bool ok = true;
         for (int l : *flows[f].path)
@@ -60,15 +64,18 @@ void maxmin_fill(std::vector<ActiveFlow>& flows, const std::vector<int>& subset,
     for (size_t i = 0; i < live.size(); ++i)
         for (int l : *flows[live[i]].path) members[cursor[l]++] = static_cast<int>(i);
 
-    std::vector<char> frozen(live.size(), 0);
-    using Entry = std::tuple<double, int, int>;   // level, link, version
-    std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
-    for (int l : touched) heap.emplace(residual[l] / unfrozen[l], l, version[l]);
+    frozen.assign(live.size(), 0);
+    const auto later = std::greater<Entry>();
+    heap.clear();
+    for (int l : touched) heap.emplace_back(residual[l] / unfrozen[l], l, version[l]);
+    std::make_heap(heap.begin(), heap.end(), later);
     while (!heap.empty()) {
-        const auto [level, l, v] = heap.top();
-        heap.pop();
+        std::pop_heap(heap.begin(), heap.end(), later);
+        const auto [level, l, v] = heap.back();
+        heap.pop_back();
         if (v != version[l] || unfrozen[l] == 0) continue;
         const double lambda = std::max(0.0, level);
+        affected.clear();
         for (int k = first[l]; k < first[l] + size[l]; ++k) {
             const int i = members[k];
             if (frozen[i]) continue;
@@ -77,9 +84,21 @@ void maxmin_fill(std::vector<ActiveFlow>& flows, const std::vector<int>& subset,
             for (int l2 : *flows[live[i]].path) {
                 claimed[l2] += lambda;
                 --unfrozen[l2];
-                ++version[l2];
-                if (l2 != l && unfrozen[l2] > 0)
-                    heap.emplace((residual[l2] - claimed[l2]) / unfrozen[l2], l2, version[l2]);
+                if (l2 != l && !marked[l2]) {
+                    marked[l2] = 1;
+                    affected.push_back(l2);
+                }
+            }
+        }
+        ++version[l];
+        // One fresh entry per link whose level moved, however many of its flows froze here:
+        // many flows of one bottleneck often share their other link (a big switch's port).
+        for (int l2 : affected) {
+            marked[l2] = 0;
+            ++version[l2];
+            if (unfrozen[l2] > 0) {
+                heap.emplace_back((residual[l2] - claimed[l2]) / unfrozen[l2], l2, version[l2]);
+                std::push_heap(heap.begin(), heap.end(), later);
             }
         }
     }
@@ -122,7 +141,8 @@ bool madd_fill(std::vector<ActiveFlow>& flows, const std::vector<int>& subset, s
 }
 
 void backfill(SchedView& view, std::vector<double>& residual) {
-    std::vector<int> all(view.flows->size());
+    thread_local std::vector<int> all;
+    all.resize(view.flows->size());
     for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
     maxmin_fill(*view.flows, all, residual);
 }

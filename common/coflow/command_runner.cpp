@@ -14,6 +14,11 @@ CommandResult ProcessRunner::run(const Argv& argv, bool quiet, bool capture) {
     std::vector<char*> cargv;
     for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
     cargv.push_back(nullptr);
+    // Slurm's prolog/epilog run with a bare environment (no PATH: execvp then searches only
+    // /bin:/usr/bin), and tc lives in /usr/sbin: try the sbin directories too. Built before
+    // fork, since the child may only make async-signal-safe calls.
+    std::vector<std::string> fallbacks;
+    if (argv[0].find('/') == std::string::npos) fallbacks = {"/usr/sbin/" + argv[0], "/sbin/" + argv[0]};
     int pipe_fd[2] = {-1, -1};
     if (capture && ::pipe2(pipe_fd, O_CLOEXEC) != 0) return {127, {}};
     const pid_t pid = ::fork();
@@ -29,6 +34,7 @@ CommandResult ProcessRunner::run(const Argv& argv, bool quiet, bool capture) {
         }
         if (capture) ::dup2(pipe_fd[1], STDOUT_FILENO);
         ::execvp(cargv[0], cargv.data());
+        for (const auto& f : fallbacks) ::execv(f.c_str(), cargv.data());
         ::_exit(127);
     }
     if (capture) {

@@ -41,6 +41,8 @@ struct CoflowState {
     double bytes = 0, sent = 0;
     int pending = 0;                 // flows still sending
     double last_delivery = 0;
+    long view_epoch = -1;            // build_view() pass that last gave it a slot
+    int view_slot = 0;
 };
 
 struct FlowState {
@@ -120,6 +122,8 @@ private:
     std::vector<JobState> jobs_;
     std::vector<JobProgress> progress_;
     std::vector<ActiveCoflow> view_coflows_;
+    std::vector<ActiveCoflow> view_pool_;   // build_view() scratch, reused across events
+    long view_epoch_ = 0;
     SimResult result_;
 
     void push(double t, EventType type, int a, int b = 0, int c = 0) { events_.push({t, seq_++, type, a, b, c}); }
@@ -258,14 +262,18 @@ private:
     }
 
     void build_view() {
-        view_coflows_.clear();
-        std::unordered_map<int, int> index;
+        // Runs at every event: slots are stamped on the coflow states (no hashing), and the
+        // view's entries keep their flow lists' storage from one event to the next.
+        ++view_epoch_;
+        size_t used = 0;
         for (size_t i = 0; i < flows_.size(); ++i) {
             const int uid = flow_meta_[i].coflow_uid;
-            auto [it, fresh] = index.emplace(uid, static_cast<int>(view_coflows_.size()));
-            if (fresh) {
-                const CoflowState& st = coflows_.at(uid);
-                ActiveCoflow c;
+            CoflowState& st = *flow_meta_[i].coflow;
+            if (st.view_epoch != view_epoch_) {
+                st.view_epoch = view_epoch_;
+                st.view_slot = static_cast<int>(used);
+                if (used == view_pool_.size()) view_pool_.emplace_back();
+                ActiveCoflow& c = view_pool_[used++];
                 c.id = uid;
                 c.job = st.job;
                 c.iteration = st.iteration;
@@ -275,11 +283,14 @@ private:
                 c.release_s = st.release_s;
                 c.total_bytes = st.bytes;
                 c.sent_bytes = st.sent;
-                view_coflows_.push_back(std::move(c));
+                c.flows.clear();
             }
-            flows_[i].coflow = it->second;
-            view_coflows_[it->second].flows.push_back(static_cast<int>(i));
+            flows_[i].coflow = st.view_slot;
+            view_pool_[static_cast<size_t>(st.view_slot)].flows.push_back(static_cast<int>(i));
         }
+        // Swap the live entries into the view the schedulers read; the spare ones stay pooled.
+        view_coflows_.resize(used);
+        for (size_t k = 0; k < used; ++k) std::swap(view_coflows_[k], view_pool_[k]);
         result_.stats.max_active_coflows = std::max(result_.stats.max_active_coflows, static_cast<int>(view_coflows_.size()));
     }
 

@@ -71,17 +71,14 @@ extern "C" int slurm_spank_task_init(spank_t sp, int ac, char** av) {
 }
 
 // slurmd prolog/epilog context, as root: the job's WAN traffic class (context_job_script.cpp).
-// Never fail: a failing prolog/epilog drains the node.
+// Slurm does not call slurm_spank_init there (checked with 22.05.8), so the hooks load the
+// config themselves. Never fail: a failing prolog/epilog drains the node.
 extern "C" int slurm_spank_job_prolog(spank_t sp, int ac, char** av) {
-    (void)ac;
-    (void)av;
-    guarded("job_prolog", [&] { return sfs::job_script_prolog(sp); });
+    guarded("job_prolog", [&] { return sfs::load_plugin_config(ac, av) ? sfs::job_script_prolog(sp) : -1; });
     return 0;
 }
 
 extern "C" int slurm_spank_job_epilog(spank_t sp, int ac, char** av) {
-    (void)ac;
-    (void)av;
-    guarded("job_epilog", [&] { return sfs::job_script_epilog(sp); });
+    guarded("job_epilog", [&] { return sfs::load_plugin_config(ac, av) ? sfs::job_script_epilog(sp) : -1; });
     return 0;
 }
