@@ -141,8 +141,9 @@ SolveResult run_cbc(const Model& model, const SolveOptions& options, const std::
     if (has_start && root_solved)
         cbc.setBestSolution(initial.data(), n, start_objective - model.objective_offset(), false);
     cbc.setMaximumSeconds(std::max(0.01, left_s()));
-    if (auto* clp = dynamic_cast<OsiClpSolverInterface*>(cbc.solver()))
-        clp->getModelPtr()->setMaximumWallSeconds(std::max(0.01, left_s()));
+    // Node LPs must not inherit the root's limit (Cbc would take a cut-off LP for a dead node);
+    // Cbc's own limit bounds branch and bound.
+    if (auto* clp = dynamic_cast<OsiClpSolverInterface*>(cbc.solver())) clp->getModelPtr()->setMaximumWallSeconds(-1.0);
     cbc.branchAndBound();
 
     SolveResult r;
