@@ -11,6 +11,7 @@
 #include "common/cost/comm.h"
 #include "common/cost/flops.h"
 #include "common/cost/memory.h"
+#include "common/cost/wan_shares.h"
 #include "common/util/units.h"
 
 namespace spiderflow {
@@ -29,31 +30,11 @@ struct LinkFig {
     int b = -1;
 };
 
-// Concurrent crossings per cluster pair. Few pairs are ever in use, so a flat vector beats a map.
-struct PairCount {
-    int a, b, count;
-};
-
-int& pair_slot(std::vector<PairCount>& v, int a, int b) {
-    if (a > b) std::swap(a, b);
-    for (auto& p : v) {
-        if (p.a == a && p.b == b) return p.count;
-    }
-    v.push_back({a, b, 0});
-    return v.back().count;
-}
-
-int pair_count(const std::vector<PairCount>& v, int a, int b) {
-    if (a > b) std::swap(a, b);
-    for (const auto& p : v) {
-        if (p.a == a && p.b == b) return std::max(p.count, 1);
-    }
-    return 1;
-}
-
-double effective_Bps(const LinkFig& l, const std::vector<PairCount>& shares) {
+// What one crossing gets: its NIC share, and inside the WAN its share of the busiest link on
+// its route.
+double effective_Bps(const LinkFig& l, cost::WanShares& shares) {
     if (l.wan_Bps <= 0) return l.nic_Bps;
-    return std::min(l.nic_Bps, l.wan_Bps / pair_count(shares, l.a, l.b));
+    return std::min(l.nic_Bps, shares.per_crossing_Bps(l.a, l.b));
 }
 
 std::string gib(double bytes) {
@@ -234,11 +215,11 @@ Prediction CostModel::estimate_impl(const Plan& plan, bool single_site) const {
     };
 
     // ---- Pipelines: 1F1B per replica; the slowest replica sets the pace ----
-    std::vector<PairCount> pp_shares;
+    cost::WanShares pp_shares(topology_);
     for (int r = 0; r < D; ++r) {
         for (int s = 0; s + 1 < P; ++s) {
             const LinkFig l = link(plan.cell(s, r), plan.cell(s + 1, r));
-            if (l.wan_Bps > 0) ++pair_slot(pp_shares, l.a, l.b);
+            if (l.wan_Bps > 0) pp_shares.add(l.a, l.b);
         }
     }
     int slow_r = 0, slow_s = 0;
@@ -278,7 +259,7 @@ Prediction CostModel::estimate_impl(const Plan& plan, bool single_site) const {
     double dp_exposed = 0;
     if (D > 1) {
         std::vector<int> order(static_cast<size_t>(D));
-        std::vector<PairCount> dp_shares;
+        cost::WanShares dp_shares(topology_);
         std::vector<int> heads;  // one member per cluster group, reused across stages
         for (int pass = 0; pass < 2; ++pass) {
             const bool counting = pass == 0;
@@ -306,7 +287,7 @@ Prediction CostModel::estimate_impl(const Plan& plan, bool single_site) const {
                         const StageCell& y = plan.cell(s, order[static_cast<size_t>(nk)]);
                         const LinkFig l = link(x, y);
                         if (counting) {
-                            if (l.wan_Bps > 0) ++pair_slot(dp_shares, l.a, l.b);
+                            if (l.wan_Bps > 0) dp_shares.add(l.a, l.b);
                         } else {
                             if (!link_ok(l, x, y, why)) return false;
                             bw = std::min(bw, effective_Bps(l, dp_shares));
@@ -350,10 +331,10 @@ Prediction CostModel::estimate_impl(const Plan& plan, bool single_site) const {
                         const StageCell& y = plan.cell(s, heads[static_cast<size_t>(ng)]);
                         const LinkFig l = link(x, y);
                         if (counting) {
-                            if (l.wan_Bps > 0) ++pair_slot(dp_shares, l.a, l.b);
+                            if (l.wan_Bps > 0) dp_shares.add(l.a, l.b);
                         } else {
                             if (!link_ok(l, x, y, why)) return fail(why);
-                            wan_min = std::min(wan_min, l.wan_Bps / pair_count(dp_shares, l.a, l.b));
+                            wan_min = std::min(wan_min, dp_shares.per_crossing_Bps(l.a, l.b));
                             nic_min = std::min(nic_min, l.nic_Bps);
                             lat_max = std::max(lat_max, l.latency_s);
                         }

@@ -2,6 +2,8 @@ noinst_LTLIBRARIES += libsf_cost.la
 libsf_cost_la_SOURCES = \
 	common/cost/comm.cpp \
 	common/cost/comm.h \
+	common/cost/wan_shares.cpp \
+	common/cost/wan_shares.h \
 	common/cost/cost_model.cpp \
 	common/cost/cost_model.h \
 	common/cost/flops.cpp \

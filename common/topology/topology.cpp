@@ -153,6 +153,10 @@ struct UnionFind {
 
 }  // namespace
 
+static uint64_t unordered_pair_key(int a, int b) {
+    return (static_cast<uint64_t>(std::min(a, b)) << 32) | static_cast<uint32_t>(std::max(a, b));
+}
+
 void Topology::finalize(const std::string& source) {
     finalized_ = false;
     const int n = static_cast<int>(clusters.size());
@@ -167,7 +171,7 @@ void Topology::finalize(const std::string& source) {
     }
 
     std::vector<std::vector<Edge>> adj(static_cast<size_t>(n));
-    std::unordered_map<uint64_t, size_t> seen;  // unordered pair -> first link index
+    link_index_.clear();
     for (size_t li = 0; li < links.size(); ++li) {
         const Link& l = links[li];
         const std::string lpath = at("links", li);
@@ -182,8 +186,8 @@ void Topology::finalize(const std::string& source) {
         if (!std::isfinite(l.latency_s) || l.latency_s < 0) {
             throw InputError(source, 0, lpath + ".latency_ms", "latency must be a finite number >= 0");
         }
-        const uint64_t key = (static_cast<uint64_t>(std::min(l.a, l.b)) << 32) | static_cast<uint32_t>(std::max(l.a, l.b));
-        if (auto [it, fresh] = seen.emplace(key, li); !fresh) {
+        const uint64_t key = unordered_pair_key(l.a, l.b);
+        if (auto [it, fresh] = link_index_.emplace(key, static_cast<int>(li)); !fresh) {
             throw InputError(source, 0, lpath,
                              "duplicate link between '" + clusters[l.a].name + "' and '" + clusters[l.b].name +
                                  "' (first at links[" + std::to_string(it->second) + "])");
@@ -348,6 +352,22 @@ std::vector<int> Topology::route(int a, int b) const {
         out.insert(out.end(), first, first + (p.hops - 1));
     }
     out.push_back(b);
+    return out;
+}
+
+}  // namespace spiderflow
+
+namespace spiderflow {
+
+int Topology::link_between(int a, int b) const {
+    auto it = link_index_.find(unordered_pair_key(a, b));
+    return it == link_index_.end() ? -1 : it->second;
+}
+
+std::vector<int> Topology::route_links(int a, int b) const {
+    const std::vector<int> hops = route(a, b);
+    std::vector<int> out;
+    for (size_t i = 0; i + 1 < hops.size(); ++i) out.push_back(link_between(hops[i], hops[i + 1]));
     return out;
 }
 

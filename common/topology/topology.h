@@ -95,6 +95,11 @@ public:
     const PathInfo& path(int a, int b) const { return paths_[static_cast<size_t>(a) * clusters.size() + b]; }
     // Cluster indices along the widest path from a to b, both ends included; empty if unreachable.
     std::vector<int> route(int a, int b) const;
+    // Index into `links` of the link joining a and b directly, -1 when there is none.
+    int link_between(int a, int b) const;
+    // Indices into `links` along the widest path from a to b; empty if unreachable or a == b.
+    // Crossings whose routes share a link share its bandwidth.
+    std::vector<int> route_links(int a, int b) const;
     int cluster_index(std::string_view cluster_name) const;  // -1 when absent
     int total_gpus() const;
 
@@ -107,6 +112,7 @@ private:
     std::vector<int> route_nodes_;
     std::vector<uint32_t> route_start_;
     std::unordered_map<std::string, int> index_;
+    std::unordered_map<uint64_t, int> link_index_;  // unordered cluster pair -> index in links
 };
 
 }  // namespace spiderflow

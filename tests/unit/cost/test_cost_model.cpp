@@ -178,6 +178,33 @@ TEST(CostModel, SharedWanLinkSlowsConcurrentCrossings) {
     EXPECT_NEAR(cm.estimate(both).pp_comm_s / cm.estimate(single).pp_comm_s, 2.0, 1e-9);
 }
 
+TEST(CostModel, CrossingsToDifferentClustersShareTheLinkTheirRoutesHaveInCommon) {
+    // a - b - c in a line: a's pipelines to b and to c (routed via b) both ride the a-b link.
+    const Topology line = make_topology({{"a", "A100-80GB", 1}, {"b", "A100-80GB", 1}, {"c", "A100-80GB", 1}},
+                                        {{0, 1, 10, 5}, {1, 2, 10, 5}});
+    ASSERT_EQ(line.route_links(0, 2).size(), 2u);
+    ASSERT_EQ(line.link_between(0, 1), 0);
+    ASSERT_EQ(line.link_between(2, 0), -1);
+    const CostModel cm(line, cat());
+    // tp 4, pp 2, dp 2: stage 0 of both replicas on a, stage 1 of replica 0 on b, of replica 1 on c.
+    Plan split = make_sequential_plan(line, llama7b(32), 4, 2, 2, 1);
+    split.cell(0, 0) = StageCell{0, 0, 0};
+    split.cell(0, 1) = StageCell{0, 0, 4};
+    split.cell(1, 0) = StageCell{1, 0, 0};
+    split.cell(1, 1) = StageCell{2, 0, 0};
+    // The same with both stage 1 cells on b: two crossings of one link, plainly shared.
+    Plan same = split;
+    same.cell(1, 1) = StageCell{1, 0, 4};
+    const Prediction ps = cm.estimate(split), pb = cm.estimate(same);
+    ASSERT_TRUE(ps.feasible && pb.feasible);
+    EXPECT_NEAR(ps.pp_comm_s, pb.pp_comm_s, 1e-9 * pb.pp_comm_s);
+    // And it is half of what one crossing alone gets.
+    Plan one = make_sequential_plan(line, llama7b(16), 4, 2, 1, 1);
+    one.cell(0, 0) = StageCell{0, 0, 0};
+    one.cell(1, 0) = StageCell{2, 0, 0};
+    EXPECT_NEAR(ps.pp_comm_s / cm.estimate(one).pp_comm_s, 2.0, 1e-9);
+}
+
 TEST(CostModel, EstimateIsThreadSafe) {
     const Topology t = make_topology({{"a", "A100-80GB", 2}, {"b", "H100-SXM", 2}}, {{0, 1, 100, 10}});
     const CostModel cm(t, cat());
