@@ -12,6 +12,8 @@ libsf_planner_la_SOURCES = \
 	common/planner/tpa/level2.cpp \
 	common/planner/spinsearch/skeleton.h \
 	common/planner/spinsearch/skeleton.cpp \
+	common/planner/spinsearch/fan_out.h \
+	common/planner/spinsearch/fan_out.cpp \
 	common/planner/spinsearch/spinsearch.h \
 	common/planner/spinsearch/spinsearch.cpp
 # Engineer "baselines": append baseline sources below (common/planner/baselines/<name>/...).

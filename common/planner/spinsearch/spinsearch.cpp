@@ -8,6 +8,7 @@
 #include <set>
 
 #include "common/planner/shapes.h"
+#include "common/planner/spinsearch/fan_out.h"
 #include "common/planner/spinsearch/skeleton.h"
 #include "common/planner/tpa/inventory.h"
 #include "common/planner/tpa/level1.h"
@@ -22,7 +23,8 @@ using Clock = std::chrono::steady_clock;
 // One candidate layout: a shape, its cluster-level skeleton, and the finished, scored plan.
 struct Candidate {
     Shape shape;
-    int groups = 1;                  // orientation: 1 = DP local, dp = pipelines local
+    int groups = 1;                  // orientation: 1 = DP local, dp = pipelines local, 0 = fan-out
+    int fan_depth = 0;               // > 0: a fan-out layout with this many hub stages (fan_out.h)
     std::vector<spin::ClusterShare> order;
     std::vector<int> cell_cluster;
     Plan plan;
@@ -30,6 +32,18 @@ struct Candidate {
     int ilp_solves = 0;
     int ilp_not_optimal = 0;
 };
+
+// The shares a layout actually uses, hub first, in order of first appearance.
+std::vector<spin::ClusterShare> shares_in_use(const std::vector<int>& cell_cluster, const spin::ClusterShare& hub,
+                                              const std::vector<spin::ClusterShare>& others) {
+    std::vector<spin::ClusterShare> used{hub};
+    for (int cl : cell_cluster) {
+        if (std::any_of(used.begin(), used.end(), [&](const spin::ClusterShare& u) { return u.cluster == cl; })) continue;
+        for (const spin::ClusterShare& o : others)
+            if (o.cluster == cl) used.push_back(o);
+    }
+    return used;
+}
 
 class Search {
 public:
@@ -290,6 +304,29 @@ std::vector<Candidate> Search::spin_shape(const Shape& shape, int seeds, const s
             if (out_of_time()) return out;
         }
         }
+        // Fan-out from this seed: screening tries the deepest hub-first one, the full spin all.
+        const bool screening = !groups_filter.empty();
+        const tpa::ClusterInventory& hub_inv = invs[static_cast<size_t>(cand[static_cast<size_t>(k)])];
+        const spin::ClusterShare hub{hub_inv.cluster, hub_inv.slots(), 0.0};
+        std::vector<spin::ClusterShare> others;
+        for (size_t j = 0; j < cand.size(); ++j)
+            if (j != static_cast<size_t>(k)) {
+                const tpa::ClusterInventory& inv = invs[static_cast<size_t>(cand[j])];
+                others.push_back({inv.cluster, inv.slots(), 0.0});
+            }
+        for (int depth : spin::fan_out_depths(hub.slots, shape.pp, shape.dp)) {
+            for (bool hub_first : {true, false}) {
+                Candidate c;
+                c.shape = shape;
+                c.groups = 0;
+                c.fan_depth = depth;
+                c.cell_cluster = spin::fan_out(topo_, hub, others, shape.pp, shape.dp, depth, hub_first);
+                if (c.cell_cluster.empty() || !seen.insert(c.cell_cluster).second) continue;
+                c.order = shares_in_use(c.cell_cluster, hub, others);
+                if (realise(c, false)) out.push_back(std::move(c));
+                if (out_of_time() || screening) return out;
+            }
+        }
     }
     return out;
 }
@@ -300,7 +337,8 @@ std::vector<Candidate> Search::spin_shape(const Shape& shape, int seeds, const s
 void Search::polish(Candidate& c) {
     for (int round = 0; round < opt_.polish_rounds && !out_of_time(); ++round) {
         bool improved = false;
-        for (size_t i = 0; i + 1 < c.order.size() && c.order.size() <= 16 && !out_of_time(); ++i) {
+        // Fan-out layouts are not fills of an order: only their layer split is polished.
+        for (size_t i = 0; c.fan_depth == 0 && i + 1 < c.order.size() && c.order.size() <= 16 && !out_of_time(); ++i) {
             Candidate t = c;
             std::swap(t.order[i], t.order[i + 1]);
             t.cell_cluster = spin::fill(t.order, t.shape.pp, t.shape.dp, t.groups);
