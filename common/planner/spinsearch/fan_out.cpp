@@ -1,7 +1,9 @@
 #include "common/planner/spinsearch/fan_out.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
+#include <unordered_map>
 
 namespace spiderflow::spin {
 namespace {
@@ -11,8 +13,8 @@ namespace {
 class LinkLoad {
 public:
     explicit LinkLoad(const Topology& t) : topo_(t), load_(t.links.size(), 0) {}
-    double share_if_added(int a, int b) const {
-        const std::vector<int> route = topo_.route_links(a, b);
+    double share_if_added(int a, int b) {
+        const std::vector<int>& route = route_of(a, b);
         if (route.empty()) return 0;
         double share = std::numeric_limits<double>::infinity();
         for (int l : route)
@@ -20,12 +22,21 @@ public:
         return share;
     }
     void add(int a, int b) {
-        for (int l : topo_.route_links(a, b)) ++load_[static_cast<size_t>(l)];
+        for (int l : route_of(a, b)) ++load_[static_cast<size_t>(l)];
     }
 
 private:
+    // Every replica asks for the same few routes (mostly from the hub): look each up once.
+    const std::vector<int>& route_of(int a, int b) {
+        const uint64_t key = static_cast<uint64_t>(a) * topo_.clusters.size() + static_cast<uint64_t>(b);
+        auto it = routes_.find(key);
+        if (it == routes_.end()) it = routes_.emplace(key, topo_.route_links(a, b)).first;
+        return it->second;
+    }
+
     const Topology& topo_;
     std::vector<int> load_;
+    std::unordered_map<uint64_t, std::vector<int>> routes_;
 };
 
 }  // namespace
