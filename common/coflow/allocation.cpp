@@ -4,13 +4,10 @@
 #include <limits>
 #include <queue>
 #include <tuple>
+#include <unordered_map>
 
 namespace spiderflow::coflow {
 
-namespace {
-// Below this many bytes/s a link counts as full; far under any real link (kB/s).
-constexpr double kRateEps = 1e-3;
-}
 
 std::vector<double> full_capacity(const Network& net) {
     std::vector<double> cap(static_cast<size_t>(net.num_links()));
@@ -18,94 +15,201 @@ std::vector<double> full_capacity(const Network& net) {
     return cap;
 }
 
+namespace {
+
+thread_local bool reference_maxmin = false;
+
+// Links keyed by (level, link id), one entry per link, smallest first. Keys are unique, so the
+// order in which links pop is exactly that of the reference's heap of (level, link, version)
+// entries once its stale entries are skipped, while each level change costs one sift instead
+// of a new entry: the reference's heap grew to links x bottlenecks entries per call.
+class LinkHeap {
+public:
+    void reset(size_t links) {
+        if (pos_.size() < links) {
+            pos_.assign(links, -1);
+            key_.assign(links, 0);
+        }
+        heap_.clear();
+    }
+    bool empty() const { return heap_.empty(); }
+    int top() const { return heap_.front(); }
+    double key(int l) const { return key_[static_cast<size_t>(l)]; }
+    void set(int l, double key) {   // insert, or move an existing entry
+        key_[l] = key;
+        if (pos_[l] < 0) {
+            pos_[l] = static_cast<int>(heap_.size());
+            heap_.push_back(l);
+        }
+        up(pos_[l]);
+        down(pos_[l]);
+    }
+    void erase(int l) {
+        const int i = pos_[l];
+        if (i < 0) return;
+        pos_[l] = -1;
+        const int last = heap_.back();
+        heap_.pop_back();
+        if (last == l) return;
+        heap_[i] = last;
+        pos_[last] = i;
+        up(i);
+        down(pos_[last]);
+    }
+
+private:
+    std::vector<int> heap_, pos_;
+    std::vector<double> key_;
+    bool before(int a, int b) const { return key_[a] != key_[b] ? key_[a] < key_[b] : a < b; }
+    void place(int i, int l) {
+        heap_[i] = l;
+        pos_[l] = i;
+    }
+    void up(int i) {
+        const int l = heap_[i];
+        while (i > 0) {
+            const int parent = (i - 1) / 2;
+            if (!before(l, heap_[parent])) break;
+            place(i, heap_[parent]);
+            i = parent;
+        }
+        place(i, l);
+    }
+    void down(int i) {
+        const int l = heap_[i];
+        const int n = static_cast<int>(heap_.size());
+        while (true) {
+            int child = 2 * i + 1;
+            if (child >= n) break;
+            if (child + 1 < n && before(heap_[child + 1], heap_[child])) ++child;
+            if (!before(heap_[child], l)) break;
+            place(i, heap_[child]);
+            i = child;
+        }
+        place(i, l);
+    }
+};
+
+}  // namespace
+
+void use_reference_maxmin(bool on) { reference_maxmin = on; }
+bool using_reference_maxmin() { return reference_maxmin; }
+
 void maxmin_fill(std::vector<ActiveFlow>& flows, const std::vector<int>& subset, std::vector<double>& residual) {
-    // Water-filling: all unfrozen flows rise together; the link whose level (residual capacity
-    // not yet claimed by frozen flows / its unfrozen flows) is lowest saturates first and
-    // freezes its flows at that level. Levels never fall, so a heap of link levels (stale
-    // entries skipped by version) finds each bottleneck in O(log links):
-    // O((flows x path + links) log links) per call. Scratch is reused across calls: this runs
-    // at every simulator event.
-    thread_local std::vector<int> unfrozen, size, first, version, cursor, members, touched;
+    if (reference_maxmin) {
+        maxmin_fill_reference(flows, subset, residual);
+        return;
+    }
+    // Water-filling as in maxmin_fill_reference(), but over groups of flows that share a route
+    // (the same path object): such flows see the same links, so they always freeze together at
+    // the same level. A wide trace has many more flows than distinct routes (a big switch of
+    // P ports has P^2 routes), so the per-bottleneck work shrinks from flows to routes. The
+    // floating-point operations are the reference's, in its order: a link's claimed capacity
+    // still receives one addition of the level per frozen flow, so rates match bit for bit.
+    thread_local std::unordered_map<const std::vector<int>*, int> group_of;
+    thread_local std::vector<const std::vector<int>*> group_path;
+    thread_local std::vector<int> group_size, group_first, group_fill, group_flows, flow_group;
+    thread_local std::vector<int> unfrozen, size, first, cursor, members, touched, affected;
     thread_local std::vector<double> claimed;
+    thread_local std::vector<char> frozen, marked;
+    thread_local LinkHeap heap;
     const size_t nl = residual.size();
     if (unfrozen.size() < nl) {
         unfrozen.assign(nl, 0);
         size.assign(nl, 0);
         first.assign(nl, 0);
-        version.assign(nl, 0);
         cursor.assign(nl, 0);
         claimed.assign(nl, 0);
+        marked.assign(nl, 0);
     }
-    thread_local std::vector<int> live, affected;
-    thread_local std::vector<char> frozen, marked;
-    if (marked.size() < nl) marked.assign(nl, 0);
-    using Entry = std::tuple<double, int, int>;   // level, link, version
-    thread_local std::vector<Entry> heap;         // a min-heap through std::push_heap/pop_heap
-    live.clear();
-    for (int f : subset) {
-        bool ok = true;
-        for (int l : *flows[f].path)
-            if (residual[l] <= kRateEps) ok = false;
-        if (ok) live.push_back(f);
+    // Group the live flows (every link of the route has capacity left) by route.
+    group_of.clear();
+    group_path.clear();
+    group_size.clear();
+    flow_group.resize(subset.size());
+    for (size_t i = 0; i < subset.size(); ++i) {
+        const std::vector<int>* path = flows[subset[i]].path;
+        auto [it, fresh] = group_of.emplace(path, -1);
+        if (fresh) {
+            bool ok = true;
+            for (int l : *path)
+                if (residual[l] <= kRateEps) ok = false;
+            if (ok) {
+                it->second = static_cast<int>(group_path.size());
+                group_path.push_back(path);
+                group_size.push_back(0);
+            }
+        }
+        flow_group[i] = it->second;
+        if (it->second >= 0) ++group_size[static_cast<size_t>(it->second)];
     }
-    if (live.empty()) return;
-    touched.clear();
-    for (int f : live)
-        for (int l : *flows[f].path)
-            if (size[l]++ == 0) touched.push_back(l);
+    const size_t ng = group_path.size();
+    if (ng == 0) return;
+    group_first.resize(ng);
+    group_fill.resize(ng);
     int offset = 0;
+    for (size_t g = 0; g < ng; ++g) {
+        group_first[g] = group_fill[g] = offset;
+        offset += group_size[g];
+    }
+    group_flows.resize(static_cast<size_t>(offset));
+    for (size_t i = 0; i < subset.size(); ++i)
+        if (flow_group[i] >= 0) group_flows[group_fill[flow_group[i]]++] = subset[i];
+
+    // Per link: its groups, and how many live flows cross it.
+    touched.clear();
+    for (size_t g = 0; g < ng; ++g)
+        for (int l : *group_path[g]) {
+            if (size[l] == 0 && unfrozen[l] == 0) touched.push_back(l);
+            ++size[l];
+            unfrozen[l] += group_size[g];
+        }
+    offset = 0;
     for (int l : touched) {
         first[l] = cursor[l] = offset;
         offset += size[l];
-        unfrozen[l] = size[l];
         claimed[l] = 0;
     }
-    members.assign(static_cast<size_t>(offset), 0);
-    for (size_t i = 0; i < live.size(); ++i)
-        for (int l : *flows[live[i]].path) members[cursor[l]++] = static_cast<int>(i);
+    members.resize(static_cast<size_t>(offset));
+    for (size_t g = 0; g < ng; ++g)
+        for (int l : *group_path[g]) members[cursor[l]++] = static_cast<int>(g);
 
-    frozen.assign(live.size(), 0);
-    const auto later = std::greater<Entry>();
-    heap.clear();
-    for (int l : touched) heap.emplace_back(residual[l] / unfrozen[l], l, version[l]);
-    std::make_heap(heap.begin(), heap.end(), later);
+    frozen.assign(ng, 0);
+    heap.reset(nl);
+    for (int l : touched) heap.set(l, residual[l] / unfrozen[l]);
     while (!heap.empty()) {
-        std::pop_heap(heap.begin(), heap.end(), later);
-        const auto [level, l, v] = heap.back();
-        heap.pop_back();
-        if (v != version[l] || unfrozen[l] == 0) continue;
-        const double lambda = std::max(0.0, level);
+        const int l = heap.top();
+        const double lambda = std::max(0.0, heap.key(l));
+        heap.erase(l);
         affected.clear();
         for (int k = first[l]; k < first[l] + size[l]; ++k) {
-            const int i = members[k];
-            if (frozen[i]) continue;
-            frozen[i] = 1;
-            flows[live[i]].rate += lambda;
-            for (int l2 : *flows[live[i]].path) {
-                claimed[l2] += lambda;
-                --unfrozen[l2];
+            const int g = members[k];
+            if (frozen[g]) continue;
+            frozen[g] = 1;
+            const int count = group_size[g];
+            for (int j = group_first[g]; j < group_first[g] + count; ++j) flows[group_flows[j]].rate += lambda;
+            for (int l2 : *group_path[g]) {
+                for (int c = 0; c < count; ++c) claimed[l2] += lambda;
+                unfrozen[l2] -= count;
                 if (l2 != l && !marked[l2]) {
                     marked[l2] = 1;
                     affected.push_back(l2);
                 }
             }
         }
-        ++version[l];
-        // One fresh entry per link whose level moved, however many of its flows froze here:
-        // many flows of one bottleneck often share their other link (a big switch's port).
         for (int l2 : affected) {
             marked[l2] = 0;
-            ++version[l2];
-            if (unfrozen[l2] > 0) {
-                heap.emplace_back((residual[l2] - claimed[l2]) / unfrozen[l2], l2, version[l2]);
-                std::push_heap(heap.begin(), heap.end(), later);
-            }
+            if (unfrozen[l2] > 0)
+                heap.set(l2, (residual[l2] - claimed[l2]) / unfrozen[l2]);
+            else
+                heap.erase(l2);
         }
     }
     for (int l : touched) {
         residual[l] -= claimed[l];
         if (residual[l] < kRateEps) residual[l] = 0;   // saturated: rounding must not leave crumbs
         size[l] = 0;
+        unfrozen[l] = 0;
     }
 }
 

@@ -7,12 +7,24 @@
 
 namespace spiderflow::coflow {
 
+// Below this many bytes/s a link counts as full; far under any real link (kB/s).
+inline constexpr double kRateEps = 1e-3;
+
 // Residual capacity per link, starting from the network's capacities.
 std::vector<double> full_capacity(const Network& net);
 
 // Max-min fair progressive filling: raises the rates of `subset` flows equally until each
 // meets a saturated link, consuming `residual`. Rates are added to what the flows already have.
+// Flows that share a route are filled as one group; the result is bit for bit that of
+// maxmin_fill_reference().
 void maxmin_fill(std::vector<ActiveFlow>& flows, const std::vector<int>& subset, std::vector<double>& residual);
+// The same filling flow by flow, as the simulator did it before; the reference for tests.
+void maxmin_fill_reference(std::vector<ActiveFlow>& flows, const std::vector<int>& subset,
+                           std::vector<double>& residual);
+// While on (per thread), maxmin_fill() runs the reference instead: lets a test run every
+// scheduler along the old path (SimOptions::reference_allocation).
+void use_reference_maxmin(bool on);
+bool using_reference_maxmin();
 
 // Effective bottleneck time of a set of flows against per-link capacity `cap`:
 // max over links of (remaining bytes crossing it / cap). Infinity when a used link has cap 0.

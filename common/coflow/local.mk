@@ -2,6 +2,7 @@ noinst_LTLIBRARIES += libsf_coflow.la
 libsf_coflow_la_SOURCES = \
 	common/coflow/allocation.cpp \
 	common/coflow/allocation.h \
+	common/coflow/allocation_reference.cpp \
 	common/coflow/coflow.cpp \
 	common/coflow/coflow.h \
 	common/coflow/command_runner.cpp \

@@ -7,6 +7,7 @@
 #include <queue>
 #include <unordered_map>
 
+#include "common/coflow/allocation.h"
 #include "common/util/errors.h"
 
 namespace spiderflow::coflow {
@@ -402,6 +403,12 @@ double measure_period(const Network& net, const PeriodicJob& job, int iterations
 }
 
 SimResult simulate(const Network& net, const Workload& workload, Scheduler& scheduler, const SimOptions& options) {
+    // The allocation path is chosen per thread; restore the caller's choice however we leave.
+    struct ReferenceGuard {
+        bool before = using_reference_maxmin();
+        explicit ReferenceGuard(bool on) { use_reference_maxmin(before || on); }
+        ~ReferenceGuard() { use_reference_maxmin(before); }
+    } guard(options.reference_allocation);
     return Sim(net, workload, scheduler, options).run();
 }
 
