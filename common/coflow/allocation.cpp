@@ -1,6 +1,8 @@
 #include "common/coflow/allocation.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <functional>
 #include <limits>
 #include <queue>
 #include <tuple>
@@ -95,6 +97,51 @@ private:
 void use_reference_maxmin(bool on) { reference_maxmin = on; }
 bool using_reference_maxmin() { return reference_maxmin; }
 
+namespace {
+
+constexpr int kUnseen = -1, kDead = -2;
+// Per distinct route of the current call: kUnseen, kDead (a full link) or its group index.
+thread_local std::vector<int> route_group;
+
+// Numbers the distinct route objects of `subset` 0, 1, ... into `route_of` (per subset entry)
+// and sizes route_group to match, all kUnseen. Routes are usually elements of one table
+// (Network's), so an address minus the lowest one, in units of the object size, is a small
+// number that no two distinct objects share (objects do not overlap): a direct index, no
+// hashing. Routes spread over memory fall back to a hash map.
+void group_routes(const std::vector<ActiveFlow>& flows, const std::vector<int>& subset, std::vector<int>& route_of) {
+    using Route = std::vector<int>;
+    thread_local std::vector<int> dense;
+    thread_local std::unordered_map<const Route*, int> sparse;
+    route_group.clear();
+    if (subset.empty()) return;
+    const Route* lo = flows[subset[0]].path;
+    const Route* hi = lo;
+    for (int f : subset) {
+        lo = std::min(lo, flows[f].path, std::less<const Route*>());
+        hi = std::max(hi, flows[f].path, std::less<const Route*>());
+    }
+    const auto address = [](const Route* r) { return reinterpret_cast<std::uintptr_t>(r); };
+    const std::uintptr_t span = (address(hi) - address(lo)) / sizeof(Route) + 1;
+    if (span <= std::max<std::uintptr_t>(1u << 16, 4 * subset.size())) {
+        if (dense.size() < span) dense.assign(span, kUnseen);
+        for (size_t i = 0; i < subset.size(); ++i) {
+            int& id = dense[(address(flows[subset[i]].path) - address(lo)) / sizeof(Route)];
+            if (id == kUnseen) id = static_cast<int>(route_group.size()), route_group.push_back(kUnseen);
+            route_of[i] = id;
+        }
+        for (int f : subset) dense[(address(flows[f].path) - address(lo)) / sizeof(Route)] = kUnseen;
+        return;
+    }
+    sparse.clear();
+    for (size_t i = 0; i < subset.size(); ++i) {
+        auto [it, fresh] = sparse.emplace(flows[subset[i]].path, static_cast<int>(route_group.size()));
+        if (fresh) route_group.push_back(kUnseen);
+        route_of[i] = it->second;
+    }
+}
+
+}  // namespace
+
 void maxmin_fill(std::vector<ActiveFlow>& flows, const std::vector<int>& subset, std::vector<double>& residual) {
     if (reference_maxmin) {
         maxmin_fill_reference(flows, subset, residual);
@@ -106,7 +153,6 @@ void maxmin_fill(std::vector<ActiveFlow>& flows, const std::vector<int>& subset,
     // P ports has P^2 routes), so the per-bottleneck work shrinks from flows to routes. The
     // floating-point operations are the reference's, in its order: a link's claimed capacity
     // still receives one addition of the level per frozen flow, so rates match bit for bit.
-    thread_local std::unordered_map<const std::vector<int>*, int> group_of;
     thread_local std::vector<const std::vector<int>*> group_path;
     thread_local std::vector<int> group_size, group_first, group_fill, group_flows, flow_group;
     thread_local std::vector<int> unfrozen, size, first, cursor, members, touched, affected;
@@ -123,25 +169,25 @@ void maxmin_fill(std::vector<ActiveFlow>& flows, const std::vector<int>& subset,
         marked.assign(nl, 0);
     }
     // Group the live flows (every link of the route has capacity left) by route.
-    group_of.clear();
     group_path.clear();
     group_size.clear();
     flow_group.resize(subset.size());
+    group_routes(flows, subset, flow_group);
     for (size_t i = 0; i < subset.size(); ++i) {
-        const std::vector<int>* path = flows[subset[i]].path;
-        auto [it, fresh] = group_of.emplace(path, -1);
-        if (fresh) {
+        int& key = route_group[static_cast<size_t>(flow_group[i])];
+        if (key == kUnseen) {
+            const std::vector<int>* path = flows[subset[i]].path;
             bool ok = true;
             for (int l : *path)
                 if (residual[l] <= kRateEps) ok = false;
+            key = ok ? static_cast<int>(group_path.size()) : kDead;
             if (ok) {
-                it->second = static_cast<int>(group_path.size());
                 group_path.push_back(path);
                 group_size.push_back(0);
             }
         }
-        flow_group[i] = it->second;
-        if (it->second >= 0) ++group_size[static_cast<size_t>(it->second)];
+        flow_group[i] = key;
+        if (key >= 0) ++group_size[static_cast<size_t>(key)];
     }
     const size_t ng = group_path.size();
     if (ng == 0) return;

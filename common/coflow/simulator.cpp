@@ -335,9 +335,11 @@ private:
                 review_at = dt < kInf ? now_ + std::max(dt, 1e-9) : kInf;
             }
             dirty = false;
-            double t_flow = kInf;
+            // now_ + min(x) is min(now_ + x): rounding is monotone, so one addition will do.
+            double dt_flow = kInf;
             for (const auto& f : flows_)
-                if (f.rate > 0) t_flow = std::min(t_flow, now_ + f.remaining / f.rate);
+                if (f.rate > 0) dt_flow = std::min(dt_flow, f.remaining / f.rate);
+            const double t_flow = now_ + dt_flow;
             const double t_event = events_.empty() ? kInf : events_.top().t;
             double t = std::min({t_flow, t_event, review_at});
             if (t == kInf) {
@@ -346,14 +348,18 @@ private:
             }
             t = std::min(t, opt_.horizon_s);
             const double dt = std::max(0.0, t - now_);
-            // Advance every flow; finish those whose last byte is out.
+            // Advance every flow; finish those whose last byte is out. The byte count is summed
+            // in a local (same additions, same order): through the stats member every addition
+            // went to memory, the compiler unable to rule out aliasing with the coflow states.
+            double bytes_sent = result_.stats.bytes_sent;
             for (size_t i = 0; i < flows_.size(); ++i) {
                 ActiveFlow& f = flows_[i];
                 const double sent = std::min(f.remaining, f.rate * dt);
                 f.remaining -= sent;
-                result_.stats.bytes_sent += sent;
+                bytes_sent += sent;
                 flow_meta_[i].coflow->sent += sent;
             }
+            result_.stats.bytes_sent = bytes_sent;
             now_ = t;
             for (size_t i = 0; i < flows_.size();) {
                 ActiveFlow& f = flows_[i];
