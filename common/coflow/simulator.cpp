@@ -348,17 +348,27 @@ private:
             }
             t = std::min(t, opt_.horizon_s);
             const double dt = std::max(0.0, t - now_);
-            // Advance every flow; finish those whose last byte is out. The byte count is summed
-            // in a local (same additions, same order): through the stats member every addition
-            // went to memory, the compiler unable to rule out aliasing with the coflow states.
+            // Advance every flow; finish those whose last byte is out. Sums run in locals with
+            // the same additions in the same order: through memory, each addition waited for
+            // the previous store (a coflow's flows mostly sit next to each other), and the
+            // compiler could not rule out aliasing between the stats and the coflow states.
             double bytes_sent = result_.stats.bytes_sent;
+            CoflowState* run = nullptr;   // the coflow of the previous flow, its sum in run_sent
+            double run_sent = 0;
             for (size_t i = 0; i < flows_.size(); ++i) {
                 ActiveFlow& f = flows_[i];
                 const double sent = std::min(f.remaining, f.rate * dt);
                 f.remaining -= sent;
                 bytes_sent += sent;
-                flow_meta_[i].coflow->sent += sent;
+                CoflowState* c = flow_meta_[i].coflow;
+                if (c != run) {
+                    if (run) run->sent = run_sent;
+                    run = c;
+                    run_sent = c->sent;
+                }
+                run_sent += sent;
             }
+            if (run) run->sent = run_sent;
             result_.stats.bytes_sent = bytes_sent;
             now_ = t;
             for (size_t i = 0; i < flows_.size();) {
