@@ -99,20 +99,25 @@ bool using_reference_maxmin() { return reference_maxmin; }
 
 namespace {
 
-constexpr int kUnseen = -1, kDead = -2;
-// Per distinct route of the current call: kUnseen, kDead (a full link) or its group index.
-thread_local std::vector<int> route_group;
+using Route = std::vector<int>;
 
-// Numbers the distinct route objects of `subset` 0, 1, ... into `route_of` (per subset entry)
-// and sizes route_group to match, all kUnseen. Routes are usually elements of one table
-// (Network's), so an address minus the lowest one, in units of the object size, is a small
-// number that no two distinct objects share (objects do not overlap): a direct index, no
-// hashing. Routes spread over memory fall back to a hash map.
-void group_routes(const std::vector<ActiveFlow>& flows, const std::vector<int>& subset, std::vector<int>& route_of) {
-    using Route = std::vector<int>;
-    thread_local std::vector<int> dense;
+// The distinct route objects of a subset, in order of first appearance, with how many of the
+// subset's flows take each; route_of gives each subset entry's route number.
+struct RouteCensus {
+    std::vector<const Route*> path;
+    std::vector<int> count;
+    std::vector<int> route_of;
+};
+
+// Routes are usually elements of one table (Network's), so an address minus the lowest one, in
+// units of the object size, is a small number that no two distinct objects share (objects do
+// not overlap): a direct index, no hashing. Routes spread over memory fall back to a hash map.
+void take_census(const std::vector<ActiveFlow>& flows, const std::vector<int>& subset, RouteCensus& census) {
+    thread_local std::vector<int> dense;   // route number + 1 per address slot; 0 = not seen
     thread_local std::unordered_map<const Route*, int> sparse;
-    route_group.clear();
+    census.path.clear();
+    census.count.clear();
+    census.route_of.resize(subset.size());
     if (subset.empty()) return;
     const Route* lo = flows[subset[0]].path;
     const Route* hi = lo;
@@ -120,23 +125,32 @@ void group_routes(const std::vector<ActiveFlow>& flows, const std::vector<int>& 
         lo = std::min(lo, flows[f].path, std::less<const Route*>());
         hi = std::max(hi, flows[f].path, std::less<const Route*>());
     }
-    const auto address = [](const Route* r) { return reinterpret_cast<std::uintptr_t>(r); };
-    const std::uintptr_t span = (address(hi) - address(lo)) / sizeof(Route) + 1;
-    if (span <= std::max<std::uintptr_t>(1u << 16, 4 * subset.size())) {
-        if (dense.size() < span) dense.assign(span, kUnseen);
-        for (size_t i = 0; i < subset.size(); ++i) {
-            int& id = dense[(address(flows[subset[i]].path) - address(lo)) / sizeof(Route)];
-            if (id == kUnseen) id = static_cast<int>(route_group.size()), route_group.push_back(kUnseen);
-            route_of[i] = id;
+    const auto slot = [lo](const Route* r) {
+        return (reinterpret_cast<std::uintptr_t>(r) - reinterpret_cast<std::uintptr_t>(lo)) / sizeof(Route);
+    };
+    const auto number = [&census](int& id, const Route* path) {
+        if (id == 0) {
+            census.path.push_back(path);
+            census.count.push_back(0);
+            id = static_cast<int>(census.path.size());
         }
-        for (int f : subset) dense[(address(flows[f].path) - address(lo)) / sizeof(Route)] = kUnseen;
+        ++census.count[static_cast<size_t>(id - 1)];
+        return id - 1;
+    };
+    const std::uintptr_t span = slot(hi) + 1;
+    if (span <= std::max<std::uintptr_t>(1u << 16, 4 * subset.size())) {
+        if (dense.size() < span) dense.assign(span, 0);
+        for (size_t i = 0; i < subset.size(); ++i) {
+            const Route* path = flows[subset[i]].path;
+            census.route_of[i] = number(dense[slot(path)], path);
+        }
+        for (const Route* path : census.path) dense[slot(path)] = 0;
         return;
     }
     sparse.clear();
     for (size_t i = 0; i < subset.size(); ++i) {
-        auto [it, fresh] = sparse.emplace(flows[subset[i]].path, static_cast<int>(route_group.size()));
-        if (fresh) route_group.push_back(kUnseen);
-        route_of[i] = it->second;
+        const Route* path = flows[subset[i]].path;
+        census.route_of[i] = number(sparse[path], path);
     }
 }
 
@@ -150,11 +164,14 @@ void maxmin_fill(std::vector<ActiveFlow>& flows, const std::vector<int>& subset,
     // Water-filling as in maxmin_fill_reference(), but over groups of flows that share a route
     // (the same path object): such flows see the same links, so they always freeze together at
     // the same level. A wide trace has many more flows than distinct routes (a big switch of
-    // P ports has P^2 routes), so the per-bottleneck work shrinks from flows to routes. The
-    // floating-point operations are the reference's, in its order: a link's claimed capacity
-    // still receives one addition of the level per frozen flow, so rates match bit for bit.
-    thread_local std::vector<const std::vector<int>*> group_path;
-    thread_local std::vector<int> group_size, group_first, group_fill, group_flows, flow_group;
+    // P ports has P^2 routes; 50 ports: ~22k flows on ~2.2k routes), so the per-bottleneck
+    // work shrinks from flows to routes. The floating-point operations are the reference's, in
+    // its order: a link's claimed capacity still receives one addition of the level per frozen
+    // flow, and each flow one addition of its level, so rates match bit for bit.
+    thread_local RouteCensus census;
+    thread_local std::vector<const Route*> group_path;
+    thread_local std::vector<int> group_size, route_group;
+    thread_local std::vector<double> group_level;
     thread_local std::vector<int> unfrozen, size, first, cursor, members, touched, affected;
     thread_local std::vector<double> claimed;
     thread_local std::vector<char> frozen, marked;
@@ -168,39 +185,23 @@ void maxmin_fill(std::vector<ActiveFlow>& flows, const std::vector<int>& subset,
         claimed.assign(nl, 0);
         marked.assign(nl, 0);
     }
-    // Group the live flows (every link of the route has capacity left) by route.
+    // Groups: the live routes (every link has capacity left), in order of first appearance.
+    take_census(flows, subset, census);
     group_path.clear();
     group_size.clear();
-    flow_group.resize(subset.size());
-    group_routes(flows, subset, flow_group);
-    for (size_t i = 0; i < subset.size(); ++i) {
-        int& key = route_group[static_cast<size_t>(flow_group[i])];
-        if (key == kUnseen) {
-            const std::vector<int>* path = flows[subset[i]].path;
-            bool ok = true;
-            for (int l : *path)
-                if (residual[l] <= kRateEps) ok = false;
-            key = ok ? static_cast<int>(group_path.size()) : kDead;
-            if (ok) {
-                group_path.push_back(path);
-                group_size.push_back(0);
-            }
-        }
-        flow_group[i] = key;
-        if (key >= 0) ++group_size[static_cast<size_t>(key)];
+    route_group.assign(census.path.size(), -1);
+    for (size_t r = 0; r < census.path.size(); ++r) {
+        bool ok = true;
+        for (int l : *census.path[r])
+            if (residual[l] <= kRateEps) ok = false;
+        if (!ok) continue;
+        route_group[r] = static_cast<int>(group_path.size());
+        group_path.push_back(census.path[r]);
+        group_size.push_back(census.count[r]);
     }
     const size_t ng = group_path.size();
     if (ng == 0) return;
-    group_first.resize(ng);
-    group_fill.resize(ng);
-    int offset = 0;
-    for (size_t g = 0; g < ng; ++g) {
-        group_first[g] = group_fill[g] = offset;
-        offset += group_size[g];
-    }
-    group_flows.resize(static_cast<size_t>(offset));
-    for (size_t i = 0; i < subset.size(); ++i)
-        if (flow_group[i] >= 0) group_flows[group_fill[flow_group[i]]++] = subset[i];
+    group_level.assign(ng, 0);
 
     // Per link: its groups, and how many live flows cross it.
     touched.clear();
@@ -210,7 +211,7 @@ void maxmin_fill(std::vector<ActiveFlow>& flows, const std::vector<int>& subset,
             ++size[l];
             unfrozen[l] += group_size[g];
         }
-    offset = 0;
+    int offset = 0;
     for (int l : touched) {
         first[l] = cursor[l] = offset;
         offset += size[l];
@@ -233,7 +234,7 @@ void maxmin_fill(std::vector<ActiveFlow>& flows, const std::vector<int>& subset,
             if (frozen[g]) continue;
             frozen[g] = 1;
             const int count = group_size[g];
-            for (int j = group_first[g]; j < group_first[g] + count; ++j) flows[group_flows[j]].rate += lambda;
+            group_level[g] = lambda;
             for (int l2 : *group_path[g]) {
                 for (int c = 0; c < count; ++c) claimed[l2] += lambda;
                 unfrozen[l2] -= count;
@@ -250,6 +251,11 @@ void maxmin_fill(std::vector<ActiveFlow>& flows, const std::vector<int>& subset,
             else
                 heap.erase(l2);
         }
+    }
+    // Every group froze (each touched link pops once, freezing all its groups).
+    for (size_t i = 0; i < subset.size(); ++i) {
+        const int g = route_group[static_cast<size_t>(census.route_of[i])];
+        if (g >= 0) flows[subset[i]].rate += group_level[static_cast<size_t>(g)];
     }
     for (int l : touched) {
         residual[l] -= claimed[l];
