@@ -128,7 +128,7 @@ void take_census(const std::vector<ActiveFlow>& flows, const std::vector<int>& s
     const auto slot = [lo](const Route* r) {
         return (reinterpret_cast<std::uintptr_t>(r) - reinterpret_cast<std::uintptr_t>(lo)) / sizeof(Route);
     };
-    const auto number = [&census](int& id, const Route* path) {
+    const auto number = [&census](int& id, const Route* path) __attribute__((always_inline)) {
         if (id == 0) {
             census.path.push_back(path);
             census.count.push_back(0);
@@ -267,15 +267,39 @@ void maxmin_fill(std::vector<ActiveFlow>& flows, const std::vector<int>& subset,
 
 double bottleneck_time(const std::vector<ActiveFlow>& flows, const std::vector<int>& subset,
                        const std::vector<double>& cap) {
+    if (reference_maxmin) return bottleneck_time_reference(flows, subset, cap);
     thread_local std::vector<double> load;
     thread_local std::vector<int> touched;
     if (load.size() < cap.size()) load.assign(cap.size(), 0);
     touched.clear();
+    // The sums per link keep their order of additions, but the two links used last live in
+    // registers: a coflow's neighbouring flows share a port, and through memory every addition
+    // waited for the previous one's store.
+    int recent = -1, older = -1;
+    double recent_sum = 0, older_sum = 0;
     for (int f : subset)
         for (int l : *flows[f].path) {
-            if (load[l] == 0) touched.push_back(l);
-            load[l] += flows[f].remaining;
+            const double r = flows[f].remaining;
+            if (l == recent) {
+                recent_sum += r;
+                continue;
+            }
+            if (l == older) {
+                std::swap(recent, older);
+                std::swap(recent_sum, older_sum);
+                recent_sum += r;
+                continue;
+            }
+            if (older >= 0) load[older] = older_sum;
+            older = recent;
+            older_sum = recent_sum;
+            recent = l;
+            recent_sum = load[l];
+            if (recent_sum == 0) touched.push_back(l);
+            recent_sum += r;
         }
+    if (older >= 0) load[older] = older_sum;
+    if (recent >= 0) load[recent] = recent_sum;
     double gamma = 0;
     for (int l : touched) {
         gamma = std::max(gamma, cap[l] <= kRateEps ? std::numeric_limits<double>::infinity() : load[l] / cap[l]);

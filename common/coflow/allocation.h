@@ -21,8 +21,11 @@ void maxmin_fill(std::vector<ActiveFlow>& flows, const std::vector<int>& subset,
 // The same filling flow by flow, as the simulator did it before; the reference for tests.
 void maxmin_fill_reference(std::vector<ActiveFlow>& flows, const std::vector<int>& subset,
                            std::vector<double>& residual);
-// While on (per thread), maxmin_fill() runs the reference instead: lets a test run every
-// scheduler along the old path (SimOptions::reference_allocation).
+// bottleneck_time() as it was, summing through memory; the reference for tests.
+double bottleneck_time_reference(const std::vector<ActiveFlow>& flows, const std::vector<int>& subset,
+                                 const std::vector<double>& cap);
+// While on (per thread), maxmin_fill() and bottleneck_time() run the references instead: lets a
+// test run every scheduler along the old path (SimOptions::reference_allocation).
 void use_reference_maxmin(bool on);
 bool using_reference_maxmin();
 

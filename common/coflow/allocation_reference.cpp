@@ -1,8 +1,10 @@
-// The straightforward max-min filling the simulator used before the grouped version in
-// allocation.cpp: one heap entry per level change (stale ones skipped by version), one pass per
-// flow. Kept as the reference the optimised path must reproduce bit for bit
+// The straightforward max-min filling and bottleneck time the simulator used before the
+// versions in allocation.cpp: one heap entry per level change (stale ones skipped by version),
+// one pass per flow, sums through memory. Kept as the reference the optimised path must
+// reproduce bit for bit
 // (tests/unit/coflow/test_allocation_equivalence.cpp, SimOptions::reference_allocation).
 #include <algorithm>
+#include <limits>
 #include <tuple>
 
 #include "common/coflow/allocation.h"
@@ -98,6 +100,25 @@ void maxmin_fill_reference(std::vector<ActiveFlow>& flows, const std::vector<int
         if (residual[l] < kRateEps) residual[l] = 0;   // saturated: rounding must not leave crumbs
         size[l] = 0;
     }
+}
+
+double bottleneck_time_reference(const std::vector<ActiveFlow>& flows, const std::vector<int>& subset,
+                                 const std::vector<double>& cap) {
+    thread_local std::vector<double> load;
+    thread_local std::vector<int> touched;
+    if (load.size() < cap.size()) load.assign(cap.size(), 0);
+    touched.clear();
+    for (int f : subset)
+        for (int l : *flows[f].path) {
+            if (load[l] == 0) touched.push_back(l);
+            load[l] += flows[f].remaining;
+        }
+    double gamma = 0;
+    for (int l : touched) {
+        gamma = std::max(gamma, cap[l] <= kRateEps ? std::numeric_limits<double>::infinity() : load[l] / cap[l]);
+        load[l] = 0;
+    }
+    return gamma;
 }
 
 }  // namespace spiderflow::coflow

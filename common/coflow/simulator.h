@@ -16,8 +16,8 @@ namespace spiderflow::coflow {
 struct SimOptions {
     bool check_invariants = false;   // verify capacity and work conservation at every allocation
     double horizon_s = std::numeric_limits<double>::infinity();  // stop simulated time here
-    // Run the straightforward allocation path (maxmin_fill_reference, one pass per flow) instead
-    // of the grouped one: for tests that check both give the same results.
+    // Run the straightforward allocation path (maxmin_fill_reference, bottleneck_time_reference)
+    // instead of the optimised one: for tests that check both give the same results.
     bool reference_allocation = false;
 };
 
