@@ -50,8 +50,9 @@ std::optional<int> filter_dscp(const std::string& filter_show) {
         if (w.size() < 4 || w[0] != "match" || w[2] != "at" || w[3] != "0") continue;
         const auto slash = w[1].find('/');
         if (slash == std::string::npos || w[1].substr(slash + 1) != "00fc0000") continue;
+        const std::string hex = w[1].substr(0, slash);  // strtoul's end pointer points into it
         char* end = nullptr;
-        const unsigned long value = std::strtoul(w[1].substr(0, slash).c_str(), &end, 16);
+        const unsigned long value = std::strtoul(hex.c_str(), &end, 16);
         if (*end != '\0') continue;
         return static_cast<int>(((value >> 16) & 0xfc) >> 2);
     }

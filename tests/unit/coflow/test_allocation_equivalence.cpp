@@ -100,7 +100,9 @@ TEST(AllocationEquivalence, MatchesReferenceWhenRoutesLieFarApartInMemory) {
             auto [it, fresh] = moved.emplace(f.path, 0);
             if (fresh) {
                 const size_t k = moved.size() - 1;
-                it->second = (k % 3) * (spread.size() / 2 - 1) + k / 3;   // both ends and the middle
+                // Both ends and the middle of the table.
+                const size_t starts[] = {k / 3, spread.size() / 2 + k / 3, spread.size() - 1 - k / 3};
+                it->second = starts[k % 3];
                 spread[it->second] = *f.path;
             }
             f.path = &spread[it->second];
