@@ -11,20 +11,20 @@ Network Network::from_topology(const Topology& topology) {
     Network net;
     for (const auto& c : topology.clusters) net.add_node(c.name);
     const int n = net.num_nodes();
-    // link id of the a->b direction for each cluster pair, -1 when no direct link
-    std::vector<int> direct(static_cast<size_t>(n) * n, -1);
-    for (const auto& l : topology.links) {
-        const int id = net.add_duplex(l.a, l.b, l.bandwidth_Bps, l.latency_s);
-        direct[static_cast<size_t>(l.a) * n + l.b] = id;
-        direct[static_cast<size_t>(l.b) * n + l.a] = id + 1;
-    }
+    // Link id of each topology link's a->b direction; b->a is the next id (add_duplex).
+    std::vector<int> forward;
+    for (const auto& l : topology.links) forward.push_back(net.add_duplex(l.a, l.b, l.bandwidth_Bps, l.latency_s));
     for (int a = 0; a < n; ++a) {
         for (int b = 0; b < n; ++b) {
             if (a == b) continue;
             const std::vector<int> hops = topology.route(a, b);
             if (hops.size() < 2) continue;
             std::vector<int> links;
-            for (size_t i = 0; i + 1 < hops.size(); ++i) links.push_back(direct[static_cast<size_t>(hops[i]) * n + hops[i + 1]]);
+            for (size_t i = 0; i + 1 < hops.size(); ++i) {
+                const int li = topology.link_between(hops[i], hops[i + 1]);
+                const bool along = topology.links[static_cast<size_t>(li)].a == hops[i];
+                links.push_back(forward[static_cast<size_t>(li)] + (along ? 0 : 1));
+            }
             net.set_route(a, b, std::move(links));
         }
     }

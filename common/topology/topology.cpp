@@ -151,11 +151,11 @@ struct UnionFind {
     }
 };
 
-}  // namespace
-
-static uint64_t unordered_pair_key(int a, int b) {
+uint64_t unordered_pair_key(int a, int b) {
     return (static_cast<uint64_t>(std::min(a, b)) << 32) | static_cast<uint32_t>(std::max(a, b));
 }
+
+}  // namespace
 
 void Topology::finalize(const std::string& source) {
     finalized_ = false;
@@ -354,10 +354,6 @@ std::vector<int> Topology::route(int a, int b) const {
     out.push_back(b);
     return out;
 }
-
-}  // namespace spiderflow
-
-namespace spiderflow {
 
 int Topology::link_between(int a, int b) const {
     auto it = link_index_.find(unordered_pair_key(a, b));
