@@ -281,8 +281,11 @@ TEST(Baselines, GlobalIlpHonoursASmallLimitOnALargeInstance) {
     } catch (const InfeasibleError& e) {
         EXPECT_NE(std::string(e.what()).find("time limit"), std::string::npos) << e.what();
     }
+    // Ignoring the limit means running to the 600 s default. The margin below that is wide because
+    // sanitizer builds on a loaded 2-core CI machine run the model building several times slower;
+    // this checks that the limit is obeyed, not how quickly the policy stops.
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    EXPECT_LT(wall_s, 3 * req.time_limit_s + 1) << "a 3 s limit took " << wall_s << " s";
+    EXPECT_LT(wall_s, 60.0) << "a 3 s limit took " << wall_s << " s";
 }
 
 // The draws depend on std::mt19937_64's output only, which the standard fixes (its first

@@ -148,7 +148,7 @@ TEST(Cbc, TimeLimitWithSolutionReportsGap) {
     ASSERT_FALSE(r.values.empty());
     EXPECT_LT(m.max_violation(r.values), 1e-6);
     EXPECT_LE(r.best_bound, r.objective + 1e-6);
-    EXPECT_LT(r.seconds, 5.0);  // generous: the limit is honoured, not a timing benchmark
+    EXPECT_LT(r.seconds, 30.0);  // generous (sanitizer CI on 2 cores): the limit is honoured, not a timing benchmark
 }
 
 TEST(Cbc, TimeLimitWithoutSolutionIsNotCalledInfeasible) {
