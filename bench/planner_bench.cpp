@@ -277,16 +277,22 @@ int main(int argc, char** argv) {
         verdict(what.c_str(), worst, target, worst <= bound, " over " + std::to_string(pairs) + " instances");
     }
     for (const char* other : {"first-fit", "greedy"}) {
+        // Per model too: a job that fits one site leaves nothing to gain, so the worst alone hides
+        // where the margin is.
         double worst = NAN;
+        std::string per_model;
         for (const Row& r : rows) {
             if (r.instance != "worldwide-8" || r.policy != "spinsearch" || !usable(&r)) continue;
             const Row* o = find(rows, r.instance, r.model, other);
             if (!usable(o)) continue;
             const double ratio = o->iter_s / r.iter_s;
             worst = std::isnan(worst) ? ratio : std::min(worst, ratio);
+            char part[96];
+            std::snprintf(part, sizeof part, "%s %s %.3g", per_model.empty() ? " -- per model:" : ",", r.model.c_str(), ratio);
+            per_model += part;
         }
         const std::string what = std::string("worldwide-8: ") + other + " / spinsearch iteration time (worst)";
-        verdict(what.c_str(), worst, ">= 1.2x", worst >= 1.2, "");
+        verdict(what.c_str(), worst, ">= 1.2x", worst >= 1.2, per_model);
     }
     double plan1024 = NAN;
     for (const Row& r : rows)
