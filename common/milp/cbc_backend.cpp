@@ -109,8 +109,9 @@ SolveResult run_cbc(const Model& model, const SolveOptions& options, const std::
     auto left_s = [&] {
         return limit_s - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     };
-    const bool has_start = static_cast<int>(initial.size()) == n &&
-                           model.max_violation(initial) <= 1e-6;
+    // A start at or above the cutoff is no solution the caller wants: it is ignored.
+    const bool has_start = static_cast<int>(initial.size()) == n && model.max_violation(initial) <= 1e-6 &&
+                           model.evaluate(initial) < options.cutoff;
     const double start_objective = has_start ? model.evaluate(initial) : kInf;
 
     CbcModel cbc(lp);  // clones lp
@@ -126,6 +127,14 @@ SolveResult run_cbc(const Model& model, const SolveOptions& options, const std::
 
     cbc.initialSolve();
     const bool root_solved = cbc.solver()->isProvenOptimal();
+    const bool has_cutoff = options.cutoff < kInf;
+    if (root_solved && has_cutoff && cbc.solver()->getObjValue() + model.objective_offset() >= options.cutoff) {
+        // The LP relaxation already reaches the cutoff: no integer point can be below it.
+        SolveResult r;
+        r.status = SolveStatus::infeasible;
+        r.best_bound = cbc.solver()->getObjValue() + model.objective_offset();
+        return r;
+    }
     if (!root_solved && !cbc.solver()->isProvenPrimalInfeasible() && !cbc.solver()->isProvenDualInfeasible()) {
         // The root LP itself ran out of time: no proof of anything; the start point, if any.
         SolveResult r;
@@ -140,6 +149,7 @@ SolveResult run_cbc(const Model& model, const SolveOptions& options, const std::
     }
     if (has_start && root_solved)
         cbc.setBestSolution(initial.data(), n, start_objective - model.objective_offset(), false);
+    if (has_cutoff) cbc.setCutoff(std::min(cbc.getCutoff(), options.cutoff - model.objective_offset()));
     cbc.setMaximumSeconds(std::max(0.01, left_s()));
     // Node LPs must not inherit the root's limit (Cbc would take a cut-off LP for a dead node);
     // Cbc's own limit bounds branch and bound.

@@ -97,6 +97,10 @@ struct SolveOptions {
     double relative_gap = 1e-4;
     int threads = 1;
     bool log = false;
+    // Only solutions whose objective (offset included) is below cutoff are wanted: branch and
+    // bound drops every node whose bound reaches it. When none exists the status is infeasible,
+    // which then proves "nothing better than cutoff" (a caller's incumbent from elsewhere).
+    double cutoff = kInf;
 };
 
 struct SolveResult {

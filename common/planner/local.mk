@@ -36,4 +36,8 @@ libsf_planner_la_SOURCES += \
 	common/planner/baselines/global_ilp/start_layout.h \
 	common/planner/baselines/global_ilp/start_layout.cpp \
 	common/planner/baselines/global_ilp/shape_milp.h \
-	common/planner/baselines/global_ilp/shape_milp.cpp
+	common/planner/baselines/global_ilp/shape_milp.cpp \
+	common/planner/baselines/global_ilp/shape_bound.h \
+	common/planner/baselines/global_ilp/shape_bound.cpp \
+	common/planner/baselines/global_ilp/shape_search.h \
+	common/planner/baselines/global_ilp/shape_search.cpp

@@ -14,7 +14,10 @@
 #include "common/plan/plan_text.h"
 #include "common/plan/plan_traffic.h"
 #include "common/planner/baselines/common/portable_random.h"
+#include "common/planner/baselines/common/evaluator.h"
 #include "common/planner/baselines/exhaustive/exhaustive.h"
+#include "common/planner/baselines/global_ilp/shape_milp.h"
+#include "common/planner/baselines/global_ilp/shape_search.h"
 #include "common/planner/planner.h"
 #include "common/topology/generator.h"
 #include "common/util/errors.h"
@@ -250,7 +253,8 @@ TEST(Baselines, GlobalIlpProvesSmallInstancesAndReportsLimits) {
     req.time_limit_s = 60;
     const PlanResult r = run("global-ilp", req, cost);
     EXPECT_FALSE(r.hit_limit) << r.note;
-    EXPECT_NE(r.note.find("optimal=1"), std::string::npos) << r.note;
+    EXPECT_NE(r.note.find("proven optimal over every shape"), std::string::npos) << r.note;
+    EXPECT_NE(r.note.find("cut_by_limit=0"), std::string::npos) << r.note;
 
     // A limit too short to look at every shape is reported, never hidden.
     PlanRequest rushed = request("llama2-13b", 64, 48);
@@ -262,6 +266,56 @@ TEST(Baselines, GlobalIlpProvesSmallInstancesAndReportsLimits) {
     } catch (const InfeasibleError& e) {
         EXPECT_NE(std::string(e.what()).find("time limit"), std::string::npos) << e.what();
     }
+}
+
+// Branch and bound across shapes: every shape's proxy is an iteration time in seconds, so a
+// shape whose lower bound cannot beat a layout found elsewhere needs no MILP. On an instance
+// small enough to solve every shape's MILP alone, the bounded search must close some shapes
+// without one and still reach the same proxy optimum, proven.
+TEST(Baselines, GlobalIlpBoundsAcrossShapesKeepTheProxyOptimum) {
+    const Topology t = three_sites();
+    const CostModel cost(t, Catalog::builtin());
+    PlanRequest req = request("llama2-13b", 64, 32);
+    req.time_limit_s = 120;
+    baselines::Evaluator eval(req, cost, "global-ilp", 120);
+    const std::vector<Shape> shapes = eval.shapes();
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    const std::vector<global_ilp::ShapeCandidate> cands = global_ilp::shape_candidates(eval, shapes, deadline);
+    ASSERT_EQ(cands.size(), shapes.size());
+    ASSERT_GT(cands.size(), 2u);
+
+    // Each bound is a bound: never above the shape's own start layout.
+    for (const auto& c : cands) {
+        if (!c.start.cells.empty()) EXPECT_LE(c.bound.total, c.start.objective * (1 + 1e-12));
+    }
+
+    std::vector<double> seen;
+    auto sink = [&](size_t i, const std::vector<int>& cells) {
+        std::vector<int> positions;
+        for (int cl : cells) {
+            const auto& order = cands[i].costs.clusters;
+            positions.push_back(static_cast<int>(std::find(order.begin(), order.end(), cl) - order.begin()));
+        }
+        seen.push_back(global_ilp::proxy_objective(cands[i].costs, positions));
+    };
+    global_ilp::SearchOptions alone;
+    alone.cross_shape_bounds = false;
+    const global_ilp::SearchResult every = global_ilp::search_shapes(cands, deadline, alone, sink);
+    ASSERT_TRUE(every.proven);
+    EXPECT_EQ(every.pruned, 0);
+    const int every_milps = every.optimal + every.closed;
+    // The value reported is the value of a layout handed out.
+    ASSERT_FALSE(seen.empty());
+    EXPECT_DOUBLE_EQ(every.best, *std::min_element(seen.begin(), seen.end()));
+
+    seen.clear();
+    const global_ilp::SearchResult bounded = global_ilp::search_shapes(cands, deadline, {}, sink);
+    ASSERT_TRUE(bounded.proven);
+    EXPECT_GT(bounded.pruned, 0);
+    EXPECT_LT(bounded.optimal + bounded.closed, every_milps);
+    EXPECT_EQ(bounded.cut, 0);
+    EXPECT_NEAR(bounded.best, every.best, every.best * global_ilp::kRelativeGap);
+    EXPECT_DOUBLE_EQ(bounded.best, *std::min_element(seen.begin(), seen.end()));
 }
 
 // The limit bounds the whole call (model building, every CBC solve, realising) on an instance

@@ -138,6 +138,31 @@ TEST(Cbc, EmptyModel) {
     EXPECT_DOUBLE_EQ(r.objective, 4);
 }
 
+// A cutoff from outside (another model's incumbent): at the optimum nothing is below it, and
+// that is a proof (infeasible), even with the optimum itself offered as the start; just above
+// the optimum Cbc finds it.
+TEST(Cbc, CutoffAtTheOptimumProvesNothingBetter) {
+    const Model m = knapsack();
+    SolveOptions at;
+    at.cutoff = -28;
+    const SolveResult none = solve(m, at);
+    EXPECT_EQ(none.status, SolveStatus::infeasible) << to_string(none.status);
+    EXPECT_TRUE(none.values.empty());
+    const SolveResult with_start = solve(m, at, {0, 1, 1, 1});
+    EXPECT_EQ(with_start.status, SolveStatus::infeasible) << to_string(with_start.status);
+
+    SolveOptions above;
+    above.cutoff = -27.5;
+    const SolveResult found = solve(m, above);
+    ASSERT_EQ(found.status, SolveStatus::optimal) << to_string(found.status);
+    EXPECT_NEAR(found.objective, -28, 1e-6);
+
+    // A cutoff the LP relaxation already reaches closes at the root.
+    SolveOptions far;
+    far.cutoff = -40;
+    EXPECT_EQ(solve(m, far).status, SolveStatus::infeasible);
+}
+
 TEST(Cbc, TimeLimitWithSolutionReportsGap) {
     // Slack variables make a solution trivial (x = 0), the proof hopeless within 0.3 s.
     const Model m = market_split(6, 50, true, 7);

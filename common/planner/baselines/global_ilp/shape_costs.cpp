@@ -13,7 +13,10 @@ namespace {
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 }
 
-ShapeCosts shape_costs(baselines::Evaluator& eval, const Shape& sh) {
+std::optional<ShapeCosts> shape_costs(baselines::Evaluator& eval, const Shape& sh,
+                                      std::chrono::steady_clock::time_point deadline) {
+    auto out_of_time = [&] { return std::chrono::steady_clock::now() >= deadline; };
+    if (out_of_time()) return std::nullopt;
     ShapeCosts c;
     c.shape = sh;
     const Topology& topo = eval.topology();
@@ -65,10 +68,12 @@ ShapeCosts shape_costs(baselines::Evaluator& eval, const Shape& sh) {
                 !fits ? kInfinity : f > 0 ? layers * per_layer_flops / f : 1e9;
         }
         c.grad.push_back(stage_gradient_bytes(skel, s));
+        if (out_of_time()) return std::nullopt;
     }
     c.pipe.assign(static_cast<size_t>(k), std::vector<double>(static_cast<size_t>(k), 0.0));
     c.ring.assign(static_cast<size_t>(k), std::vector<double>(static_cast<size_t>(k), 0.0));
-    for (int a = 0; a < k; ++a)
+    for (int a = 0; a < k; ++a) {
+        if (out_of_time()) return std::nullopt;
         for (int b = 0; b < k; ++b) {
             if (a == b) continue;
             const PathInfo& path = topo.path(c.clusters[static_cast<size_t>(a)], c.clusters[static_cast<size_t>(b)]);
@@ -81,6 +86,7 @@ ShapeCosts shape_costs(baselines::Evaluator& eval, const Shape& sh) {
             pipe = boundary / path.bandwidth_Bps + 2.0 * c.micro_batches * path.latency_s;
             ring = 2.0 / path.bandwidth_Bps;
         }
+    }
     return c;
 }
 

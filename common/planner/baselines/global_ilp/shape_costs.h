@@ -4,6 +4,8 @@
 // (start_layout.h) both read it, so the start point is scored exactly as the MILP scores it.
 #pragma once
 
+#include <chrono>
+#include <optional>
 #include <vector>
 
 #include "common/planner/baselines/common/evaluator.h"
@@ -32,7 +34,13 @@ struct ShapeCosts {
     }
 };
 
-ShapeCosts shape_costs(baselines::Evaluator& eval, const Shape& shape);
+// nullopt when `deadline` passes first: on 64 clusters the k^2 pair costs of one shape take a
+// while, and a short limit must be honoured closely.
+std::optional<ShapeCosts> shape_costs(baselines::Evaluator& eval, const Shape& shape,
+                                      std::chrono::steady_clock::time_point deadline);
+inline ShapeCosts shape_costs(baselines::Evaluator& eval, const Shape& shape) {
+    return *shape_costs(eval, shape, std::chrono::steady_clock::time_point::max());
+}
 
 // The proxy's value for a layout: cells[stage * dp + replica] = position, pipelines as listed.
 // +inf when the layout crosses an unreachable pair or overfills a cluster.

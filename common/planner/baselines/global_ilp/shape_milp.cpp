@@ -84,28 +84,44 @@ std::vector<int> to_topology(const ShapeCosts& c, std::vector<int> cells) {
 
 }  // namespace
 
-ShapeSolve solve_shape(const ShapeCosts& c, const StartLayout& start, Clock::time_point deadline) {
+ShapeSolve solve_shape(const ShapeCosts& c, const StartLayout& start, const ShapeBound& bound, double cutoff,
+                       Clock::time_point deadline) {
     ShapeSolve out;
-    if (start.cells.empty()) {
-        // No fill fits: the shape needs more slots than the clusters have.
+    const bool has_start = !start.cells.empty();
+    if (std::isinf(bound.total)) {
+        // Not even the bound's relaxation fits: no layout of this shape exists.
         out.status = milp::SolveStatus::infeasible;
         return out;
     }
-    out.cells = to_topology(c, start.cells);
-    out.objective = start.objective;
-    out.status = milp::SolveStatus::feasible_with_gap;
+    // What a solution must beat: the start, or a better layout found elsewhere.
+    const double beat = std::min(cutoff, has_start ? start.objective : milp::kInf);
+    out.status = milp::SolveStatus::limit_without_solution;
+    if (std::isinf(beat)) return out;  // nothing bounds the model: too big for any budget
+    out.objective = milp::kInf;
+    if (has_start) {
+        out.cells = to_topology(c, start.cells);
+        out.objective = start.objective;
+        out.status = milp::SolveStatus::feasible_with_gap;
+    }
     const int pp = c.pp(), dp = c.dp(), k = c.k();
-    // Only what can beat the start: every term of the objective is at most its value.
-    const double ub = start.objective * (1 + 1e-9) + 1e-12;
+    // Only what can beat it: every term of the objective is at most its value.
+    const double ub = beat * (1 + 1e-9) + 1e-12;
+    // Each term may use only what the other two terms' lower bounds leave of it.
+    const double below = 1 - 1e-9;
+    const double comp_floor = c.comp_weight * bound.comp * below, pipe_floor = bound.pipe * below,
+                 ring_floor = c.dp_weight * bound.ring * below;
+    const double comp_room = ub - pipe_floor - ring_floor, pipe_room = ub - comp_floor - ring_floor,
+                 ring_room = ub - comp_floor - pipe_floor;
     auto out_of_time = [&] { return Clock::now() >= deadline; };
 
     milp::Model model;
     Vars v;
     v.n.assign(at(pp), std::vector<int>(at(k), -1));
     v.z = v.n;
-    v.t_comp = model.add_continuous(0, milp::kInf, "T_comp");
-    v.t_pp = model.add_continuous(0, milp::kInf, "T_pp");
-    v.t_dp = model.add_continuous(0, milp::kInf, "T_dp");
+    // Every layout's time terms reach the shape's bounds (a hair less: rounding).
+    v.t_comp = model.add_continuous(bound.comp * below, milp::kInf, "T_comp");
+    v.t_pp = model.add_continuous(bound.pipe * below, milp::kInf, "T_pp");
+    v.t_dp = model.add_continuous(bound.ring * below, milp::kInf, "T_dp");
     model.set_objective(v.t_comp, c.comp_weight);
     model.set_objective(v.t_pp, 1.0);
     model.set_objective(v.t_dp, c.dp_weight);
@@ -116,7 +132,7 @@ ShapeSolve solve_shape(const ShapeCosts& c, const StartLayout& start, Clock::tim
         for (int p = 0; p < k; ++p) {
             const double comp = c.comp[at(s)][at(p)];
             const int cap = std::min(dp, c.slots[at(p)]);
-            if (cap == 0 || c.comp_weight * comp > ub) continue;
+            if (cap == 0 || c.comp_weight * comp > comp_room) continue;
             const int nv = v.n[at(s)][at(p)] = model.add_integer(0, cap);
             const int zv = v.z[at(s)][at(p)] = model.add_binary();
             cap_terms[at(p)] += cap;
@@ -146,7 +162,7 @@ ShapeSolve solve_shape(const ShapeCosts& c, const StartLayout& start, Clock::tim
         for (int a = 0; a < k; ++a) {
             if (v.n[at(s)][at(a)] < 0) continue;
             for (int b = 0; b < k; ++b) {
-                if (v.n[at(s + 1)][at(b)] < 0 || c.pipe[at(a)][at(b)] > ub) continue;
+                if (v.n[at(s + 1)][at(b)] < 0 || c.pipe[at(a)][at(b)] > pipe_room) continue;
                 const int fv = model.add_integer(0, std::min({dp, c.slots[at(a)], c.slots[at(b)]}));
                 v.f[at(s)][{a, b}] = fv;
                 out_rows[at(a)].push_back({fv, 1});
@@ -183,7 +199,7 @@ ShapeSolve solve_shape(const ShapeCosts& c, const StartLayout& start, Clock::tim
             for (size_t j = i + 1; j < present.size(); ++j) {
                 const int a = present[i], b = present[j];
                 const double cost = c.dp_pair(s, a, b);
-                if (std::isinf(cost) || c.dp_weight * cost > ub) conflicts.emplace_back(a, b);
+                if (std::isinf(cost) || c.dp_weight * cost > ring_room) conflicts.emplace_back(a, b);
                 else if (c.dp_weight > 0 && cost > 0) priced.emplace_back(a, b);
             }
         const size_t pairs = present.size() * (present.size() - 1) / 2;
@@ -216,12 +232,17 @@ ShapeSolve solve_shape(const ShapeCosts& c, const StartLayout& start, Clock::tim
     milp::SolveOptions opt;
     opt.time_limit_s = std::chrono::duration<double>(deadline - Clock::now()).count();
     if (opt.time_limit_s <= 0) return out;
-    opt.relative_gap = 1e-4;
+    opt.relative_gap = kRelativeGap;
+    if (!std::isinf(cutoff)) opt.cutoff = cutoff;
     std::vector<double> first;
-    try {
-        first = point_of(c, model, v, start.cells);
-    } catch (const std::out_of_range&) {
-        first.clear();  // not representable (rounding at the bound): CBC starts cold
+    // The start is CBC's first incumbent only when it is what bounded the model (a start above
+    // the cutoff may use variables the cutoff removed, and CBC would ignore it anyway).
+    if (has_start && start.objective <= cutoff) {
+        try {
+            first = point_of(c, model, v, start.cells);
+        } catch (const std::out_of_range&) {
+            first.clear();  // not representable (rounding at the bound): CBC starts cold
+        }
     }
     const milp::SolveResult r = milp::solve(model, opt, first);
     out.status = r.status;
@@ -229,7 +250,7 @@ ShapeSolve solve_shape(const ShapeCosts& c, const StartLayout& start, Clock::tim
     const std::vector<int> cells = cells_of(c, v, r.values);
     if (cells.empty()) return out;
     const double value = proxy_objective(c, cells);
-    if (value <= start.objective) {
+    if (value <= out.objective) {
         out.cells = to_topology(c, cells);
         out.objective = value;
     }
