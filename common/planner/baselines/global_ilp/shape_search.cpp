@@ -44,7 +44,6 @@ SearchResult search_shapes(const std::vector<ShapeCandidate>& shapes, Clock::tim
     SearchResult r;
     r.best = kInfinity;
     double incumbent = kInfinity;  // the best value known, a start not yet offered included
-    bool complete = true;
     auto offer = [&](size_t i, const std::vector<int>& cells, double value) {
         if (cells.empty()) return;
         sink(i, cells);
@@ -78,6 +77,24 @@ SearchResult search_shapes(const std::vector<ShapeCandidate>& shapes, Clock::tim
         return !(s.start.cells.empty() && std::isinf(cutoff()));
     };
 
+    // One MILP with an equal share of the time left among `waiting` shapes (itself included).
+    auto solve = [&](size_t i, size_t waiting) {
+        const ShapeCandidate& s = shapes[i];
+        const Clock::time_point now = Clock::now();
+        const double left_s = std::chrono::duration<double>(deadline - now).count();
+        const Clock::time_point own_deadline =
+            now + std::chrono::duration_cast<Clock::duration>(
+                      std::chrono::duration<double>(left_s / static_cast<double>(std::max<size_t>(1, waiting))));
+        const ShapeSolve sol = solve_shape(s.costs, s.start, s.bound, cutoff(), own_deadline);
+        r.variables = std::max<long long>(r.variables, sol.variables);
+        r.rows = std::max<long long>(r.rows, sol.rows);
+        offer(i, sol.cells, sol.objective);
+        return sol.status;
+    };
+
+    // Shapes whose share of the time ran out, or that had nothing to bound them yet: when the
+    // first pass leaves time (later shapes closed quickly), they get it in a second pass.
+    std::vector<size_t> again;
     for (size_t pos = 0; pos < order.size(); ++pos) {
         const size_t i = order[pos];
         const ShapeCandidate& s = shapes[i];
@@ -91,37 +108,44 @@ SearchResult search_shapes(const std::vector<ShapeCandidate>& shapes, Clock::tim
             continue;
         }
         if (s.start.cells.empty() && std::isinf(cutoff())) {
-            ++r.unbounded;
-            complete = false;
+            again.push_back(i);
             continue;
         }
-        const Clock::time_point now = Clock::now();
-        if (now >= deadline) {
+        if (Clock::now() >= deadline) {
             // Out of time: this shape and every later one that still needs a MILP is unproven.
-            for (size_t rest = pos; rest < order.size(); ++rest) r.cut += needs_milp(order[rest]) ? 1 : 0;
-            complete = false;
+            for (size_t rest = pos; rest < order.size(); ++rest)
+                if (needs_milp(order[rest])) again.push_back(order[rest]);
             break;
         }
         // The time left shared by the shapes still needing a MILP; what one does not use goes on.
         size_t waiting = 0;
         for (size_t rest = pos; rest < order.size(); ++rest) waiting += needs_milp(order[rest]) ? 1 : 0;
-        const double left_s = std::chrono::duration<double>(deadline - now).count();
-        const Clock::time_point own_deadline =
-            now + std::chrono::duration_cast<Clock::duration>(
-                      std::chrono::duration<double>(left_s / static_cast<double>(std::max<size_t>(1, waiting))));
-        const ShapeSolve sol = solve_shape(s.costs, s.start, s.bound, cutoff(), own_deadline);
-        r.variables = std::max<long long>(r.variables, sol.variables);
-        r.rows = std::max<long long>(r.rows, sol.rows);
-        if (sol.status == milp::SolveStatus::optimal) {
-            ++r.optimal;
-        } else if (sol.status == milp::SolveStatus::infeasible) {
-            ++r.closed;
-        } else {
-            ++r.cut;
-            complete = false;
-        }
-        offer(i, sol.cells, sol.objective);
+        const milp::SolveStatus status = solve(i, waiting);
+        if (status == milp::SolveStatus::optimal) ++r.optimal;
+        else if (status == milp::SolveStatus::infeasible) ++r.closed;
+        else again.push_back(i);
     }
+    for (size_t n = 0; n < again.size(); ++n) {
+        const size_t i = again[n];
+        const ShapeCandidate& s = shapes[i];
+        if (options.cross_shape_bounds && s.bound.total >= cutoff()) {
+            ++r.pruned;
+            continue;
+        }
+        if (s.start.cells.empty() && std::isinf(cutoff())) {
+            ++r.unbounded;
+            continue;
+        }
+        if (Clock::now() >= deadline) {
+            ++r.cut;
+            continue;
+        }
+        const milp::SolveStatus status = solve(i, again.size() - n);
+        if (status == milp::SolveStatus::optimal) ++r.optimal;
+        else if (status == milp::SolveStatus::infeasible) ++r.closed;
+        else ++r.cut;
+    }
+    const bool complete = r.cut == 0 && r.unbounded == 0;
     r.proven = complete && r.best_shape >= 0;
     return r;
 }

@@ -42,6 +42,8 @@ struct SearchResult {
     int optimal = 0;        // MILP solved to proven optimality
     int closed = 0;         // MILP proved nothing better than the incumbent (infeasible under it)
     int cut = 0;            // MILP stopped by the time limit, or never started for lack of time
+                            // (a shape cut by its share of the time is tried again with what
+                            // the others left, before it counts here)
     int unbounded = 0;      // no start and no incumbent to bound the MILP: not solved
     long long variables = 0, rows = 0;  // of the largest MILP
 };
