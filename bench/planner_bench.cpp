@@ -20,7 +20,6 @@
 #include <iostream>
 #include <deque>
 #include <map>
-#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -236,11 +235,11 @@ int main(int argc, char** argv) {
     std::printf("instance,clusters,gpus,model,policy,plan_ms,iter_time_s,status\n");
     std::vector<Row> rows;
     std::vector<Deferred> deferred;
-    std::deque<std::unique_ptr<CostModel>> costs;  // the deferred rows' cost models
-    std::deque<Instance> fixed_instances;          // and their "-fixed" instances
+    std::deque<CostModel> costs;           // the deferred rows' cost models (a deque never moves them)
+    std::deque<Instance> fixed_instances;  // and their "-fixed" instances
     for (const Instance& inst : instances) {
         if (!selected(only_instances, inst.name)) continue;
-        const CostModel& cost = *costs.emplace_back(std::make_unique<CostModel>(inst.topology, Catalog::builtin()));
+        const CostModel& cost = costs.emplace_back(inst.topology, Catalog::builtin());
         const int n = static_cast<int>(inst.topology.clusters.size());
         for (const Job& job : jobs) {
             if (!selected(only_models, job.model)) continue;

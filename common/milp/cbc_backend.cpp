@@ -110,9 +110,10 @@ SolveResult run_cbc(const Model& model, const SolveOptions& options, const std::
         return limit_s - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     };
     // A start at or above the cutoff is no solution the caller wants: it is ignored.
-    const bool has_start = static_cast<int>(initial.size()) == n && model.max_violation(initial) <= 1e-6 &&
-                           model.evaluate(initial) < options.cutoff;
-    const double start_objective = has_start ? model.evaluate(initial) : kInf;
+    const bool usable_start = static_cast<int>(initial.size()) == n && model.max_violation(initial) <= 1e-6;
+    const double start_value = usable_start ? model.evaluate(initial) : kInf;
+    const bool has_start = usable_start && start_value < options.cutoff;
+    const double start_objective = has_start ? start_value : kInf;
 
     CbcModel cbc(lp);  // clones lp
     cbc.setLogLevel(options.log ? 1 : 0);

@@ -91,6 +91,13 @@ SearchResult search_shapes(const std::vector<ShapeCandidate>& shapes, Clock::tim
         offer(i, sol.cells, sol.objective);
         return sol.status;
     };
+    // Counts a MILP that settled its shape; false when the limit stopped it.
+    auto settled = [&](milp::SolveStatus status) {
+        if (status == milp::SolveStatus::optimal) ++r.optimal;
+        else if (status == milp::SolveStatus::infeasible) ++r.closed;
+        else return false;
+        return true;
+    };
 
     // Shapes whose share of the time ran out, or that had nothing to bound them yet: when the
     // first pass leaves time (later shapes closed quickly), they get it in a second pass.
@@ -120,10 +127,7 @@ SearchResult search_shapes(const std::vector<ShapeCandidate>& shapes, Clock::tim
         // The time left shared by the shapes still needing a MILP; what one does not use goes on.
         size_t waiting = 0;
         for (size_t rest = pos; rest < order.size(); ++rest) waiting += needs_milp(order[rest]) ? 1 : 0;
-        const milp::SolveStatus status = solve(i, waiting);
-        if (status == milp::SolveStatus::optimal) ++r.optimal;
-        else if (status == milp::SolveStatus::infeasible) ++r.closed;
-        else again.push_back(i);
+        if (!settled(solve(i, waiting))) again.push_back(i);
     }
     for (size_t n = 0; n < again.size(); ++n) {
         const size_t i = again[n];
@@ -140,10 +144,7 @@ SearchResult search_shapes(const std::vector<ShapeCandidate>& shapes, Clock::tim
             ++r.cut;
             continue;
         }
-        const milp::SolveStatus status = solve(i, again.size() - n);
-        if (status == milp::SolveStatus::optimal) ++r.optimal;
-        else if (status == milp::SolveStatus::infeasible) ++r.closed;
-        else ++r.cut;
+        if (!settled(solve(i, again.size() - n))) ++r.cut;
     }
     const bool complete = r.cut == 0 && r.unbounded == 0;
     r.proven = complete && r.best_shape >= 0;
