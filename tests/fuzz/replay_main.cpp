@@ -14,6 +14,8 @@
 #include <vector>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
+// Optional, as in libFuzzer: a target that defines it gets it called once before any input.
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) __attribute__((weak));
 
 namespace fs = std::filesystem;
 
@@ -41,6 +43,7 @@ void collect(const fs::path& p, std::vector<fs::path>& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (LLVMFuzzerInitialize) LLVMFuzzerInitialize(&argc, &argv);
     std::vector<fs::path> roots;
     for (int i = 1; i < argc; ++i) roots.emplace_back(argv[i]);
     if (roots.empty()) {
