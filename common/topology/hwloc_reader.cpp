@@ -14,6 +14,7 @@
 #include <numeric>
 #include <sstream>
 #include <tuple>
+#include <type_traits>
 
 #include <fcntl.h>
 #include <sys/wait.h>
@@ -54,6 +55,15 @@ hwloc_obj_t pci_parent(hwloc_obj_t obj) {
         if (p->type != HWLOC_OBJ_OS_DEVICE) break;
     }
     return nullptr;
+}
+
+// hwloc 2.9 keeps an XML file's osdev_type as written, even a number outside its enum (found
+// by fuzz_hwloc_xml): loading that as the enum is undefined, so read the stored integer.
+int osdev_type(hwloc_obj_t os) {
+    std::underlying_type_t<hwloc_obj_osdev_type_t> raw;
+    static_assert(sizeof raw == sizeof os->attr->osdev.type);
+    std::memcpy(&raw, &os->attr->osdev.type, sizeof raw);
+    return static_cast<int>(raw);
 }
 
 // Root-first chain of ancestors, the object included.
@@ -171,7 +181,7 @@ Topology HwlocReader::parse(const std::string& text, const std::string& source) 
     for (hwloc_obj_t os = hwloc_get_next_osdev(t, nullptr); os; os = hwloc_get_next_osdev(t, os)) {
         hwloc_obj_t pci = pci_parent(os);
         hwloc_obj_t anchor = pci ? pci : os;
-        const auto type = os->attr->osdev.type;
+        const int type = osdev_type(os);
         if (type == HWLOC_OBJ_OSDEV_GPU || type == HWLOC_OBJ_OSDEV_COPROC) {
             const bool nvidia = starts_with(os->name, "cuda") || starts_with(os->name, "nvml") ||
                                 (pci && pci->attr->pcidev.vendor_id == kNvidia);
