@@ -1,20 +1,28 @@
 # plugins: thin Slurm adapters over libspiderflow (owner: slurm).
 
-# Slurm-free code shared by the SPANK and job_submit plugins (and their unit tests).
+# Slurm-free code that client commands load: option table and site config parsing. It links
+# nothing heavier than libsf_util and the plan transport, because every sbatch/srun/salloc on
+# the cluster loads the SPANK plugin that uses it.
+noinst_LTLIBRARIES += libsf_pluginclient.la
+libsf_pluginclient_la_SOURCES = \
+	plugins/common/job_env.h \
+	plugins/common/job_options.cpp \
+	plugins/common/job_options.h \
+	plugins/common/site_config.cpp \
+	plugins/common/site_config.h
+# (convenience libraries never nest one another: each object is linked once)
+
+# Slurm-free code shared by job_submit, the step side of the SPANK plugin and their unit tests.
 noinst_LTLIBRARIES += libsf_slurmplugin.la
 libsf_slurmplugin_la_SOURCES = \
 	plugins/common/hostlist.cpp \
 	plugins/common/hostlist.h \
-	plugins/common/job_options.cpp \
-	plugins/common/job_options.h \
 	plugins/common/plan_summary.cpp \
 	plugins/common/plan_summary.h \
 	plugins/common/job_traffic.cpp \
 	plugins/common/job_traffic.h \
 	plugins/common/rank_order.cpp \
 	plugins/common/rank_order.h \
-	plugins/common/site_config.cpp \
-	plugins/common/site_config.h \
 	plugins/common/slurm_host.h \
 	plugins/common/submit_planner.cpp \
 	plugins/common/submit_planner.h \
@@ -22,25 +30,41 @@ libsf_slurmplugin_la_SOURCES = \
 	plugins/common/topology_cache.h \
 	plugins/common/tres.cpp \
 	plugins/common/tres.h
+libsf_slurmplugin_la_LIBADD = libsf_pluginclient.la
 
-# Plugins are modules loaded by Slurm daemons: libspiderflow goes in statically (its
+# Plugins are modules loaded by Slurm daemons and clients: libspiderflow goes in statically (its
 # convenience libraries are PIC), no -lslurm, and a version script exports only the API.
-slurmplugin_LTLIBRARIES += plugins/spank/spiderflow.la plugins/job_submit/job_submit_spiderflow.la
+slurmplugin_LTLIBRARIES += plugins/spank/spiderflow.la plugins/spank/spiderflow_stepd.la \
+	plugins/job_submit/job_submit_spiderflow.la
 
+# The SPANK plugin proper: what sbatch, salloc and srun load.
 plugins_spank_spiderflow_la_SOURCES = \
 	plugins/spank/config.cpp \
-	plugins/spank/context_allocator.cpp \
-	plugins/spank/context_remote_plan.cpp \
-	plugins/spank/context_remote_plan.h \
-	plugins/spank/context_job_script.cpp \
-	plugins/spank/context_remote.cpp \
+	plugins/spank/context_client.cpp \
 	plugins/spank/options.cpp \
+	plugins/spank/spank_env.cpp \
 	plugins/spank/spank_plugin.cpp \
-	plugins/spank/spank_state.h
+	plugins/spank/spank_state.h \
+	plugins/spank/stepd_hooks.h \
+	plugins/spank/stepd_loader.cpp
 plugins_spank_spiderflow_la_LDFLAGS = -module -avoid-version -shared \
 	-Wl,--version-script=$(srcdir)/plugins/spank/spank.map
-plugins_spank_spiderflow_la_LIBADD = libsf_slurmplugin.la libspiderflow.la
+plugins_spank_spiderflow_la_LIBADD = libsf_pluginclient.la libsf_plan_transport.la libsf_util.la $(ZLIB_LIBS) $(DL_LIBS)
 EXTRA_plugins_spank_spiderflow_la_DEPENDENCIES = $(srcdir)/plugins/spank/spank.map
+
+# Its step side, dlopen()ed by the plugin in slurmstepd and slurmd only.
+plugins_spank_spiderflow_stepd_la_SOURCES = \
+	plugins/spank/context_job_script.cpp \
+	plugins/spank/context_remote.cpp \
+	plugins/spank/context_remote_plan.cpp \
+	plugins/spank/spank_env.cpp \
+	plugins/spank/stepd_entry.cpp \
+	plugins/spank/stepd_state.h
+plugins_spank_spiderflow_stepd_la_CXXFLAGS = $(AM_CXXFLAGS)
+plugins_spank_spiderflow_stepd_la_LDFLAGS = -module -avoid-version -shared \
+	-Wl,--version-script=$(srcdir)/plugins/spank/stepd.map
+plugins_spank_spiderflow_stepd_la_LIBADD = libsf_slurmplugin.la libspiderflow.la
+EXTRA_plugins_spank_spiderflow_stepd_la_DEPENDENCIES = $(srcdir)/plugins/spank/stepd.map
 
 plugins_job_submit_job_submit_spiderflow_la_SOURCES = \
 	plugins/job_submit/job_desc_edit.cpp \
@@ -51,4 +75,4 @@ plugins_job_submit_job_submit_spiderflow_la_LDFLAGS = -module -avoid-version -sh
 plugins_job_submit_job_submit_spiderflow_la_LIBADD = libsf_slurmplugin.la libspiderflow.la
 EXTRA_plugins_job_submit_job_submit_spiderflow_la_DEPENDENCIES = $(srcdir)/plugins/job_submit/job_submit.map
 
-EXTRA_DIST += plugins/spank/spank.map plugins/job_submit/job_submit.map
+EXTRA_DIST += plugins/spank/spank.map plugins/spank/stepd.map plugins/job_submit/job_submit.map

@@ -108,3 +108,10 @@ EXTRA_DIST += tests/integration/slurm_cluster.sh tests/integration/test_slurm_su
 # ... and the job prolog/epilog's traffic class on a stand-in WAN interface (engineer enforce).
 TESTS += tests/integration/test_slurm_job_tc.sh
 EXTRA_DIST += tests/integration/test_slurm_job_tc.sh
+
+# the plan's carried form (zlib + base64) and the user-side plan file reader
+check_PROGRAMS += tests/unit/test_plan_transport
+TESTS += tests/unit/test_plan_transport
+tests_unit_test_plan_transport_SOURCES = tests/unit/plan/test_plan_transport.cpp
+tests_unit_test_plan_transport_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_plan_transport_LDADD = libsf_plan_transport.la libsf_util.la $(GTEST_LIBS_ALL)

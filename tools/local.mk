@@ -16,3 +16,6 @@ spiderflow_SOURCES += tools/spiderflow/cmd_coflow.cpp
 # launch command (owner: slurm); reads the site config through the plugins' parser.
 spiderflow_SOURCES += tools/spiderflow/cmd_launch.cpp
 spiderflow_LDADD += libsf_slurmplugin.la libspiderflow.la
+
+# catalog command: lists the built-in GPU and model catalogs.
+spiderflow_SOURCES += tools/spiderflow/cmd_catalog.cpp

@@ -1,3 +1,11 @@
+# The plan's text as it travels inside a job (zlib): small on purpose, since the SPANK plugin
+# that every sbatch loads links it.
+noinst_LTLIBRARIES += libsf_plan_transport.la
+libsf_plan_transport_la_SOURCES = \
+	common/plan/plan_transport.cpp \
+	common/plan/plan_transport.h
+libsf_plan_transport_la_LIBADD = $(ZLIB_LIBS)
+
 noinst_LTLIBRARIES += libsf_plan.la
 libsf_plan_la_SOURCES = \
 	common/plan/plan.cpp \

@@ -100,6 +100,8 @@ JobOptions read_job_options(const std::vector<std::string>& spank_env, const std
             set_job_option(o, info.name, value);
         }
     }
+    std::string content;
+    if (find_var(spank_env, kPlanContentVar, content) != nullptr) o.plan_content = content;
     return o;
 }
 

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "plugins/common/job_env.h"
+
 namespace spiderflow::plugin {
 
 struct OptionInfo {
@@ -27,7 +29,10 @@ struct JobOptions {
     std::optional<int> gpus;           // --llm-gpus, when the job has no --gpus
     std::string objective;             // iteration_time | throughput_per_gpu
     std::string policy;                // planner name
-    std::string plan_file;             // a plan made by `spiderflow plan`, used as is
+    std::string plan_file;             // a plan made by `spiderflow plan`, used as is: its path,
+                                       // for messages only (slurmctld never opens it)
+    std::string plan_content;          // that file's content as the user's sbatch read it
+                                       // (plan_transport.h encoding); untrusted until validated
 
     // True when the user asked for SpiderFlow at all; a job without any option is untouched.
     bool any() const;

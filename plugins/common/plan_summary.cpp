@@ -26,7 +26,7 @@ std::string format_plan_summary(const PlanSummary& s) {
     std::snprintf(iter, sizeof iter, "%.3g", s.iteration_s);
     return kPrefix + std::string("model=") + s.model + " tp=" + std::to_string(s.tp) + " pp=" + std::to_string(s.pp) +
            " dp=" + std::to_string(s.dp) + " mb=" + std::to_string(s.micro_batch) + " nodes=" + std::to_string(s.nodes) +
-           "x" + std::to_string(s.gpus_per_node) + " iter_s=" + iter + (s.plan_path.empty() ? "" : " plan=" + s.plan_path);
+           "x" + std::to_string(s.gpus_per_node) + " iter_s=" + iter;
 }
 
 bool parse_plan_summary(const std::string& text, PlanSummary* out) {
@@ -40,7 +40,6 @@ bool parse_plan_summary(const std::string& text, PlanSummary* out) {
     }
     PlanSummary s;
     s.model = kv["model"];
-    s.plan_path = kv["plan"];
     const std::string nodes = kv["nodes"];
     const auto x = nodes.find('x');
     if (s.model.empty() || x == std::string::npos || !to_int(kv["tp"], &s.tp) || !to_int(kv["pp"], &s.pp) ||
@@ -60,7 +59,6 @@ std::vector<std::pair<std::string, std::string>> summary_step_env(const PlanSumm
         {"SPIDERFLOW_DP", std::to_string(s.dp)},
         {"SPIDERFLOW_MICRO_BATCH", std::to_string(s.micro_batch)},
     };
-    if (!s.plan_path.empty()) env.push_back({"SPIDERFLOW_PLAN", s.plan_path});
     return env;
 }
 

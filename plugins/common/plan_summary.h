@@ -14,7 +14,6 @@ struct PlanSummary {
     int tp = 0, pp = 0, dp = 0, micro_batch = 0;
     int nodes = 0, gpus_per_node = 0;
     double iteration_s = 0;
-    std::string plan_path;  // empty when the plan file could not be written
 };
 
 std::string format_plan_summary(const PlanSummary& s);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/plan/plan.h"
 #include "common/topology/topology.h"
 
 namespace spiderflow::plugin {
@@ -42,6 +43,26 @@ struct TaskRanks {
 TaskRanks compute_task_ranks(const std::vector<std::string>& ordered_nodes, const std::vector<std::string>& slurm_nodes,
                              const std::vector<int>& tasks_per_node, const std::string& my_node, int local_id,
                              const std::vector<int>& device_order);
+
+// Where one rank runs: the one rank order that the plan's rank table, the SPANK plugin's RANK and
+// `spiderflow launch`'s host list all come from.
+struct RankSlot {
+    std::string node;    // a node of the step
+    int local = 0;       // position among the ranks of that node, in rank order (= SLURM_LOCALID
+                         // when Slurm places tasks in this order)
+    int device = 0;      // physical device index on that node (NVLink domains grouped)
+};
+
+// From the plan: rank r runs where Plan::ranks()[r] says. Plan nodes that are in the step keep
+// their node; the others take the step's remaining nodes in topology order (Slurm may have given
+// the job other nodes than the planner saw). Throws InputError when the step has fewer nodes than
+// the plan or the topology lacks a plan node.
+std::vector<RankSlot> plan_rank_slots(const Plan& plan, const Topology& topology,
+                                      const std::vector<std::string>& step_nodes);
+
+// Without a plan: the step's nodes in topology order, consecutive ranks per node.
+std::vector<RankSlot> ordered_rank_slots(const std::vector<std::string>& slurm_nodes, const std::vector<int>& tasks_per_node,
+                                         const Topology* topology, const std::vector<std::string>& cluster_order);
 
 // Megatron-LM coordinates of a rank (tp fastest, then dp, then pp), as Plan::ranks() numbers them.
 struct ParallelCoords {

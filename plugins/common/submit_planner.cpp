@@ -1,12 +1,8 @@
 #include "plugins/common/submit_planner.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <future>
 #include <map>
 #include <mutex>
@@ -21,6 +17,7 @@
 #include "common/model/job_spec.h"
 #include "common/plan/nccl_env.h"
 #include "common/plan/plan_json.h"
+#include "common/plan/plan_transport.h"
 #include "common/planner/planner.h"
 #include "common/util/errors.h"
 #include "plugins/common/plan_summary.h"
@@ -40,29 +37,6 @@ const char* to_string(Outcome o) {
 namespace {
 
 std::atomic<int> g_running{0};
-
-std::string read_small_file(const std::string& path) {
-    std::ifstream f(path);
-    if (!f) throw InputError(path, 0, "--llm-plan", "cannot read the plan file (it must be readable by slurmctld)");
-    std::ostringstream s;
-    s << f.rdbuf();
-    if (s.str().size() > (8u << 20)) throw InputError(path, 0, "--llm-plan", "plan file larger than 8 MiB");
-    return s.str();
-}
-
-// Writes atomically so a step never reads half a plan. Returns false on any error.
-bool write_plan_file(const std::string& dir, const std::string& name, const std::string& text) {
-    ::mkdir(dir.c_str(), 0755);
-    const std::string path = dir + "/" + name;
-    const std::string tmp = path + ".tmp" + std::to_string(::getpid());
-    {
-        std::ofstream f(tmp, std::ios::trunc);
-        if (!f) return false;
-        f << text;
-        if (!f.flush()) return false;
-    }
-    return std::rename(tmp.c_str(), path.c_str()) == 0;
-}
 
 std::string fmt(double v, int digits = 3) {
     char buf[64];
@@ -125,7 +99,194 @@ int planner_threads_running() { return g_running.load(); }
 
 namespace {
 
-SubmitDecision decide_uncached(const JobOptions& opts, std::optional<int> requested_gpus,
+// A step of the decision that may end it: outcome + message, or nothing to go on.
+struct Stop {
+    Outcome outcome;
+    std::string message;
+    RejectKind kind = RejectKind::spec;
+};
+
+std::string gpu_words(int n) { return std::to_string(n) + (n == 1 ? " GPU" : " GPUs"); }
+
+// --llm-plan: the content the user's sbatch read (slurmctld never opens the path), validated
+// here like any input from a user.
+std::optional<Stop> plan_from_content(const JobOptions& opts, const Topology& topo, Plan* plan) {
+    const std::string where = "spiderflow: bad --llm-plan " + opts.plan_file + ": ";
+    if (opts.plan_content.empty()) {
+        return Stop{Outcome::reject,
+                    where + "its content did not arrive; SpiderFlow reads the file on your side, so its SPANK plugin "
+                            "must be loaded by sbatch/salloc/srun (plugstack.conf)"};
+    }
+    try {
+        *plan = plan_from_json(decode_plan_text(opts.plan_content, opts.plan_file, "--llm-plan"), opts.plan_file, &topo);
+    } catch (const InputError& e) {
+        return Stop{Outcome::reject, where + e.problem() + (e.field().empty() ? "" : " (" + e.field() + ")")};
+    }
+    return std::nullopt;
+}
+
+std::optional<Stop> plan_from_spec(const JobOptions& opts, const SlurmRequest& req, const Cluster& here,
+                                   const std::shared_ptr<const Topology>& topology, const SiteConfig& cfg, Plan* plan) {
+    int here_gpus = 0;
+    for (const auto& n : here.nodes) here_gpus += n.gpus;
+    if (opts.model.empty()) return Stop{Outcome::reject, "spiderflow: --llm-model is required (known: " + known_models() + ")"};
+    if (Catalog::builtin().model(opts.model) == nullptr) {
+        return Stop{Outcome::reject,
+                    "spiderflow: unknown model '" + opts.model + "' for --llm-model (known: " + known_models() + ")"};
+    }
+    if (!opts.global_batch) return Stop{Outcome::reject, "spiderflow: --llm-global-batch is required"};
+    if (req.gpu_count_missing) {
+        return Stop{Outcome::reject, "spiderflow: " + req.gpus_text + " names no GPU count (Slurm reads it as one GPU of type '" +
+                                         req.gpu_type + "'); write --gpus=N or --gpus=TYPE:N", RejectKind::gpu_count_missing};
+    }
+    if (req.gpus && opts.gpus && *req.gpus != *opts.gpus) {
+        return Stop{Outcome::reject, "spiderflow: " + req.gpus_text + " and --llm-gpus=" + std::to_string(*opts.gpus) +
+                                         " disagree; give one of them", RejectKind::gpus};
+    }
+    const std::optional<int> gpus = req.gpus ? req.gpus : opts.gpus;
+    if (!gpus) {
+        return Stop{Outcome::reject, "spiderflow: say how many GPUs with --gpus=N (this cluster has " +
+                                         std::to_string(here_gpus) + ")", RejectKind::gpu_count_missing};
+    }
+    if (*gpus > here_gpus) {
+        return Stop{Outcome::reject, "spiderflow: " + gpu_words(*gpus) + " requested but cluster '" + here.name + "' has " +
+                                         std::to_string(here_gpus) + " (" + std::to_string(here.nodes.size()) +
+                                         " nodes); ask for at most " + std::to_string(here_gpus), RejectKind::no_fit};
+    }
+    nlohmann::json spec = {{"model", opts.model}, {"global_batch", *opts.global_batch}, {"gpus", *gpus}};
+    if (opts.seq_len) spec["seq_len"] = *opts.seq_len;
+    if (opts.micro_batch) spec["micro_batch"] = *opts.micro_batch;
+    PlanRequest preq;
+    try {
+        preq.job = parse_job_spec(spec.dump(), "job spec", Catalog::builtin());
+        preq.job.validate();
+    } catch (const InputError& e) {
+        return Stop{Outcome::reject,
+                    "spiderflow: bad job spec: " + e.problem() + (e.field().empty() ? "" : " (" + e.field() + ")")};
+    }
+    if (opts.objective == "throughput_per_gpu") preq.objective = Objective::throughput_per_gpu;
+    preq.allowed_clusters = {here.name};
+    preq.micro_batch = opts.micro_batch;
+    preq.time_limit_s = cfg.time_budget_s * 0.8;
+    const std::string policy = opts.policy.empty() ? cfg.policy : opts.policy;
+    try {
+        (void)make_planner(policy);
+    } catch (const InputError& e) {
+        return Stop{Outcome::reject, std::string("spiderflow: bad --llm-policy: ") + e.problem()};
+    }
+    PlanOutcome po = plan_with_budget(preq, policy, topology, cfg.time_budget_s);
+    if (!po.ok) {
+        if (po.user_error) return Stop{Outcome::reject, "spiderflow: cannot plan this job: " + po.message, RejectKind::no_fit};
+        return Stop{Outcome::fail_open, po.message};
+    }
+    *plan = std::move(po.plan);
+    return std::nullopt;
+}
+
+// Counts Slurm can be asked for: whole multiples of this cluster's node size around `gpus`.
+std::string even_counts_near(int gpus, const Cluster& here) {
+    int node_gpus = 0, total = 0;
+    for (const auto& n : here.nodes) {
+        node_gpus = std::max(node_gpus, n.gpus);
+        total += n.gpus;
+    }
+    if (node_gpus <= 0) return "";
+    const int below = gpus / node_gpus * node_gpus;
+    const int above = (gpus + node_gpus - 1) / node_gpus * node_gpus;
+    std::string out;
+    if (below > 0) out = "--gpus=" + std::to_string(below);
+    if (above != below && above <= total) out += (out.empty() ? "" : " or ") + std::string("--gpus=") + std::to_string(above);
+    return out;
+}
+
+// The request Slurm gets: same GPUs and tasks on every node, so no distribution can put a rank
+// on a device that is not there; the user's explicit choices either agree or are named.
+std::optional<Stop> shape_request(const Plan& plan, int cluster, const Cluster& here, const SlurmRequest& req,
+                                  SubmitRewrite* r) {
+    std::map<int, int> per_node;  // node index -> GPUs
+    for (const auto& c : plan.cells) {
+        if (c.cluster != cluster) {
+            const std::string name = c.cluster >= 0 ? "another cluster" : "no cluster";
+            return Stop{Outcome::reject, "spiderflow: the plan places work on " + name + ", not on this cluster '" + here.name +
+                                             "' (plans across clusters need the federation broker)"};
+        }
+        per_node[c.node] += plan.tp;
+    }
+    if (per_node.empty()) return Stop{Outcome::fail_open, "plan has no cells"};
+    const int world = plan.world_size();
+    if (req.gpus && *req.gpus != world) {
+        return Stop{Outcome::reject, "spiderflow: " + req.gpus_text + " but the plan uses " + gpu_words(world) +
+                                         "; ask for --gpus=" + std::to_string(world) + " or plan for " + gpu_words(*req.gpus), RejectKind::gpus};
+    }
+    int lo = 1 << 30, hi = 0;
+    for (const auto& [node, g] : per_node) {
+        lo = std::min(lo, g);
+        hi = std::max(hi, g);
+    }
+    if (lo != hi) {
+        const std::string near = even_counts_near(world, here);
+        return Stop{Outcome::reject, "spiderflow: " + gpu_words(world) + " do not split evenly over this cluster's nodes (the plan "
+                                         "puts " + std::to_string(hi) + " on some and " + std::to_string(lo) +
+                                         " on others, and Slurm gives every node of a job the same GPUs)" +
+                                         (near.empty() ? "" : "; ask for " + near), RejectKind::gpus};
+    }
+    r->nodes = static_cast<int>(per_node.size());
+    r->gpus_per_node = hi;
+    if (req.nodes && *req.nodes != r->nodes) {
+        return Stop{Outcome::reject, "spiderflow: you asked for " + std::to_string(*req.nodes) + " nodes (-N) but the plan for " +
+                                         gpu_words(world) + " uses " + std::to_string(r->nodes) + " node(s) x " +
+                                         std::to_string(hi) + " GPUs; drop -N or ask for --gpus=" +
+                                         std::to_string(*req.nodes * hi), RejectKind::nodes};
+    }
+    if (req.gpus_per_node && *req.gpus_per_node != hi) {
+        return Stop{Outcome::reject, "spiderflow: you asked for " + std::to_string(*req.gpus_per_node) +
+                                         " GPUs per node but the plan uses " + std::to_string(hi) + " on each of " +
+                                         std::to_string(r->nodes) + " node(s)", RejectKind::gpus};
+    }
+    // Tasks: one per GPU (srun launches ranks), or one per node (torchrun launches them).
+    int tpn = hi;
+    if (req.ntasks_per_node) tpn = *req.ntasks_per_node;
+    else if (req.ntasks && *req.ntasks == r->nodes) tpn = 1;
+    if (tpn != hi && tpn != 1) {
+        return Stop{Outcome::reject, "spiderflow: --ntasks-per-node=" + std::to_string(tpn) + " does not match the plan's " +
+                                         std::to_string(hi) + " GPUs per node; use " + std::to_string(hi) +
+                                         " (one task per GPU) or 1 (one launcher per node, e.g. torchrun)", RejectKind::tasks};
+    }
+    if (req.ntasks && *req.ntasks != tpn * r->nodes) {
+        return Stop{Outcome::reject, "spiderflow: -n " + std::to_string(*req.ntasks) + " does not match the plan's " +
+                                         std::to_string(r->nodes) + " node(s) x " + std::to_string(hi) + " GPUs; use -n " +
+                                         std::to_string(world) + " (one task per GPU) or -n " + std::to_string(r->nodes) +
+                                         " (one launcher per node)", RejectKind::tasks};
+    }
+    r->tasks_per_node = tpn;
+    r->num_tasks = tpn * r->nodes;
+    r->slurm_gpu_type = req.gpu_type;
+    r->gpu_type = here.nodes[static_cast<size_t>(per_node.begin()->first)].gpu_type;
+    return std::nullopt;
+}
+
+// What the steps need, in the job: the degrees, the crossed links, and the plan itself.
+void fill_step_env(const Plan& plan, const Topology& topology, SubmitRewrite* r) {
+    const CommFacts facts = comm_facts(plan, topology);
+    std::string layers;
+    for (int n : plan.layers_per_stage) layers += (layers.empty() ? "" : ",") + std::to_string(n);
+    std::string clusters;
+    for (const auto& c : facts.clusters) clusters += (clusters.empty() ? "" : ",") + c;
+    r->job_env.push_back({"SPIDERFLOW_TP", std::to_string(plan.tp)});
+    r->job_env.push_back({"SPIDERFLOW_PP", std::to_string(plan.pp)});
+    r->job_env.push_back({"SPIDERFLOW_DP", std::to_string(plan.dp)});
+    r->job_env.push_back({"SPIDERFLOW_MICRO_BATCH", std::to_string(plan.micro_batch)});
+    r->job_env.push_back({"SPIDERFLOW_GLOBAL_BATCH", std::to_string(plan.job.global_batch)});
+    r->job_env.push_back({"SPIDERFLOW_LAYER_SPLIT", layers});
+    r->job_env.push_back({"SPIDERFLOW_CLUSTERS", clusters});
+    r->job_env.push_back({"SPIDERFLOW_WAN_RTT_MS", fmt(facts.max_rtt_s * 1e3, 6)});
+    r->job_env.push_back({"SPIDERFLOW_WAN_GBPS", fmt(facts.min_wan_Bps * 8 / 1e9, 6)});
+    // The plan travels with the job: steps on nodes that share no disk with slurmctld read it
+    // from here, and nothing is left on disk to clean up when the job ends.
+    r->job_env.push_back({kPlanDataVar, encode_plan_text(plan_to_json(plan, topology, -1))});
+}
+
+SubmitDecision decide_uncached(const JobOptions& opts, const SlurmRequest& req,
                                const std::shared_ptr<const Topology>& topology, const SiteConfig& cfg) {
     SubmitDecision d;
     const auto t0 = std::chrono::steady_clock::now();
@@ -138,6 +299,7 @@ SubmitDecision decide_uncached(const JobOptions& opts, std::optional<int> reques
     try {
         if (!opts.any() || !cfg.enabled) return finish(Outcome::untouched, "");
         if (!topology) return finish(Outcome::fail_open, "no usable topology");
+        if (topology->clusters.empty()) return finish(Outcome::fail_open, "topology has no clusters");
         int cluster = 0;
         if (!cfg.cluster.empty()) {
             cluster = -1;
@@ -146,104 +308,22 @@ SubmitDecision decide_uncached(const JobOptions& opts, std::optional<int> reques
             }
             if (cluster < 0) return finish(Outcome::fail_open, "cluster '" + cfg.cluster + "' is not in the topology");
         }
-        if (topology->clusters.empty()) return finish(Outcome::fail_open, "topology has no clusters");
         const Cluster& here = topology->clusters[static_cast<size_t>(cluster)];
-        int here_gpus = 0;
-        for (const auto& n : here.nodes) here_gpus += n.gpus;
-
         Plan plan;
-        if (!opts.plan_file.empty()) {
-            try {
-                plan = plan_from_json(read_small_file(opts.plan_file), opts.plan_file, topology.get());
-            } catch (const InputError& e) {
-                return finish(Outcome::reject, std::string("spiderflow: bad --llm-plan: ") + e.what());
-            }
-        } else {
-            // The job spec, checked by the same parser as `spiderflow plan`.
-            if (opts.model.empty()) return finish(Outcome::reject, "spiderflow: --llm-model is required (known: " + known_models() + ")");
-            if (Catalog::builtin().model(opts.model) == nullptr) {
-                return finish(Outcome::reject,
-                              "spiderflow: unknown model '" + opts.model + "' for --llm-model (known: " + known_models() + ")");
-            }
-            if (!opts.global_batch) return finish(Outcome::reject, "spiderflow: --llm-global-batch is required");
-            const std::optional<int> gpus = requested_gpus ? requested_gpus : opts.gpus;
-            if (!gpus) {
-                return finish(Outcome::reject, "spiderflow: say how many GPUs with --gpus=N (this cluster has " +
-                                                   std::to_string(here_gpus) + ")");
-            }
-            if (*gpus > here_gpus) {
-                return finish(Outcome::reject, "spiderflow: " + std::to_string(*gpus) + " GPUs requested but cluster '" +
-                                                   here.name + "' has " + std::to_string(here_gpus) + " (" +
-                                                   std::to_string(here.nodes.size()) + " nodes); ask for at most " +
-                                                   std::to_string(here_gpus));
-            }
-            nlohmann::json spec = {{"model", opts.model}, {"global_batch", *opts.global_batch}, {"gpus", *gpus}};
-            if (opts.seq_len) spec["seq_len"] = *opts.seq_len;
-            if (opts.micro_batch) spec["micro_batch"] = *opts.micro_batch;
-            PlanRequest req;
-            try {
-                req.job = parse_job_spec(spec.dump(), "job spec", Catalog::builtin());
-                req.job.validate();
-            } catch (const InputError& e) {
-                return finish(Outcome::reject, "spiderflow: bad job spec: " + e.problem() +
-                                                   (e.field().empty() ? "" : " (" + e.field() + ")"));
-            }
-            if (opts.objective == "throughput_per_gpu") req.objective = Objective::throughput_per_gpu;
-            req.allowed_clusters = {here.name};
-            req.micro_batch = opts.micro_batch;
-            req.time_limit_s = cfg.time_budget_s * 0.8;
-            const std::string policy = opts.policy.empty() ? cfg.policy : opts.policy;
-            try {
-                (void)make_planner(policy);
-            } catch (const InputError& e) {
-                return finish(Outcome::reject, std::string("spiderflow: bad --llm-policy: ") + e.problem());
-            }
-            PlanOutcome po = plan_with_budget(req, policy, topology, cfg.time_budget_s);
-            if (!po.ok) {
-                return finish(po.user_error ? Outcome::reject : Outcome::fail_open,
-                              po.user_error ? "spiderflow: cannot plan this job: " + po.message : po.message);
-            }
-            plan = std::move(po.plan);
+        const std::optional<Stop> stop = !opts.plan_file.empty() ? plan_from_content(opts, *topology, &plan)
+                                                                 : plan_from_spec(opts, req, here, topology, cfg, &plan);
+        if (stop) {
+            d.reject_kind = stop->kind;
+            return finish(stop->outcome, stop->message);
         }
-
-        // Request rewrite: the nodes and GPUs the plan uses on this cluster.
-        std::map<std::pair<int, int>, int> per_node;
-        for (const auto& c : plan.cells) {
-            if (c.cluster != cluster) {
-                return finish(Outcome::reject, "spiderflow: the plan places work on cluster " + std::to_string(c.cluster) +
-                                                   ", not on this cluster '" + here.name + "'");
-            }
-            per_node[{c.cluster, c.node}] += plan.tp;
+        if (const auto bad = shape_request(plan, cluster, here, req, &d.rewrite)) {
+            d.reject_kind = bad->kind;
+            return finish(bad->outcome, bad->message);
         }
-        if (per_node.empty()) return finish(Outcome::fail_open, "plan has no cells");
         SubmitRewrite& r = d.rewrite;
-        r.nodes = static_cast<int>(per_node.size());
-        for (const auto& [k, g] : per_node) r.gpus_per_node = std::max(r.gpus_per_node, g);
-        r.num_tasks = plan.world_size();
-        r.tasks_per_node = r.num_tasks == r.nodes * r.gpus_per_node ? r.gpus_per_node : 0;
         r.slurm_env_unset = {"SLURM_GPUS"};
         r.slurm_env = {{"SLURM_GPUS_PER_NODE", std::to_string(r.gpus_per_node)}};
-        const auto first = per_node.begin()->first;
-        r.gpu_type = here.nodes[static_cast<size_t>(first.second)].gpu_type;
-
-        const CommFacts facts = comm_facts(plan, *topology);
-        std::string layers;
-        for (int n : plan.layers_per_stage) layers += (layers.empty() ? "" : ",") + std::to_string(n);
-        std::string clusters;
-        for (const auto& c : facts.clusters) clusters += (clusters.empty() ? "" : ",") + c;
-        const std::string json = plan_to_json(plan, *topology);
-        const std::string name = content_hash(json) + ".json";
-        if (write_plan_file(cfg.state_dir, name, json)) r.plan_path = cfg.state_dir + "/" + name;
-        if (!r.plan_path.empty()) r.job_env.push_back({"SPIDERFLOW_PLAN", r.plan_path});
-        r.job_env.push_back({"SPIDERFLOW_TP", std::to_string(plan.tp)});
-        r.job_env.push_back({"SPIDERFLOW_PP", std::to_string(plan.pp)});
-        r.job_env.push_back({"SPIDERFLOW_DP", std::to_string(plan.dp)});
-        r.job_env.push_back({"SPIDERFLOW_MICRO_BATCH", std::to_string(plan.micro_batch)});
-        r.job_env.push_back({"SPIDERFLOW_GLOBAL_BATCH", std::to_string(plan.job.global_batch)});
-        r.job_env.push_back({"SPIDERFLOW_LAYER_SPLIT", layers});
-        r.job_env.push_back({"SPIDERFLOW_CLUSTERS", clusters});
-        r.job_env.push_back({"SPIDERFLOW_WAN_RTT_MS", fmt(facts.max_rtt_s * 1e3, 6)});
-        r.job_env.push_back({"SPIDERFLOW_WAN_GBPS", fmt(facts.min_wan_Bps * 8 / 1e9, 6)});
+        fill_step_env(plan, *topology, &r);
         PlanSummary summary;
         summary.model = plan.job.model.name;
         summary.tp = plan.tp;
@@ -253,8 +333,11 @@ SubmitDecision decide_uncached(const JobOptions& opts, std::optional<int> reques
         summary.nodes = r.nodes;
         summary.gpus_per_node = r.gpus_per_node;
         summary.iteration_s = plan.prediction.iteration_s;
-        summary.plan_path = r.plan_path;
         r.summary = format_plan_summary(summary);
+        r.user_note = "spiderflow: planned " + plan.job.model.name + " as tp=" + std::to_string(plan.tp) + " pp=" +
+                      std::to_string(plan.pp) + " dp=" + std::to_string(plan.dp) + " on " + std::to_string(r.nodes) +
+                      " node(s) x " + std::to_string(r.gpus_per_node) + " GPUs of cluster '" + here.name + "', " +
+                      fmt(plan.prediction.iteration_s) + " s per iteration predicted";
         return finish(Outcome::rewrite, "");
     } catch (const std::exception& e) {
         return finish(Outcome::fail_open, std::string("internal error: ") + e.what());
@@ -276,40 +359,41 @@ std::mutex g_cache_mu;
 std::map<std::string, CachedDecision> g_cache;
 constexpr size_t kCacheEntries = 256;
 
-std::string cache_key(const JobOptions& o, std::optional<int> gpus, const SiteConfig& cfg) {
+std::string cache_key(const JobOptions& o, const SlurmRequest& r, const SiteConfig& cfg) {
     auto n = [](const std::optional<int>& v) { return v ? std::to_string(*v) : std::string("-"); };
     return o.model + '|' + n(o.global_batch) + '|' + n(o.micro_batch) + '|' + n(o.seq_len) + '|' + n(o.gpus) + '|' +
-           n(gpus) + '|' + o.objective + '|' + (o.policy.empty() ? cfg.policy : o.policy) + '|' + cfg.cluster + '|' +
-           cfg.state_dir + '|' + fmt(cfg.time_budget_s, 6);
-}
-
-bool file_exists(const std::string& path) {
-    struct stat st {};
-    return ::stat(path.c_str(), &st) == 0;
+           n(r.gpus) + '|' + n(r.gpus_per_node) + '|' + r.gpu_type + '|' + r.gpus_text + '|' +
+           (r.gpu_count_missing ? "?" : "") + '|' + n(r.nodes) + '|' + n(r.ntasks) + '|' + n(r.ntasks_per_node) + '|' +
+           o.objective + '|' + (o.policy.empty() ? cfg.policy : o.policy) + '|' + cfg.cluster + '|' +
+           fmt(cfg.time_budget_s, 6);
 }
 
 }  // namespace
 
-SubmitDecision decide_submission(const JobOptions& opts, std::optional<int> requested_gpus,
+std::string unplanned_note(const std::string& why) {
+    return "spiderflow: this job runs UNPLANNED, as plain Slurm would run it (" + why +
+           "; the site's SpiderFlow setup is at fault, not your job)";
+}
+
+SubmitDecision decide_submission(const JobOptions& opts, const SlurmRequest& req,
                                  const std::shared_ptr<const Topology>& topology, const SiteConfig& cfg) {
-    // A given plan file may change between submits: only planned specs are cached.
+    // A given plan's content may differ between submits: only planned specs are cached.
     if (!opts.any() || !cfg.enabled || !topology || !opts.plan_file.empty()) {
-        return decide_uncached(opts, requested_gpus, topology, cfg);
+        return decide_uncached(opts, req, topology, cfg);
     }
     const auto t0 = std::chrono::steady_clock::now();
-    const std::string key = cache_key(opts, requested_gpus, cfg);
+    const std::string key = cache_key(opts, req, cfg);
     {
         std::lock_guard<std::mutex> lock(g_cache_mu);
         auto it = g_cache.find(key);
-        if (it != g_cache.end() && it->second.topology.lock() == topology &&
-            (it->second.decision.rewrite.plan_path.empty() || file_exists(it->second.decision.rewrite.plan_path))) {
+        if (it != g_cache.end() && it->second.topology.lock() == topology) {
             SubmitDecision d = it->second.decision;
             d.from_cache = true;
             d.planning_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
             return d;
         }
     }
-    SubmitDecision d = decide_uncached(opts, requested_gpus, topology, cfg);
+    SubmitDecision d = decide_uncached(opts, req, topology, cfg);
     // Rejections are cached too (same spec, same answer); fail-open outcomes (a timeout, an
     // internal error) are not, so the next submit tries again.
     if (d.outcome == Outcome::rewrite || d.outcome == Outcome::reject) {

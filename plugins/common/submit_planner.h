@@ -1,6 +1,7 @@
 // What job_submit decides for one job, without any Slurm type, so it is unit-testable:
 // untouched (no SpiderFlow options), rewrite (planned), reject (the user's spec is wrong or
-// cannot fit: message says what and what would fit), or fail_open (our problem: pass unchanged).
+// cannot fit: message says what and what would fit), or fail_open (our problem: pass unchanged,
+// and the user is told).
 #pragma once
 
 #include <memory>
@@ -19,34 +20,55 @@ namespace spiderflow::plugin {
 enum class Outcome { untouched, rewrite, reject, fail_open };
 const char* to_string(Outcome o);
 
+// What a rejected request got wrong; job_submit maps it to the Slurm error whose text fits,
+// since sbatch prints that text after our message.
+enum class RejectKind { spec, gpus, gpu_count_missing, nodes, tasks, no_fit };
+
+// What the job itself asked of Slurm, each only when the user said it: explicit choices are
+// constraints of the plan, never silently overridden.
+struct SlurmRequest {
+    std::optional<int> gpus;             // --gpus, or --gpus-per-node x -N
+    std::optional<int> gpus_per_node;    // --gpus-per-node / --gres=gpu:N
+    std::string gpu_type;                // --gpus=TYPE:N: kept in the rewritten request
+    std::string gpus_text;               // the GPU request as written, for messages
+    bool gpu_count_missing = false;      // --gpus=abc: a type without a count
+    std::optional<int> nodes;            // -N
+    std::optional<int> ntasks;           // -n
+    std::optional<int> ntasks_per_node;  // --ntasks-per-node
+};
+
 struct SubmitRewrite {
     int nodes = 0;
     int gpus_per_node = 0;
     int num_tasks = 0;
-    int tasks_per_node = 0;           // 0 when tasks are not spread evenly
+    int tasks_per_node = 0;           // always set: Slurm gets one layout it cannot get wrong
     std::string gpu_type;             // for the constraint, when the site asks for it
+    std::string slurm_gpu_type;       // the user's own --gpus=TYPE, kept in the GPU request
     std::vector<std::pair<std::string, std::string>> job_env;  // SPIDERFLOW_* for the steps
     // Slurm's own request variables in the job's environment, made to describe the rewritten
     // request: sbatch/salloc export SLURM_GPUS=<--gpus>, and an srun inside the job re-reads it as
     // its step's request (on fewer nodes: "Invalid generic resource specification").
     std::vector<std::string> slurm_env_unset;
     std::vector<std::pair<std::string, std::string>> slurm_env;
-    std::string plan_path;            // plan JSON under state_dir; empty when it could not be written
     std::string summary;              // one line for logs and AdminComment
+    std::string user_note;            // one line for the user's sbatch/salloc/srun
 };
 
 struct SubmitDecision {
     Outcome outcome = Outcome::untouched;
     SubmitRewrite rewrite;
     std::string message;              // reject: for the user; fail_open: for the log
+    RejectKind reject_kind = RejectKind::spec;
     double planning_ms = 0;
     bool from_cache = false;          // the same request on the same topology was decided before
 };
 
-// requested_gpus: what the job asked for with --gpus / --gpus-per-node x nodes, if anything.
 // Never throws. Decisions for planned specs are cached per topology object (see the .cpp).
-SubmitDecision decide_submission(const JobOptions& options, std::optional<int> requested_gpus,
+SubmitDecision decide_submission(const JobOptions& options, const SlurmRequest& request,
                                  const std::shared_ptr<const Topology>& topology, const SiteConfig& config);
+
+// What a user is told when their SpiderFlow job passes unplanned through our fault.
+std::string unplanned_note(const std::string& why);
 
 // Planner threads still running (abandoned at the budget or not yet done). The plugin's fini()
 // waits for them, so the .so is never unloaded under a running thread.

@@ -4,9 +4,9 @@
 
 namespace spiderflow::plugin {
 
-std::optional<int> gpus_in_tres(const char* tres) {
+std::optional<GpuTres> gpu_in_tres(const char* tres) {
     if (tres == nullptr) return std::nullopt;
-    // Entries are separated by ',' or ';'; a GPU entry is gres[:/]gpu[:type][:=]count.
+    // Entries are separated by ',' or ';'; a GPU entry is gres[:/]gpu[:type][:=count].
     std::string all(tres);
     size_t start = 0;
     while (start < all.size()) {
@@ -16,17 +16,28 @@ std::optional<int> gpus_in_tres(const char* tres) {
         start = end + 1;
         if (e.rfind("gres:", 0) == 0 || e.rfind("gres/", 0) == 0) e = e.substr(5);
         if (e.rfind("gpu", 0) != 0 || (e.size() > 3 && e[3] != ':' && e[3] != '=')) continue;
-        const auto sep = e.find_last_of(":=");
-        if (sep == std::string::npos || sep + 1 >= e.size()) return 1;  // "gpu" alone means one
-        const std::string n = e.substr(sep + 1);
-        if (n.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
-        try {
-            return std::stoi(n);
-        } catch (...) {
-            return std::nullopt;
+        GpuTres g;
+        if (e.size() <= 4) return g;  // "gpu" alone means one
+        std::string rest = e.substr(4);
+        const auto sep = rest.find_last_of(":=");
+        const std::string last = sep == std::string::npos ? rest : rest.substr(sep + 1);
+        const std::string type = sep == std::string::npos ? "" : rest.substr(0, sep);
+        if (!last.empty() && last.find_first_not_of("0123456789") == std::string::npos && last.size() <= 8) {
+            g.count = std::stoi(last);
+            g.count_given = true;
+            g.type = type;
+        } else {
+            g.type = rest;  // no count: all of it names the type
         }
+        return g;
     }
     return std::nullopt;
+}
+
+std::optional<int> gpus_in_tres(const char* tres) {
+    const auto g = gpu_in_tres(tres);
+    if (!g) return std::nullopt;
+    return g->count;
 }
 
 std::string content_hash(const std::string& text) {

@@ -6,10 +6,18 @@
 
 namespace spiderflow::plugin {
 
-// "gres:gpu:16", "gres/gpu=16", "gres:gpu:a100:16", "cpu=4,gres/gpu=2" -> the GPU count.
+// One GPU entry of a TRES string: "gres:gpu:16", "gres/gpu=16", "gres:gpu:a100:16".
+struct GpuTres {
+    int count = 1;
+    std::string type;          // Slurm's GPU type name, empty when none
+    bool count_given = false;  // "gres:gpu:abc" is Slurm's type abc, count 1: no count written
+};
+// "cpu=4,gres/gpu=2" -> the GPU entry; nullopt when there is none.
+std::optional<GpuTres> gpu_in_tres(const char* tres);
+// Just the count.
 std::optional<int> gpus_in_tres(const char* tres);
 
-// 64-bit FNV-1a as 16 hex digits: the plan file's name.
+// 64-bit FNV-1a as 16 hex digits: a cache key.
 std::string content_hash(const std::string& text);
 
 }  // namespace spiderflow::plugin

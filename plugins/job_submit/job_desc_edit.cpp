@@ -13,13 +13,28 @@ std::vector<std::string> env_vector(char** env, uint32_t size) {
     return out;
 }
 
-std::optional<int> requested_gpus(const job_desc_msg_t* job) {
-    if (auto n = gpus_in_tres(job->tres_per_job)) return n;
-    if (auto per_node = gpus_in_tres(job->tres_per_node)) {
-        const uint32_t nodes = job->min_nodes == NO_VAL || job->min_nodes == 0 ? 1 : job->min_nodes;
-        return *per_node * static_cast<int>(nodes);
+SlurmRequest slurm_request(const job_desc_msg_t* job) {
+    SlurmRequest r;
+    const auto per_job = gpu_in_tres(job->tres_per_job);
+    const auto per_node = gpu_in_tres(job->tres_per_node);
+    if (job->min_nodes != NO_VAL && job->min_nodes != 0) r.nodes = static_cast<int>(job->min_nodes);
+    if (job->num_tasks != NO_VAL && job->num_tasks != 0) r.ntasks = static_cast<int>(job->num_tasks);
+    if (job->ntasks_per_node != NO_VAL16 && job->ntasks_per_node != 0) r.ntasks_per_node = job->ntasks_per_node;
+    if (per_job) {
+        r.gpus = per_job->count;
+        r.gpu_type = per_job->type;
+        r.gpu_count_missing = !per_job->count_given && !per_job->type.empty();
+        r.gpus_text = "--gpus=" + (per_job->type.empty() ? "" : per_job->type + (per_job->count_given ? ":" : "")) +
+                      (per_job->count_given || per_job->type.empty() ? std::to_string(per_job->count) : "");
+    } else if (per_node) {
+        r.gpus_per_node = per_node->count;
+        r.gpus = per_node->count * r.nodes.value_or(1);
+        r.gpu_type = per_node->type;
+        r.gpu_count_missing = !per_node->count_given && !per_node->type.empty();
+        r.gpus_text = "--gpus-per-node=" + std::to_string(per_node->count) +
+                      (r.nodes ? " x -N " + std::to_string(*r.nodes) : "");
     }
-    return std::nullopt;
+    return r;
 }
 
 namespace {
@@ -29,11 +44,12 @@ void replace_string(char** field, const std::string& value) {
     *field = value.empty() ? nullptr : slurm_xstrdup(value.c_str());
 }
 
-// Keeps Slurm's own TRES prefix style ("gres:gpu" in 22.05) when the job shows one.
-std::string gpu_tres(const job_desc_msg_t* job, int count) {
+// Keeps Slurm's own TRES prefix style ("gres:gpu" in 22.05) when the job shows one, and the
+// user's GPU type.
+std::string gpu_tres(const job_desc_msg_t* job, int count, const std::string& type) {
     const char* seen = job->tres_per_job != nullptr ? job->tres_per_job : job->tres_per_node;
     const std::string prefix = seen != nullptr && std::strncmp(seen, "gres/", 5) == 0 ? "gres/gpu:" : "gres:gpu:";
-    return prefix + std::to_string(count);
+    return prefix + (type.empty() ? "" : type + ":") + std::to_string(count);
 }
 
 uint32_t count(char** env) {
@@ -45,13 +61,13 @@ uint32_t count(char** env) {
 }  // namespace
 
 void apply_rewrite(job_desc_msg_t* job, const SubmitRewrite& r, bool constrain_gpu_type) {
-    const std::string per_node = gpu_tres(job, r.gpus_per_node);
+    const std::string per_node = gpu_tres(job, r.gpus_per_node, r.slurm_gpu_type);
     replace_string(&job->tres_per_job, "");
     replace_string(&job->tres_per_node, per_node);
     job->min_nodes = static_cast<uint32_t>(r.nodes);
     job->max_nodes = static_cast<uint32_t>(r.nodes);
     job->num_tasks = static_cast<uint32_t>(r.num_tasks);
-    job->ntasks_per_node = r.tasks_per_node > 0 ? static_cast<uint16_t>(r.tasks_per_node) : NO_VAL16;
+    job->ntasks_per_node = static_cast<uint16_t>(r.tasks_per_node);
     if (constrain_gpu_type && !r.gpu_type.empty()) {
         std::string features = job->features != nullptr && *job->features ? "(" + std::string(job->features) + ")&" : "";
         replace_string(&job->features, features + r.gpu_type);

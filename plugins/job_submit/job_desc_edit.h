@@ -15,8 +15,8 @@ extern "C" {
 namespace spiderflow::plugin {
 
 std::vector<std::string> env_vector(char** env, uint32_t size);
-// GPUs the job asked for: --gpus, else --gpus-per-node / --gres=gpu:N times the node count.
-std::optional<int> requested_gpus(const job_desc_msg_t* job);
+// What the job asked of Slurm itself (GPUs, nodes, tasks), each only when given.
+SlurmRequest slurm_request(const job_desc_msg_t* job);
 // Applies the rewrite: node count, GPUs and tasks per node, GPU-type constraint, spank env.
 void apply_rewrite(job_desc_msg_t* job, const SubmitRewrite& rewrite, bool constrain_gpu_type);
 

@@ -22,6 +22,22 @@ extern "C" {
 #include "common/util/errors.h"
 #include "plugins/job_submit/job_desc_edit.h"
 
+// sbatch always prints "Batch job submission failed: <strerror(code)>" after our message (22.05
+// has no code of its own for job_submit plugins): pick the code whose text fits the problem
+// instead of SLURM_ERROR's "Unspecified error".
+int reject_code(spiderflow::plugin::RejectKind kind) {
+    using spiderflow::plugin::RejectKind;
+    switch (kind) {
+        case RejectKind::gpus: return ESLURM_INVALID_GRES;
+        case RejectKind::gpu_count_missing: return ESLURM_JOB_MISSING_SIZE_SPECIFICATION;
+        case RejectKind::nodes: return ESLURM_INVALID_NODE_COUNT;
+        case RejectKind::tasks: return ESLURM_BAD_TASK_COUNT;
+        case RejectKind::no_fit: return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+        case RejectKind::spec: return ESLURM_NOT_SUPPORTED;
+    }
+    return ESLURM_NOT_SUPPORTED;
+}
+
 extern "C" {
 extern const char plugin_name[] = "SpiderFlow topology-aware LLM job planner";
 extern const char plugin_type[] = "job_submit/spiderflow";
@@ -37,6 +53,7 @@ struct State {
     std::string config_path;
     struct timespec config_mtime {};
     std::shared_ptr<const SiteConfig> config;
+    std::string config_error;  // why SpiderFlow is off, while no good config was ever read
     TopologyCache topology;
 };
 
@@ -45,57 +62,72 @@ State& state() {
     return s;
 }
 
-// Re-reads the config when its file changed; a bad edit keeps the previous config and logs.
-std::shared_ptr<const SiteConfig> current_config() {
+// A config that disables every feature: what runs until a good config has been read.
+std::shared_ptr<const SiteConfig> disabled_config() {
+    auto c = std::make_shared<SiteConfig>();
+    c->enabled = false;
+    return c;
+}
+
+// Reads the config when its file changed. A bad edit keeps the previous good config; with none
+// yet, SpiderFlow stays off. Either way the error is logged and no user's job fails for it.
+std::shared_ptr<const SiteConfig> current_config(std::string* error) {
     State& s = state();
     std::lock_guard<std::mutex> lock(s.mu);
     struct stat st {};
     if (::stat(s.config_path.c_str(), &st) != 0) {
         if (!s.config) s.config = std::make_shared<const SiteConfig>();
+        *error = s.config_error;
         return s.config;
     }
-    if (s.config && st.st_mtim.tv_sec == s.config_mtime.tv_sec && st.st_mtim.tv_nsec == s.config_mtime.tv_nsec) {
-        return s.config;
+    const bool same = st.st_mtim.tv_sec == s.config_mtime.tv_sec && st.st_mtim.tv_nsec == s.config_mtime.tv_nsec;
+    if (!s.config || !same) {
+        s.config_mtime = st.st_mtim;
+        try {
+            s.config = std::make_shared<const SiteConfig>(load_site_config(s.config_path));
+            s.config_error.clear();
+        } catch (const std::exception& e) {
+            slurm_error("spiderflow: %s (%s)", e.what(),
+                        s.config && s.config->enabled ? "keeping the previous settings" : "SpiderFlow stays off");
+            if (!s.config) {
+                s.config = disabled_config();
+                s.config_error = std::string("configuration error: ") + e.what();
+            }
+        }
     }
-    s.config_mtime = st.st_mtim;
-    try {
-        s.config = std::make_shared<const SiteConfig>(load_site_config(s.config_path));
-    } catch (const std::exception& e) {
-        slurm_error("spiderflow: %s (keeping the previous settings)", e.what());
-        if (!s.config) s.config = std::make_shared<const SiteConfig>();
-    }
+    *error = s.config_error;
     return s.config;
+}
+
+// A user-visible line with a job that Slurm accepts: sbatch/salloc print job_submit's message.
+void tell_user(char** err_msg, const std::string& text) {
+    if (err_msg != nullptr && *err_msg == nullptr) *err_msg = slurm_xstrdup(text.c_str());
 }
 
 }  // namespace
 
 extern "C" int init(void) {
+    // Never refuses to load: a slurmctld that cannot start because of our config is an outage.
     try {
-        State& s = state();
-        s.config_path = site_config_path();
-        struct stat st {};
-        if (::stat(s.config_path.c_str(), &st) != 0) {
-            slurm_info("spiderflow: no %s; SpiderFlow jobs pass through unplanned", s.config_path.c_str());
-            s.config = std::make_shared<const SiteConfig>();
+        std::string error;
+        state().config_path = site_config_path();
+        const auto cfg = current_config(&error);
+        if (!error.empty()) {
+            slurm_error("spiderflow: job_submit loaded but OFF: %s", error.c_str());
             return SLURM_SUCCESS;
         }
-        // Strict at load: a config with an unknown key or a bad value refuses to load.
-        s.config = std::make_shared<const SiteConfig>(load_site_config(s.config_path));
-        s.config_mtime = st.st_mtim;
         std::string why;
-        if (!s.config->topology.empty() && !s.topology.get(s.config->topology, s.config->topology_format, &why)) {
+        if (cfg->enabled && !cfg->topology.empty() && !state().topology.get(cfg->topology, cfg->topology_format, &why)) {
             slurm_error("spiderflow: topology not usable yet: %s", why.c_str());
         }
-        slurm_info("spiderflow: job_submit loaded (config %s, topology %s)", s.config_path.c_str(),
-                   s.config->topology.c_str());
-        return SLURM_SUCCESS;
+        slurm_info("spiderflow: job_submit loaded (config %s, topology %s)", state().config_path.c_str(),
+                   cfg->topology.c_str());
     } catch (const std::exception& e) {
-        slurm_error("spiderflow: refusing to load: %s", e.what());
-        return SLURM_ERROR;
+        slurm_error("spiderflow: job_submit loaded but OFF: %s", e.what());
     } catch (...) {
-        slurm_error("spiderflow: refusing to load");
-        return SLURM_ERROR;
+        slurm_error("spiderflow: job_submit loaded but OFF");
     }
+    return SLURM_SUCCESS;
 }
 
 extern "C" int fini(void) {
@@ -113,39 +145,50 @@ extern "C" int job_submit(job_desc_msg_t* job, uint32_t submit_uid, char** err_m
         const JobOptions opts =
             read_job_options(env_vector(job->spank_job_env, job->spank_job_env_size), env_vector(job->environment, job->env_size));
         if (!opts.any()) return SLURM_SUCCESS;
-        const auto cfg = current_config();
+        std::string config_error;
+        const auto cfg = current_config(&config_error);
+        if (!config_error.empty()) {
+            slurm_error("spiderflow: job of uid %u passes unplanned: %s", job->user_id, config_error.c_str());
+            tell_user(err_msg, unplanned_note("SpiderFlow is off on this cluster: " + config_error));
+            return SLURM_SUCCESS;
+        }
         std::string why;
         auto topo = cfg->enabled ? state().topology.get(cfg->topology, cfg->topology_format, &why) : nullptr;
         if (cfg->enabled && !topo) {
             slurm_error("spiderflow: job of uid %u passes unplanned: %s", job->user_id, why.c_str());
+            tell_user(err_msg, unplanned_note("the site's topology is not usable"));
             return SLURM_SUCCESS;
         }
-        const SubmitDecision d = decide_submission(opts, requested_gpus(job), topo, *cfg);
+        const SubmitDecision d = decide_submission(opts, slurm_request(job), topo, *cfg);
         switch (d.outcome) {
             case Outcome::untouched:
                 return SLURM_SUCCESS;
             case Outcome::fail_open:
                 slurm_error("spiderflow: job of uid %u passes unplanned: %s", job->user_id, d.message.c_str());
+                tell_user(err_msg, unplanned_note(d.message));
                 return SLURM_SUCCESS;
             case Outcome::reject:
                 slurm_info("spiderflow: rejected job of uid %u: %s", job->user_id, d.message.c_str());
-                if (err_msg != nullptr) *err_msg = slurm_xstrdup(d.message.c_str());
-                return SLURM_ERROR;
+                tell_user(err_msg, d.message);
+                return reject_code(d.reject_kind);
             case Outcome::rewrite:
                 apply_rewrite(job, d.rewrite, cfg->constrain_gpu_type);
                 slurm_info("spiderflow: uid %u: %s (%.2f ms)", job->user_id, d.rewrite.summary.c_str(), d.planning_ms);
+                tell_user(err_msg, d.rewrite.user_note);
                 return SLURM_SUCCESS;
         }
         return SLURM_SUCCESS;
     } catch (const spiderflow::InputError& e) {
         // Only the user's own option values throw here (read_job_options).
-        if (err_msg != nullptr) *err_msg = slurm_xstrdup((std::string("spiderflow: ") + e.what()).c_str());
-        return SLURM_ERROR;
+        tell_user(err_msg, std::string("spiderflow: ") + e.what());
+        return reject_code(RejectKind::spec);
     } catch (const std::exception& e) {
         slurm_error("spiderflow: internal error, job passes unchanged: %s", e.what());
+        tell_user(err_msg, unplanned_note("internal error"));
         return SLURM_SUCCESS;
     } catch (...) {
         slurm_error("spiderflow: internal error, job passes unchanged");
+        tell_user(err_msg, unplanned_note("internal error"));
         return SLURM_SUCCESS;
     }
 }

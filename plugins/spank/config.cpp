@@ -1,4 +1,6 @@
-// plugstack.conf arguments and spiderflow.conf, strict: an unknown argument or key refuses to load.
+// plugstack.conf arguments and spiderflow.conf. Strict about what they say (an unknown argument
+// or key is an error, never silently a default) but never fatal: an error turns SpiderFlow off
+// on this host and says so, while every job and step still runs.
 #include <sys/stat.h>
 
 #include <cstring>
@@ -13,35 +15,43 @@ PluginState& plugin_state() {
     return s;
 }
 
-bool load_plugin_config(int argc, char** argv) {
+namespace {
+
+void turn_off(PluginState& st, const std::string& why) {
+    st.config = SiteConfig{};
+    st.config.enabled = false;
+    st.config_error = why;
+    slurm_error("spiderflow: SpiderFlow is OFF on this host: %s", why.c_str());
+}
+
+}  // namespace
+
+void load_plugin_config(int argc, char** argv) {
+    PluginState& st = plugin_state();
     std::string conf_arg;
     for (int i = 0; i < argc; ++i) {
         if (std::strncmp(argv[i], "conf=", 5) == 0) {
             conf_arg = argv[i] + 5;
+        } else if (std::strncmp(argv[i], "stepd=", 6) == 0) {
+            st.plugin_arg_remote = argv[i] + 6;
         } else {
-            slurm_error("spiderflow: unknown plugstack.conf argument '%s' (known: conf=PATH)", argv[i]);
-            return false;
+            turn_off(st, std::string("unknown plugstack.conf argument '") + argv[i] + "' (known: conf=PATH, stepd=PATH)");
+            return;
         }
     }
     const std::string path = site_config_path(conf_arg);
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) {
-        plugin_state().config = SiteConfig{};  // no site file: defaults
-        return true;
+    struct stat st_buf {};
+    if (::stat(path.c_str(), &st_buf) != 0) {
+        st.config = SiteConfig{};  // no site file: defaults
+        st.config_error.clear();
+        return;
     }
     try {
-        plugin_state().config = load_site_config(path);
-        return true;
+        st.config = load_site_config(path);
+        st.config_error.clear();
     } catch (const std::exception& e) {
-        slurm_error("spiderflow: %s", e.what());
-        return false;
+        turn_off(st, e.what());
     }
-}
-
-std::string job_getenv(spank_t sp, const char* name) {
-    char buf[4096];
-    if (spank_getenv(sp, name, buf, sizeof buf) != ESPANK_SUCCESS) return {};
-    return buf;
 }
 
 }  // namespace spiderflow::plugin::spank

@@ -8,7 +8,7 @@
 
 #include "common/coflow/command_runner.h"
 #include "plugins/common/job_traffic.h"
-#include "plugins/spank/spank_state.h"
+#include "plugins/spank/stepd_state.h"
 
 namespace spiderflow::plugin::spank {
 namespace {

@@ -1,20 +1,31 @@
-// slurmstepd: at step start read the topology once; in each task set the rank variables in
-// topology order, the parallel coordinates and the NCCL/c10d environment.
+// slurmstepd: at step start read the topology once; before the tasks fork work out the step's
+// rank layout (the plan's, when the job carries it); in each task set the rank variables, the
+// parallel coordinates and the NCCL/c10d environment. Only a step of the plan's world size gets
+// ranks: the batch step and small helper steps run as plain Slurm steps.
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <sstream>
+
+extern "C" {
+#include <slurm/slurm.h>
+}
 
 #include "common/plan/nccl_env.h"
+#include "common/plan/plan_json.h"
+#include "common/plan/plan_transport.h"
 #include "common/topology/reader.h"
 #include "plugins/common/hostlist.h"
 #include "plugins/common/job_traffic.h"
-#include "plugins/common/rank_order.h"
-#include "plugins/spank/spank_state.h"
+#include "plugins/spank/stepd_state.h"
 
 namespace spiderflow::plugin::spank {
 namespace {
 
 // job_submit's values reach the batch step as SLURM_SPANK_<name>; steps started by
-// `spiderflow launch` also carry the plain name.
+// `spiderflow launch` and salloc/srun jobs also carry the plain name.
 std::string planned(spank_t sp, const std::string& name) {
     std::string v = job_getenv(sp, ("SLURM_SPANK_" + name).c_str());
     return v.empty() ? job_getenv(sp, name.c_str()) : v;
@@ -33,6 +44,48 @@ void set(spank_t sp, const std::string& k, const std::string& v, bool overwrite)
     }
 }
 
+std::vector<std::string> split_list(const std::string& s) {
+    std::vector<std::string> out;
+    std::stringstream in(s);
+    for (std::string item; std::getline(in, item, ',');) {
+        if (!item.empty()) out.push_back(item);
+    }
+    return out;
+}
+
+// A line on the task's own stderr (the user's output), not only in slurmd's log.
+void tell_task(const std::string& text) { dprintf(STDERR_FILENO, "spiderflow: %s\n", text.c_str()); }
+
+// The address Slurm itself uses for a node (NodeAddr): a NodeName need not resolve.
+std::string node_address(const std::string& node) {
+    node_info_msg_t* info = nullptr;
+    std::string addr = node;
+    if (slurm_load_node_single(&info, const_cast<char*>(node.c_str()), SHOW_ALL) == SLURM_SUCCESS && info != nullptr) {
+        if (info->record_count > 0 && info->node_array[0].node_addr != nullptr && *info->node_array[0].node_addr) {
+            addr = info->node_array[0].node_addr;
+        }
+        slurm_free_node_info_msg(info);
+    } else {
+        slurm_error("spiderflow: cannot ask slurmctld for %s's address; MASTER_ADDR is its node name", node.c_str());
+    }
+    return addr;
+}
+
+std::vector<RankSlot> layout_of(spank_t sp, const std::vector<std::string>& nodes, const std::vector<int>& per_node,
+                                const Topology* topo, std::string* note) {
+    const std::string data = planned(sp, kPlanDataVar);
+    if (!data.empty() && topo != nullptr) {
+        try {
+            const Plan plan = plan_from_json(decode_plan_text(data, "job", kPlanDataVar), "job plan", topo);
+            return plan_rank_slots(plan, *topo, nodes);
+        } catch (const std::exception& e) {
+            *note = std::string("the job's plan does not fit this step (") + e.what() + "); ranks follow the topology";
+        }
+    }
+    const CommFacts facts = comm_facts_from_env([&](const std::string& name) { return planned(sp, name); });
+    return ordered_rank_slots(nodes, per_node, topo, facts.clusters);
+}
+
 }  // namespace
 
 int remote_init(spank_t sp) {
@@ -40,7 +93,7 @@ int remote_init(spank_t sp) {
     const SiteConfig& cfg = plugin_state().config;
     if (!cfg.enabled || cfg.topology.empty()) return 0;
     try {
-        plugin_state().topology = std::make_shared<const Topology>(read_topology(cfg.topology, cfg.topology_format));
+        stepd_state().topology = std::make_shared<const Topology>(read_topology(cfg.topology, cfg.topology_format));
     } catch (const std::exception& e) {
         // Ranks then follow Slurm's order; the job still runs.
         slurm_error("spiderflow: topology %s unusable, ranks follow Slurm's order: %s", cfg.topology.c_str(), e.what());
@@ -48,61 +101,121 @@ int remote_init(spank_t sp) {
     return 0;
 }
 
-int remote_task_init(spank_t sp) {
+int remote_user_init(spank_t sp) {
     if (spank_remote(sp) != 1) return 0;
     const PluginState& st = plugin_state();
-    if (!st.config.enabled) return 0;
+    StepLayout& out = stepd_state().layout;
+    out = StepLayout{};
     const int tp = to_int(planned(sp, "SPIDERFLOW_TP"), 0);
     const int pp = to_int(planned(sp, "SPIDERFLOW_PP"), 0);
     const int dp = to_int(planned(sp, "SPIDERFLOW_DP"), 0);
     if (tp <= 0 && !st.options.any()) return 0;  // not a SpiderFlow job: leave it alone
-
+    if (!st.config.enabled) {
+        if (!st.config_error.empty()) out.note = "SpiderFlow is off on this node (" + st.config_error + "); tasks start with Slurm's variables only";
+        return 0;
+    }
     std::string nodelist = job_getenv(sp, "SLURM_STEP_NODELIST");
     if (nodelist.empty()) nodelist = job_getenv(sp, "SLURM_JOB_NODELIST");
     std::string tasks = job_getenv(sp, "SLURM_STEP_TASKS_PER_NODE");
     if (tasks.empty()) tasks = job_getenv(sp, "SLURM_TASKS_PER_NODE");
-    const std::string me = job_getenv(sp, "SLURMD_NODENAME");
-    int local_id = 0;
-    if (spank_get_item(sp, S_TASK_ID, &local_id) != ESPANK_SUCCESS) local_id = to_int(job_getenv(sp, "SLURM_LOCALID"), 0);
-
-    const std::vector<std::string> slurm_nodes = expand_hostlist(nodelist);
+    const std::vector<std::string> nodes = expand_hostlist(nodelist);
     const std::vector<int> per_node = expand_tasks_per_node(tasks);
-    const Topology* topo = st.topology.get();
-    const CommFacts facts = comm_facts_from_env([&](const std::string& name) { return planned(sp, name); });
-    const std::vector<std::string> order = topology_node_order(slurm_nodes, topo, facts.clusters);
-    const NodeLocation where = locate_node(topo, me);
-    const Node* node = where.cluster >= 0 ? &topo->clusters[static_cast<size_t>(where.cluster)].nodes[static_cast<size_t>(where.node)]
-                                          : nullptr;
-    int local_count = 0;
-    for (size_t i = 0; i < slurm_nodes.size() && i < per_node.size(); ++i) {
-        if (slurm_nodes[i] == me) local_count = per_node[i];
+    int world = 0;
+    for (int n : per_node) world += n;
+    if (tp <= 0 || pp <= 0 || dp <= 0 || world != tp * pp * dp) {
+        // Helper steps (the batch step, a one-node srun) are not part of the training world.
+        if (world > 1 && tp > 0) {
+            out.note = "this step has " + std::to_string(world) + " tasks, the plan's world is " + std::to_string(tp * pp * dp) +
+                       ": no SpiderFlow ranks in it";
+        }
+        return 0;
     }
-    const TaskRanks r = compute_task_ranks(order, slurm_nodes, per_node, me, local_id, gpu_order(node, local_count));
+    out.slots = layout_of(sp, nodes, per_node, stepd_state().topology.get(), &out.note);
+    if (out.slots.size() != static_cast<size_t>(world)) {
+        out.note = "the plan's layout does not match this step; tasks start with Slurm's variables only";
+        out.slots.clear();
+        return 0;
+    }
+    out.master_addr = node_address(out.slots.front().node);
+    out.planned = true;
+    return 0;
+}
 
+int remote_task_init(spank_t sp) {
+    if (spank_remote(sp) != 1) return 0;
+    const PluginState& st = plugin_state();
+    const StepLayout& layout = stepd_state().layout;
+    int local_id = 0, global_id = 0;
+    if (spank_get_item(sp, S_TASK_ID, &local_id) != ESPANK_SUCCESS) local_id = to_int(job_getenv(sp, "SLURM_LOCALID"), 0);
+    if (spank_get_item(sp, S_TASK_GLOBAL_ID, &global_id) != ESPANK_SUCCESS) global_id = to_int(job_getenv(sp, "SLURM_PROCID"), 0);
+    if (!layout.note.empty() && global_id == 0) tell_task(layout.note);
+    if (!layout.planned) return 0;
+
+    const std::string me = job_getenv(sp, "SLURMD_NODENAME");
+    std::vector<int> mine;  // the ranks on this node, ascending
+    std::vector<std::string> node_order;
+    for (size_t r = 0; r < layout.slots.size(); ++r) {
+        if (layout.slots[r].node == me) mine.push_back(static_cast<int>(r));
+        bool seen = false;
+        for (const auto& n : node_order) seen = seen || n == layout.slots[r].node;
+        if (!seen) node_order.push_back(layout.slots[r].node);
+    }
+    if (local_id < 0 || local_id >= static_cast<int>(mine.size())) {
+        tell_task("task " + std::to_string(local_id) + " on " + me + " is not in the plan's layout; it starts without SpiderFlow ranks");
+        return 0;
+    }
+    const int rank = mine[static_cast<size_t>(local_id)];
+    const RankSlot& slot = layout.slots[static_cast<size_t>(rank)];
+    if (rank == 0 && global_id != 0) {
+        tell_task("Slurm numbered this step's tasks in its own order, so RANK (the plan's order) differs from SLURM_PROCID; "
+                  "start the step with `spiderflow launch` (srun --distribution=arbitrary in the plan's order) to make them agree");
+    }
+    int node_rank = 0;
+    for (size_t i = 0; i < node_order.size(); ++i) {
+        if (node_order[i] == me) node_rank = static_cast<int>(i);
+    }
     uint32_t job_id = 0;
     spank_get_item(sp, S_JOB_ID, &job_id);
     const int port = st.config.master_port_base + static_cast<int>(job_id % static_cast<uint32_t>(st.config.master_port_span));
-    set(sp, "RANK", std::to_string(r.rank), true);
-    set(sp, "LOCAL_RANK", std::to_string(r.local_rank), true);
-    set(sp, "WORLD_SIZE", std::to_string(r.world_size), true);
-    set(sp, "LOCAL_WORLD_SIZE", std::to_string(local_count), true);
-    set(sp, "MASTER_ADDR", r.master_addr, true);
+    const int tp = to_int(planned(sp, "SPIDERFLOW_TP"), 1);
+    const int pp = to_int(planned(sp, "SPIDERFLOW_PP"), 1);
+    const int dp = to_int(planned(sp, "SPIDERFLOW_DP"), 1);
+    set(sp, "RANK", std::to_string(rank), true);
+    set(sp, "LOCAL_RANK", std::to_string(local_id), true);
+    set(sp, "WORLD_SIZE", std::to_string(layout.slots.size()), true);
+    set(sp, "LOCAL_WORLD_SIZE", std::to_string(mine.size()), true);
+    set(sp, "MASTER_ADDR", layout.master_addr, true);
     set(sp, "MASTER_PORT", std::to_string(port), true);
-    set(sp, "SPIDERFLOW_NODE_RANK", std::to_string(r.node_position), true);
-    if (tp > 0 && pp > 0 && dp > 0) {
-        set(sp, "SPIDERFLOW_TP", std::to_string(tp), true);
-        set(sp, "SPIDERFLOW_PP", std::to_string(pp), true);
-        set(sp, "SPIDERFLOW_DP", std::to_string(dp), true);
-        if (r.world_size == tp * pp * dp) {
-            const ParallelCoords c = coords_of_rank(r.rank, tp, pp, dp);
-            set(sp, "SPIDERFLOW_TP_RANK", std::to_string(c.tp), true);
-            set(sp, "SPIDERFLOW_PP_RANK", std::to_string(c.pp), true);
-            set(sp, "SPIDERFLOW_DP_RANK", std::to_string(c.dp), true);
+    set(sp, "SPIDERFLOW_NODE_RANK", std::to_string(node_rank), true);
+    set(sp, "SPIDERFLOW_TP", std::to_string(tp), true);
+    set(sp, "SPIDERFLOW_PP", std::to_string(pp), true);
+    set(sp, "SPIDERFLOW_DP", std::to_string(dp), true);
+    const ParallelCoords c = coords_of_rank(rank, tp, pp, dp);
+    set(sp, "SPIDERFLOW_TP_RANK", std::to_string(c.tp), true);
+    set(sp, "SPIDERFLOW_PP_RANK", std::to_string(c.pp), true);
+    set(sp, "SPIDERFLOW_DP_RANK", std::to_string(c.dp), true);
+
+    // LOCAL_RANK stays SLURM_LOCALID; the device each local rank drives comes from reordering
+    // CUDA_VISIBLE_DEVICES, so device LOCAL_RANK is the GPU the plan chose (NVLink domains grouped).
+    const std::vector<std::string> visible = split_list(job_getenv(sp, "CUDA_VISIBLE_DEVICES"));
+    if (visible.size() >= mine.size()) {
+        std::string cvd;
+        bool moved = false;
+        for (size_t l = 0; l < visible.size(); ++l) {
+            const size_t from = l < mine.size() ? static_cast<size_t>(layout.slots[static_cast<size_t>(mine[l])].device) : l;
+            moved = moved || from != l;
+            cvd += (l ? "," : "") + visible[from < visible.size() ? from : l];
         }
+        if (moved) set(sp, "CUDA_VISIBLE_DEVICES", cvd, true);
     }
 
+    const Topology* topo = stepd_state().topology.get();
+    const NodeLocation where = locate_node(topo, me);
+    const Node* node = where.cluster >= 0 ? &topo->clusters[static_cast<size_t>(where.cluster)].nodes[static_cast<size_t>(where.node)]
+                                          : nullptr;
+    const CommFacts facts = comm_facts_from_env([&](const std::string& name) { return planned(sp, name); });
     const NcclSettings site = nccl_settings(st.config);
-    EnvList env = nccl_env(facts, node, r.local_rank, site);
+    EnvList env = nccl_env(facts, node, slot.device, site);
     try {
         // The job's traffic class, as `spiderflow launch` exports it (plugins/common/job_traffic.h).
         for (const auto& name : apply_job_class_env(env, st.config, planned(sp, kTrafficLevelVar)))

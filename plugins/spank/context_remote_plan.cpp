@@ -4,8 +4,6 @@
 // environment, where task_init turns them into ranks and coordinates. This runs in user_init
 // (once per step and node, before the tasks fork): srun's local context cannot set the tasks'
 // environment. One RPC per step and node, only for SpiderFlow steps without the plan.
-#include "plugins/spank/context_remote_plan.h"
-
 #include <string>
 
 extern "C" {
@@ -13,11 +11,11 @@ extern "C" {
 }
 
 #include "plugins/common/plan_summary.h"
-#include "plugins/spank/spank_state.h"
+#include "plugins/spank/stepd_state.h"
 
 namespace spiderflow::plugin::spank {
 
-int remote_user_init(spank_t sp) {
+int remote_plan_from_slurmctld(spank_t sp) {
     if (spank_remote(sp) != 1) return 0;
     const PluginState& st = plugin_state();
     if (!st.config.enabled || !st.options.any()) return 0;

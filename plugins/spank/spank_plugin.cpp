@@ -1,5 +1,8 @@
-// SPANK plugin "spiderflow": a thin dispatcher on spank_context(); each context's work lives in
-// its own file. No exception leaves a SPANK entry point.
+// SPANK plugin "spiderflow": a thin dispatcher on spank_context(). What sbatch, salloc and srun
+// need (options, the config, reading --llm-plan's file) lives in this .so; what slurmstepd and
+// slurmd need (topology, rank layout, NCCL settings, traffic classes) lives in
+// spiderflow_stepd.so, loaded only there (stepd_hooks.h), so client commands stay fast. No
+// exception leaves a SPANK entry point, and no entry point fails a job or step for our sake.
 #include <exception>
 
 extern "C" {
@@ -7,8 +10,8 @@ extern "C" {
 #include <slurm/spank.h>
 }
 
-#include "plugins/spank/context_remote_plan.h"
 #include "plugins/spank/spank_state.h"
+#include "plugins/spank/stepd_hooks.h"
 
 extern "C" {
 extern const char plugin_name[] = "spiderflow";
@@ -36,29 +39,33 @@ int guarded(const char* where, F&& f) {
 }  // namespace
 
 extern "C" int slurm_spank_init(spank_t sp, int ac, char** av) {
+    // Fails only when the options cannot be registered (then sbatch would reject --llm-* anyway).
     return guarded("init", [&] {
-        if (!sfs::load_plugin_config(ac, av)) return -1;
-        if (sfs::register_options(sp) != 0) return -1;
-        if (spank_context() == S_CTX_REMOTE) return sfs::remote_init(sp);
-        return 0;
+        sfs::load_plugin_config(ac, av);
+        return sfs::register_options(sp);
     });
 }
 
 extern "C" int slurm_spank_init_post_opt(spank_t sp, int ac, char** av) {
     (void)ac;
     (void)av;
+    // A bad option value or plan file is the user's to fix: sbatch stops with our message.
     return guarded("init_post_opt", [&] {
-        if (spank_context() == S_CTX_ALLOCATOR) return sfs::allocator_post_opt(sp);
+        const spank_context_t ctx = spank_context();
+        if (ctx == S_CTX_ALLOCATOR || ctx == S_CTX_LOCAL) return sfs::client_post_opt(sp);
         return 0;
     });
 }
 
-// slurmstepd, before the tasks fork: salloc/srun jobs get their plan here (context_remote_plan.cpp).
+// slurmstepd, before the tasks fork: the step's rank layout (and the plan of salloc/srun jobs).
 extern "C" int slurm_spank_user_init(spank_t sp, int ac, char** av) {
     (void)ac;
     (void)av;
-    const int rc = guarded("user_init", [&] { return sfs::remote_user_init(sp); });
-    return rc == 0 ? 0 : (slurm_error("spiderflow: step starts without the job's plan"), 0);
+    if (!sfs::is_spiderflow_step(sp)) return 0;
+    if (guarded("user_init", [&] { return sfs::call_stepd(sfs::StepdHook::user_init, sp); }) != 0) {
+        slurm_error("spiderflow: step starts without the job's plan");
+    }
+    return 0;
 }
 
 extern "C" int slurm_spank_task_init(spank_t sp, int ac, char** av) {
@@ -66,19 +73,28 @@ extern "C" int slurm_spank_task_init(spank_t sp, int ac, char** av) {
     (void)av;
     // A task must not die for our sake: if the ranks cannot be worked out, it starts with
     // Slurm's own variables and the log says why.
-    const int rc = guarded("task_init", [&] { return sfs::remote_task_init(sp); });
-    return rc == 0 ? 0 : (slurm_error("spiderflow: task starts without SpiderFlow ranks"), 0);
+    if (!sfs::is_spiderflow_step(sp)) return 0;
+    if (guarded("task_init", [&] { return sfs::call_stepd(sfs::StepdHook::task_init, sp); }) != 0) {
+        slurm_error("spiderflow: task starts without SpiderFlow ranks");
+    }
+    return 0;
 }
 
 // slurmd prolog/epilog context, as root: the job's WAN traffic class (context_job_script.cpp).
 // Slurm does not call slurm_spank_init there (checked with 22.05.8), so the hooks load the
 // config themselves. Never fail: a failing prolog/epilog drains the node.
 extern "C" int slurm_spank_job_prolog(spank_t sp, int ac, char** av) {
-    guarded("job_prolog", [&] { return sfs::load_plugin_config(ac, av) ? sfs::job_script_prolog(sp) : -1; });
+    guarded("job_prolog", [&] {
+        sfs::load_plugin_config(ac, av);
+        return sfs::plugin_state().config.traffic_control ? sfs::call_stepd(sfs::StepdHook::job_prolog, sp) : 0;
+    });
     return 0;
 }
 
 extern "C" int slurm_spank_job_epilog(spank_t sp, int ac, char** av) {
-    guarded("job_epilog", [&] { return sfs::load_plugin_config(ac, av) ? sfs::job_script_epilog(sp) : -1; });
+    guarded("job_epilog", [&] {
+        sfs::load_plugin_config(ac, av);
+        return sfs::plugin_state().config.traffic_control ? sfs::call_stepd(sfs::StepdHook::job_epilog, sp) : 0;
+    });
     return 0;
 }

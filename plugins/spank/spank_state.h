@@ -1,15 +1,15 @@
-// State shared by the SPANK plugin's per-context files: the options the user gave, the site
-// config and (in slurmstepd) the topology. One instance per process.
+// State shared by the SPANK plugin's per-context files: the options the user gave and the site
+// config. One instance per process. The light part (this plugin: sbatch, salloc, srun) and the
+// step part (spiderflow_stepd.so, loaded only by slurmstepd and slurmd) both see it.
 #pragma once
 
-#include <memory>
 #include <string>
+#include <vector>
 
 extern "C" {
 #include <slurm/spank.h>
 }
 
-#include "common/topology/topology.h"
 #include "plugins/common/job_options.h"
 #include "plugins/common/site_config.h"
 
@@ -18,25 +18,27 @@ namespace spiderflow::plugin::spank {
 struct PluginState {
     JobOptions options;
     std::vector<std::string> options_given;   // names set on the command line
-    SiteConfig config;
-    std::shared_ptr<const Topology> topology; // remote context only; null when unusable
+    SiteConfig config;                        // enabled = false while config_error is set
+    std::string config_error;                 // why SpiderFlow is off on this host; empty when fine
+    std::string plugin_arg_remote;            // plugstack.conf stepd=PATH (tests, odd installs)
 };
 
 PluginState& plugin_state();
 
-// Reads plugstack.conf arguments (only "conf=PATH" is known) and the config. Returns false and
-// logs when an argument or the config is bad: the plugin then refuses to load.
-bool load_plugin_config(int argc, char** argv);
+// Reads plugstack.conf arguments (conf=PATH, stepd=PATH) and the config. Never fails: a bad
+// argument or config turns SpiderFlow off on this host, logs why, and keeps config_error for the
+// messages SpiderFlow jobs show. Plain jobs and steps are never stopped by our config.
+void load_plugin_config(int argc, char** argv);
 
 // Registers the option table (every context must, for the options to be recognised).
 int register_options(spank_t sp);
 
-// Per-context work.
-int allocator_post_opt(spank_t sp);     // sbatch/salloc: SPIDERFLOW_* env -> job options
-int remote_init(spank_t sp);            // slurmstepd: load the topology once per step
-int remote_task_init(spank_t sp);       // in each task: ranks, degrees, NCCL env
-int job_script_prolog(spank_t sp);      // slurmd prolog, root: the job's WAN traffic class on
-int job_script_epilog(spank_t sp);      // slurmd epilog, root: ... and off again
+// sbatch/salloc/srun: SPIDERFLOW_* env -> job options; --llm-plan's file read as the user.
+int client_post_opt(spank_t sp);
+
+// slurmstepd: a step of a SpiderFlow job (options given, or planned by job_submit). Other steps
+// never load spiderflow_stepd.so.
+bool is_spiderflow_step(spank_t sp);
 
 // Environment value from the job (spank_getenv); empty when unset.
 std::string job_getenv(spank_t sp, const char* name);

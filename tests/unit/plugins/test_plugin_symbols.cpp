@@ -58,3 +58,25 @@ TEST(PluginSymbols, SpankExportsOnlyItsApi) {
                     "slurm_spank_init_post_opt", "slurm_spank_task_init", "slurm_spank_user_init", "slurm_spank_job_prolog",
                     "slurm_spank_job_epilog"});
 }
+
+TEST(PluginSymbols, StepSideExportsOnlyItsEntryPoints) {
+    expect_exports(plugin_path("plugins/spank/.libs/spiderflow_stepd.so"), {"spiderflow_stepd_abi", "spiderflow_stepd_call"});
+}
+
+// Every sbatch/srun/salloc loads the SPANK plugin: it must not pull in the planner's solver and
+// numeric libraries (~3 ms more per client command for every user, plain jobs included).
+TEST(PluginSymbols, SpankPluginLoadsNoHeavyLibraries) {
+    const std::string so = plugin_path("plugins/spank/.libs/spiderflow.so");
+    if (so.empty()) GTEST_SKIP() << "SF_BUILDDIR not set (run through make check)";
+    FILE* p = popen(("ldd " + so + " 2>&1").c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    std::string all;
+    char line[1024];
+    while (std::fgets(line, sizeof line, p) != nullptr) all += line;
+    pclose(p);
+    ASSERT_NE(all.find("libz"), std::string::npos) << all;
+    for (const char* heavy : {"libCbc", "libClp", "libCoinUtils", "libOsi", "libhwloc", "liblapack", "libblas", "libgfortran",
+                              "libcurl", "libsqlite3"}) {
+        EXPECT_EQ(all.find(heavy), std::string::npos) << so << " needs " << heavy << ":\n" << all;
+    }
+}

@@ -10,6 +10,8 @@
 #include <sstream>
 
 #include "common/topology/topology.h"
+#include "common/plan/plan_json.h"
+#include "common/plan/plan_transport.h"
 #include "plugins/common/plan_summary.h"
 #include "plugins/common/submit_planner.h"
 
@@ -54,76 +56,121 @@ JobOptions opts(const char* model, int batch) {
     return o;
 }
 
-std::string temp_dir() {
-    char tmpl[] = "/tmp/sf-submit-test.XXXXXX";
-    const char* d = mkdtemp(tmpl);
-    return d ? d : "/tmp";
+SlurmRequest gpus(std::optional<int> n) {
+    SlurmRequest r;
+    r.gpus = n;
+    if (n) r.gpus_text = "--gpus=" + std::to_string(*n);
+    return r;
 }
 
 }  // namespace
 
 TEST(SubmitPlanner, NoOptionsLeavesTheJobAlone) {
-    const auto d = decide_submission(JobOptions{}, 16, cluster(2), config("/tmp"));
+    const auto d = decide_submission(JobOptions{}, gpus(16), cluster(2), config("/tmp"));
     EXPECT_EQ(d.outcome, Outcome::untouched);
 }
 
 TEST(SubmitPlanner, DisabledSiteLeavesTheJobAlone) {
     SiteConfig c = config("/tmp");
     c.enabled = false;
-    EXPECT_EQ(decide_submission(opts("llama3-8b", 64), 16, cluster(2), c).outcome, Outcome::untouched);
+    EXPECT_EQ(decide_submission(opts("llama3-8b", 64), gpus(16), cluster(2), c).outcome, Outcome::untouched);
 }
 
 TEST(SubmitPlanner, MissingTopologyFailsOpen) {
-    const auto d = decide_submission(opts("llama3-8b", 64), 16, nullptr, config("/tmp"));
+    const auto d = decide_submission(opts("llama3-8b", 64), gpus(16), nullptr, config("/tmp"));
     EXPECT_EQ(d.outcome, Outcome::fail_open);
     SiteConfig c = config("/tmp");
     c.cluster = "elsewhere";
-    EXPECT_EQ(decide_submission(opts("llama3-8b", 64), 16, cluster(2), c).outcome, Outcome::fail_open);
+    EXPECT_EQ(decide_submission(opts("llama3-8b", 64), gpus(16), cluster(2), c).outcome, Outcome::fail_open);
 }
 
 TEST(SubmitPlanner, BadSpecsAreRejectedWithWhatWouldFit) {
     const auto topo = cluster(2);
-    auto d = decide_submission(opts("gpt-17", 64), 8, topo, config("/tmp"));
+    auto d = decide_submission(opts("gpt-17", 64), gpus(8), topo, config("/tmp"));
     EXPECT_EQ(d.outcome, Outcome::reject);
     EXPECT_NE(d.message.find("llama3-8b"), std::string::npos) << d.message;
-    d = decide_submission(opts("llama3-8b", 64), 64, topo, config("/tmp"));
+    d = decide_submission(opts("llama3-8b", 64), gpus(64), topo, config("/tmp"));
     EXPECT_EQ(d.outcome, Outcome::reject);
+    EXPECT_EQ(d.reject_kind, RejectKind::no_fit);
     EXPECT_NE(d.message.find("at most 16"), std::string::npos) << d.message;
-    d = decide_submission(opts("llama3-8b", 64), std::nullopt, topo, config("/tmp"));
+    d = decide_submission(opts("llama3-8b", 64), gpus(std::nullopt), topo, config("/tmp"));
     EXPECT_EQ(d.outcome, Outcome::reject);
     EXPECT_NE(d.message.find("--gpus"), std::string::npos);
     JobOptions no_batch;
     no_batch.model = "llama3-8b";
-    EXPECT_EQ(decide_submission(no_batch, 8, topo, config("/tmp")).outcome, Outcome::reject);
+    EXPECT_EQ(decide_submission(no_batch, gpus(8), topo, config("/tmp")).outcome, Outcome::reject);
     JobOptions bad_policy = opts("llama3-8b", 64);
     bad_policy.policy = "magic";
-    EXPECT_EQ(decide_submission(bad_policy, 8, topo, config("/tmp")).outcome, Outcome::reject);
-    JobOptions bad_plan = opts("llama3-8b", 64);
-    bad_plan.plan_file = "/nonexistent/plan.json";
-    d = decide_submission(bad_plan, 8, topo, config("/tmp"));
-    EXPECT_EQ(d.outcome, Outcome::reject);
-    EXPECT_NE(d.message.find("--llm-plan"), std::string::npos);
+    EXPECT_EQ(decide_submission(bad_policy, gpus(8), topo, config("/tmp")).outcome, Outcome::reject);
 }
 
-TEST(SubmitPlanner, GoodSpecRewritesAndWritesThePlan) {
-    const std::string dir = temp_dir();
-    const auto d = decide_submission(opts("llama3-8b", 64), 16, cluster(4), config(dir));
+TEST(SubmitPlanner, AGpuTypeWithoutACountIsNamed) {
+    SlurmRequest r;
+    r.gpus = 1;
+    r.gpu_type = "abc";
+    r.gpu_count_missing = true;
+    r.gpus_text = "--gpus=abc";
+    const auto d = decide_submission(opts("llama3-8b", 64), r, cluster(2), config("/tmp"));
+    ASSERT_EQ(d.outcome, Outcome::reject);
+    EXPECT_EQ(d.reject_kind, RejectKind::gpu_count_missing);
+    EXPECT_NE(d.message.find("--gpus=abc names no GPU count"), std::string::npos) << d.message;
+    EXPECT_EQ(d.message.find("say how many"), std::string::npos) << d.message;
+}
+
+// slurmctld opens no path a user names: --llm-plan's content comes from the user's side.
+TEST(SubmitPlanner, PlanFileIsNeverOpenedOnlyItsCarriedContentIsUsed) {
+    const auto topo = cluster(4);
+    const auto planned = decide_submission(opts("llama3-8b", 64), gpus(16), topo, config("/tmp"));
+    ASSERT_EQ(planned.outcome, Outcome::rewrite) << planned.message;
+    std::map<std::string, std::string> env(planned.rewrite.job_env.begin(), planned.rewrite.job_env.end());
+    const std::string plan_json = decode_plan_text(env.at(kPlanDataVar));
+
+    JobOptions given;
+    given.plan_file = "/etc/shadow";  // named, never read
+    auto d = decide_submission(given, gpus(std::nullopt), topo, config("/tmp"));
+    ASSERT_EQ(d.outcome, Outcome::reject);
+    EXPECT_NE(d.message.find("did not arrive"), std::string::npos) << d.message;
+    EXPECT_EQ(d.message.find("root:"), std::string::npos);
+
+    given.plan_content = encode_plan_text(plan_json);
+    d = decide_submission(given, gpus(std::nullopt), topo, config("/tmp"));
+    ASSERT_EQ(d.outcome, Outcome::rewrite) << d.message;
+    EXPECT_EQ(d.rewrite.num_tasks, planned.rewrite.num_tasks);
+
+    given.plan_content = "z1:AAAA";
+    d = decide_submission(given, gpus(std::nullopt), topo, config("/tmp"));
+    EXPECT_EQ(d.outcome, Outcome::reject);
+    EXPECT_NE(d.message.find("corrupt"), std::string::npos) << d.message;
+
+    // A plan for 16 GPUs with --gpus=8: both values are named, the plan does not win silently.
+    given.plan_content = encode_plan_text(plan_json);
+    d = decide_submission(given, gpus(8), topo, config("/tmp"));
+    ASSERT_EQ(d.outcome, Outcome::reject);
+    EXPECT_NE(d.message.find("--gpus=8"), std::string::npos) << d.message;
+    EXPECT_NE(d.message.find("16 GPUs"), std::string::npos) << d.message;
+}
+
+TEST(SubmitPlanner, GoodSpecRewritesWithOneTaskLayoutAndCarriesThePlan) {
+    const auto d = decide_submission(opts("llama3-8b", 64), gpus(16), cluster(4), config("/tmp"));
     ASSERT_EQ(d.outcome, Outcome::rewrite) << d.message;
     const SubmitRewrite& r = d.rewrite;
     EXPECT_EQ(r.num_tasks, 16);
-    EXPECT_EQ(r.nodes * r.gpus_per_node >= 16, true);
-    EXPECT_LE(r.gpus_per_node, 8);
+    EXPECT_EQ(r.nodes * r.gpus_per_node, 16);
+    EXPECT_EQ(r.tasks_per_node, r.gpus_per_node) << "every node gets the same tasks, one per GPU";
     EXPECT_EQ(r.gpu_type, "H100-SXM");
+    EXPECT_NE(r.user_note.find("planned llama3-8b"), std::string::npos) << r.user_note;
     std::map<std::string, std::string> env(r.job_env.begin(), r.job_env.end());
     const int tp = std::stoi(env.at("SPIDERFLOW_TP")), pp = std::stoi(env.at("SPIDERFLOW_PP")),
               dp = std::stoi(env.at("SPIDERFLOW_DP"));
     EXPECT_EQ(tp * pp * dp, 16);
+    const Plan carried = plan_from_json(decode_plan_text(env.at(kPlanDataVar)), "carried", cluster(4).get());
+    EXPECT_EQ(carried.world_size(), 16);
+    EXPECT_EQ(carried.tp, tp);
     // The job-wide --gpus count sbatch exported would become every inner srun's request.
     EXPECT_EQ(r.slurm_env_unset, std::vector<std::string>{"SLURM_GPUS"});
     std::map<std::string, std::string> slurm(r.slurm_env.begin(), r.slurm_env.end());
     EXPECT_EQ(slurm["SLURM_GPUS_PER_NODE"], std::to_string(r.gpus_per_node));
-    ASSERT_FALSE(r.plan_path.empty());
-    // The AdminComment summary carries the plan back to salloc/srun jobs' steps.
+    // The AdminComment summary carries the degrees back to salloc/srun jobs' steps.
     PlanSummary back;
     ASSERT_TRUE(parse_plan_summary(r.summary, &back)) << r.summary;
     EXPECT_EQ(back.tp, tp);
@@ -131,24 +178,55 @@ TEST(SubmitPlanner, GoodSpecRewritesAndWritesThePlan) {
     EXPECT_EQ(back.dp, dp);
     EXPECT_EQ(back.nodes, r.nodes);
     EXPECT_EQ(back.gpus_per_node, r.gpus_per_node);
-    EXPECT_EQ(back.plan_path, r.plan_path);
-    const auto step_env = summary_step_env(back);
-    std::map<std::string, std::string> step(step_env.begin(), step_env.end());
-    EXPECT_EQ(step["SPIDERFLOW_TP"], env.at("SPIDERFLOW_TP"));
-    EXPECT_EQ(step["SPIDERFLOW_PLAN"], r.plan_path);
-    std::ifstream f(r.plan_path);
-    ASSERT_TRUE(f.good()) << r.plan_path;
-    std::stringstream text;
-    text << f.rdbuf();
-    EXPECT_NE(text.str().find("llama3-8b"), std::string::npos);
-    EXPECT_EQ(r.plan_path, dir + "/" + content_hash(text.str()) + ".json") << "the file is named by its content";
+    EXPECT_EQ(r.summary.find("plan="), std::string::npos) << "no path: nothing is written to disk";
+}
 
-    // --llm-plan: the same plan handed back is used as is.
-    JobOptions given = opts("llama3-8b", 64);
-    given.plan_file = r.plan_path;
-    const auto again = decide_submission(given, std::nullopt, cluster(4), config(dir));
-    ASSERT_EQ(again.outcome, Outcome::rewrite) << again.message;
-    EXPECT_EQ(again.rewrite.plan_path, r.plan_path);
+std::shared_ptr<const Topology> four_gpu_nodes(int nodes) {
+    auto t = std::make_shared<Topology>(*cluster(nodes));
+    for (auto& n : t->clusters[0].nodes) {
+        n.gpus = 4;
+        n.nvlink_domain_size = 4;
+    }
+    t->finalize("test");
+    return t;
+}
+
+// --gpus=7 on 4-GPU nodes used to become 2 nodes and 7 tasks, and Slurm put 6 on one node.
+TEST(SubmitPlanner, UnevenGpuCountsAreRejectedWithWhatFits) {
+    const auto d = decide_submission(opts("llama3-8b", 56), gpus(7), four_gpu_nodes(4), config("/tmp"));
+    ASSERT_EQ(d.outcome, Outcome::reject) << d.rewrite.summary;
+    EXPECT_EQ(d.reject_kind, RejectKind::gpus);
+    EXPECT_NE(d.message.find("--gpus=4 or --gpus=8"), std::string::npos) << d.message;
+}
+
+TEST(SubmitPlanner, ExplicitNodesAndTasksAreConstraintsNotOverridden) {
+    const auto topo = cluster(4);
+    SlurmRequest r = gpus(8);
+    r.nodes = 4;  // -N4 --gpus=8: the plan uses one node
+    auto d = decide_submission(opts("llama3-8b", 64), r, topo, config("/tmp"));
+    ASSERT_EQ(d.outcome, Outcome::reject);
+    EXPECT_EQ(d.reject_kind, RejectKind::nodes);
+    EXPECT_NE(d.message.find("4 nodes (-N)"), std::string::npos) << d.message;
+    EXPECT_NE(d.message.find("1 node(s) x 8"), std::string::npos) << d.message;
+
+    r = gpus(16);
+    r.ntasks_per_node = 1;  // one launcher per node (torchrun): kept
+    d = decide_submission(opts("llama3-8b", 64), r, topo, config("/tmp"));
+    ASSERT_EQ(d.outcome, Outcome::rewrite) << d.message;
+    EXPECT_EQ(d.rewrite.tasks_per_node, 1);
+    EXPECT_EQ(d.rewrite.num_tasks, d.rewrite.nodes);
+
+    r.ntasks_per_node = 3;
+    d = decide_submission(opts("llama3-8b", 64), r, topo, config("/tmp"));
+    ASSERT_EQ(d.outcome, Outcome::reject);
+    EXPECT_EQ(d.reject_kind, RejectKind::tasks);
+    EXPECT_NE(d.message.find("--ntasks-per-node=3"), std::string::npos) << d.message;
+
+    r = gpus(16);
+    r.gpu_type = "h100";
+    d = decide_submission(opts("llama3-8b", 64), r, topo, config("/tmp"));
+    ASSERT_EQ(d.outcome, Outcome::rewrite) << d.message;
+    EXPECT_EQ(d.rewrite.slurm_gpu_type, "h100") << "--gpus=h100:16 keeps its type";
 }
 
 TEST(PlanSummary, OnlyOurOwnSummaryParses) {
@@ -158,38 +236,22 @@ TEST(PlanSummary, OnlyOurOwnSummaryParses) {
     EXPECT_EQ(back.nodes, 8);
     EXPECT_EQ(format_plan_summary(back), text);
     EXPECT_EQ(back.dp, 8);
-    EXPECT_TRUE(back.plan_path.empty());
-    EXPECT_EQ(summary_step_env(back).size(), 4u) << "no SPIDERFLOW_PLAN without a plan file";
+    EXPECT_EQ(summary_step_env(back).size(), 4u);
     EXPECT_FALSE(parse_plan_summary("requeued by admin", &back));
     EXPECT_FALSE(parse_plan_summary("spiderflow plan model=x tp=0 pp=1 dp=1 mb=1 nodes=1x8", &back));
     EXPECT_FALSE(parse_plan_summary("spiderflow plan model=x tp=2 pp=1 dp=1 mb=1 nodes=8", &back));
 }
 
 TEST(SubmitPlanner, ResubmitsOfTheSameSpecReuseTheDecision) {
-    const std::string dir = temp_dir();
     const auto topo = cluster(4);
-    const auto first = decide_submission(opts("llama3-8b", 128), 16, topo, config(dir));
+    const auto first = decide_submission(opts("llama3-8b", 128), gpus(16), topo, config("/tmp"));
     ASSERT_EQ(first.outcome, Outcome::rewrite) << first.message;
     EXPECT_FALSE(first.from_cache);
-    const auto again = decide_submission(opts("llama3-8b", 128), 16, topo, config(dir));
+    const auto again = decide_submission(opts("llama3-8b", 128), gpus(16), topo, config("/tmp"));
     EXPECT_TRUE(again.from_cache);
     EXPECT_EQ(again.rewrite.summary, first.rewrite.summary);
     EXPECT_EQ(again.rewrite.job_env, first.rewrite.job_env);
-    // Another request, a reloaded topology, or a removed plan file: planned afresh.
-    EXPECT_FALSE(decide_submission(opts("llama3-8b", 128), 8, topo, config(dir)).from_cache);
-    EXPECT_FALSE(decide_submission(opts("llama3-8b", 128), 16, cluster(4), config(dir)).from_cache);
-    const auto fresh_topo = cluster(4);
-    const auto planned = decide_submission(opts("llama3-8b", 256), 16, fresh_topo, config(dir));
-    ASSERT_EQ(planned.outcome, Outcome::rewrite) << planned.message;
-    ASSERT_EQ(std::remove(planned.rewrite.plan_path.c_str()), 0);
-    const auto replanned = decide_submission(opts("llama3-8b", 256), 16, fresh_topo, config(dir));
-    EXPECT_FALSE(replanned.from_cache);
-    EXPECT_TRUE(std::ifstream(replanned.rewrite.plan_path).good()) << "the plan file is written again";
-}
-
-TEST(SubmitPlanner, UnwritableStateDirStillPlans) {
-    const auto d = decide_submission(opts("llama3-8b", 64), 8, cluster(1), config("/proc/no-such-dir"));
-    ASSERT_EQ(d.outcome, Outcome::rewrite) << d.message;
-    EXPECT_TRUE(d.rewrite.plan_path.empty());
-    EXPECT_EQ(d.rewrite.summary.find("plan="), std::string::npos);
+    // Another request or a reloaded topology: planned afresh.
+    EXPECT_FALSE(decide_submission(opts("llama3-8b", 128), gpus(8), topo, config("/tmp")).from_cache);
+    EXPECT_FALSE(decide_submission(opts("llama3-8b", 128), gpus(16), cluster(4), config("/tmp")).from_cache);
 }

@@ -1,0 +1,155 @@
+#include "common/plan/plan_transport.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "common/util/errors.h"
+
+namespace spiderflow {
+namespace {
+
+// "z1:" marks our encoding and its version, so a foreign value is named as such.
+constexpr const char* kTag = "z1:";
+constexpr const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+std::string base64(const std::string& in) {
+    std::string out;
+    out.reserve((in.size() + 2) / 3 * 4);
+    size_t i = 0;
+    for (; i + 2 < in.size(); i += 3) {
+        const unsigned v = (static_cast<unsigned char>(in[i]) << 16) | (static_cast<unsigned char>(in[i + 1]) << 8) |
+                           static_cast<unsigned char>(in[i + 2]);
+        for (int s = 18; s >= 0; s -= 6) out += kAlphabet[(v >> s) & 63];
+    }
+    if (i < in.size()) {
+        unsigned v = static_cast<unsigned char>(in[i]) << 16;
+        if (i + 1 < in.size()) v |= static_cast<unsigned char>(in[i + 1]) << 8;
+        out += kAlphabet[(v >> 18) & 63];
+        out += kAlphabet[(v >> 12) & 63];
+        out += i + 1 < in.size() ? kAlphabet[(v >> 6) & 63] : '=';
+        out += '=';
+    }
+    return out;
+}
+
+bool unbase64(const std::string& in, size_t from, std::string* out) {
+    int value[256];
+    for (int& v : value) v = -1;
+    for (int k = 0; k < 64; ++k) value[static_cast<unsigned char>(kAlphabet[k])] = k;
+    if ((in.size() - from) % 4 != 0) return false;
+    out->clear();
+    out->reserve((in.size() - from) / 4 * 3);
+    for (size_t i = from; i < in.size(); i += 4) {
+        int q[4];
+        int pad = 0;
+        for (int k = 0; k < 4; ++k) {
+            const char c = in[i + static_cast<size_t>(k)];
+            if (c == '=' && i + 4 == in.size() && k >= 2) {
+                q[k] = 0;
+                ++pad;
+                continue;
+            }
+            if (pad > 0) return false;
+            q[k] = value[static_cast<unsigned char>(c)];
+            if (q[k] < 0) return false;
+        }
+        const unsigned v = (q[0] << 18) | (q[1] << 12) | (q[2] << 6) | q[3];
+        *out += static_cast<char>((v >> 16) & 255);
+        if (pad < 2) *out += static_cast<char>((v >> 8) & 255);
+        if (pad < 1) *out += static_cast<char>(v & 255);
+    }
+    return true;
+}
+
+}  // namespace
+
+std::string encode_plan_text(const std::string& text, const std::string& source, const std::string& field) {
+    if (text.size() > kMaxPlanTextBytes) {
+        throw InputError(source, 0, field, "plan is " + std::to_string(text.size()) + " bytes; at most " +
+                                               std::to_string(kMaxPlanTextBytes) + " are carried");
+    }
+    uLongf size = compressBound(static_cast<uLong>(text.size()));
+    std::string packed(size, '\0');
+    if (compress2(reinterpret_cast<Bytef*>(packed.data()), &size, reinterpret_cast<const Bytef*>(text.data()),
+                  static_cast<uLong>(text.size()), Z_BEST_COMPRESSION) != Z_OK) {
+        throw InputError(source, 0, field, "cannot compress the plan");
+    }
+    packed.resize(size);
+    return kTag + base64(packed);
+}
+
+std::string decode_plan_text(const std::string& encoded, const std::string& source, const std::string& field) {
+    const size_t tag = std::strlen(kTag);
+    if (encoded.compare(0, tag, kTag) != 0) throw InputError(source, 0, field, "not a plan carried by SpiderFlow");
+    if (encoded.size() > kMaxEncodedPlanBytes) {
+        throw InputError(source, 0, field, "carried plan larger than " + std::to_string(kMaxEncodedPlanBytes) + " bytes");
+    }
+    std::string packed;
+    if (!unbase64(encoded, tag, &packed)) throw InputError(source, 0, field, "carried plan is corrupt (base64)");
+    z_stream z{};
+    if (inflateInit(&z) != Z_OK) throw InputError(source, 0, field, "cannot decompress the plan");
+    z.next_in = reinterpret_cast<Bytef*>(packed.data());
+    z.avail_in = static_cast<uInt>(packed.size());
+    std::string out;
+    char buf[16384];
+    int rc = Z_OK;
+    while (rc == Z_OK) {
+        z.next_out = reinterpret_cast<Bytef*>(buf);
+        z.avail_out = sizeof buf;
+        rc = inflate(&z, Z_NO_FLUSH);
+        if (rc != Z_OK && rc != Z_STREAM_END) break;
+        out.append(buf, sizeof buf - z.avail_out);
+        if (out.size() > kMaxPlanTextBytes) {
+            inflateEnd(&z);
+            throw InputError(source, 0, field, "carried plan decompresses to more than " +
+                                                   std::to_string(kMaxPlanTextBytes) + " bytes");
+        }
+        if (rc == Z_OK && z.avail_in == 0 && z.avail_out != 0) break;  // truncated stream
+    }
+    inflateEnd(&z);
+    if (rc != Z_STREAM_END || z.avail_in != 0) throw InputError(source, 0, field, "carried plan is corrupt (zlib)");
+    return out;
+}
+
+std::string read_plan_file(const std::string& path) {
+    // O_NONBLOCK: opening a FIFO without a writer must not hang the user's sbatch either.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) throw InputError(path, 0, "--llm-plan", std::string("cannot open the plan file: ") + std::strerror(errno));
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        throw InputError(path, 0, "--llm-plan", "not a regular file");
+    }
+    if (static_cast<unsigned long long>(st.st_size) > kMaxPlanTextBytes) {
+        ::close(fd);
+        throw InputError(path, 0, "--llm-plan", "plan file is " + std::to_string(st.st_size) + " bytes; at most " +
+                                                    std::to_string(kMaxPlanTextBytes));
+    }
+    std::string text;
+    char buf[65536];
+    for (;;) {
+        const ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            ::close(fd);
+            throw InputError(path, 0, "--llm-plan", std::string("cannot read the plan file: ") + std::strerror(errno));
+        }
+        if (n == 0) break;
+        text.append(buf, static_cast<size_t>(n));
+        // A file that grows while read is cut here, never read without bound.
+        if (text.size() > kMaxPlanTextBytes) {
+            ::close(fd);
+            throw InputError(path, 0, "--llm-plan", "plan file larger than " + std::to_string(kMaxPlanTextBytes) + " bytes");
+        }
+    }
+    ::close(fd);
+    return text;
+}
+
+}  // namespace spiderflow

@@ -1,0 +1,21 @@
+#include "plugins/spank/spank_state.h"
+
+namespace spiderflow::plugin::spank {
+
+std::string job_getenv(spank_t sp, const char* name) {
+    // A carried plan is a few KiB; a value that does not fit is treated as absent.
+    static thread_local std::vector<char> buf(1u << 20);
+    if (spank_getenv(sp, name, buf.data(), static_cast<int>(buf.size())) != ESPANK_SUCCESS) return {};
+    return buf.data();
+}
+
+bool is_spiderflow_step(spank_t sp) {
+    if (plugin_state().options.any()) return true;
+    char buf[16];
+    for (const char* name : {"SLURM_SPANK_SPIDERFLOW_TP", "SPIDERFLOW_TP"}) {
+        if (spank_getenv(sp, name, buf, sizeof buf) == ESPANK_SUCCESS && buf[0] != '\0') return true;
+    }
+    return false;
+}
+
+}  // namespace spiderflow::plugin::spank

@@ -1,0 +1,27 @@
+// The seam between the SPANK plugin (light: loaded by every sbatch, salloc and srun) and
+// spiderflow_stepd.so (the planner's library, topology readers, NCCL settings: loaded only by
+// slurmstepd and slurmd, when a hook needs it). The plugin dlopen()s the .so beside itself and
+// calls one C function; both are built from one tree, and the ABI number catches a mismatch.
+#pragma once
+
+extern "C" {
+#include <slurm/spank.h>
+}
+
+namespace spiderflow::plugin::spank {
+
+constexpr int kStepdAbi = 1;
+
+enum class StepdHook : int { remote_init = 1, user_init, task_init, job_prolog, job_epilog };
+
+struct PluginState;
+
+// Light side: runs the hook in spiderflow_stepd.so (loaded on first use). Never throws; returns 0
+// and logs when the .so cannot be loaded: the step then starts with Slurm's variables only.
+int call_stepd(StepdHook hook, spank_t sp);
+
+}  // namespace spiderflow::plugin::spank
+
+// Exported by spiderflow_stepd.so.
+extern "C" int spiderflow_stepd_abi(void);
+extern "C" int spiderflow_stepd_call(int hook, spank_t sp, spiderflow::plugin::spank::PluginState* state);

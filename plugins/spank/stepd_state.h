@@ -1,0 +1,36 @@
+// spiderflow_stepd.so's own state, beside the plugin's PluginState: the topology, and the
+// step's rank layout worked out once per step and node in slurmstepd before the tasks fork.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/topology/topology.h"
+#include "plugins/common/rank_order.h"
+#include "plugins/spank/spank_state.h"
+
+namespace spiderflow::plugin::spank {
+
+struct StepLayout {
+    bool planned = false;            // the step runs the plan's world: ranks are set
+    std::vector<RankSlot> slots;     // per rank
+    std::string master_addr;         // rank 0's node, as Slurm reaches it (NodeAddr)
+    std::string note;                // why the step has no ranks, or what differs from the plan
+};
+
+struct StepdState {
+    std::shared_ptr<const Topology> topology;  // null when unusable
+    StepLayout layout;
+};
+
+StepdState& stepd_state();
+
+int remote_init(spank_t sp);            // slurmstepd: load the topology once per step
+int remote_plan_from_slurmctld(spank_t sp);  // slurmstepd: salloc/srun jobs fetch their plan summary
+int remote_user_init(spank_t sp);       // slurmstepd, before the tasks fork: the step's layout
+int remote_task_init(spank_t sp);       // in each task: ranks, degrees, NCCL env
+int job_script_prolog(spank_t sp);      // slurmd prolog, root: the job's WAN traffic class on
+int job_script_epilog(spank_t sp);      // slurmd epilog, root: ... and off again
+
+}  // namespace spiderflow::plugin::spank
