@@ -3,8 +3,11 @@
 #  - latency job_submit/spiderflow adds per sbatch with a cached topology of 8 and 64 clusters
 #    (this cluster plus generated ones): in-plugin time from slurmctld's log, and end-to-end
 #    sbatch time with the plugin over without it; median and p99;
-#  - sbatch throughput with the plugin over without it (SpiderFlow jobs vs the same sbatch
-#    with JobSubmitPlugins unset), all in one run. Targets: median added <= 10 ms, ratio >= 0.9.
+#  - sbatch throughput with both plugins over without either (SpiderFlow jobs vs the same
+#    request without our options, JobSubmitPlugins unset and no plugstack), all in one run.
+#    Targets: median added <= 10 ms, ratio >= 0.9;
+#  - what every client command pays for the SPANK plugin: 100 x `sbatch --help` and 50 plain
+#    submissions with our plugstack over without it, interleaved. Target <= 1.1x.
 # Usage (as root, from the build dir): [ROUNDS=5] bench/submit_bench.sh [JOBS_PER_POINT_PER_ROUND]
 set -u
 N=${1:-40}
@@ -40,6 +43,34 @@ set_plugin() {  # set_plugin on|off: reconfigure reloads job_submit when the str
     [ "$1" = on ] && echo "JobSubmitPlugins=spiderflow" >> "$SF_TMP/slurm.conf"
     scontrol reconfigure >/dev/null && sleep 1
 }
+# Clients that load no SPANK plugin: the same slurm.conf with an empty plugstack.
+: > "$SF_TMP/plugstack-none.conf"
+sed "s#^PlugStackConfig=.*#PlugStackConfig=$SF_TMP/plugstack-none.conf#" "$SF_TMP/slurm.conf" > "$SF_TMP/slurm-nospank.conf"
+WITH_CONF=$SF_TMP/slurm.conf
+WITHOUT_CONF=$SF_TMP/slurm-nospank.conf
+# client_series CONF LABEL COUNT CMD...: wall seconds of COUNT runs, appended to $SF_TMP/LABEL.s
+client_series() {
+    local conf=$1 label=$2 count=$3; shift 3
+    local start end i
+    start=$(date +%s%N)
+    for ((i = 0; i < count; i++)); do SLURM_CONF=$conf "$@" >/dev/null 2>&1; done
+    end=$(date +%s%N)
+    echo "scale=4; ($end - $start) / 1000000000" | bc >> "$SF_TMP/$label.s"
+}
+ratio_of() { echo "scale=3; $1 / $2" | bc; }
+CLIENT_ROUNDS=${CLIENT_ROUNDS:-5}
+: > "$SF_TMP/help.with.s"; : > "$SF_TMP/help.without.s"; : > "$SF_TMP/sub.with.s"; : > "$SF_TMP/sub.without.s"
+for ((r = 1; r <= CLIENT_ROUNDS; r++)); do
+    client_series "$WITHOUT_CONF" help.without 20 sbatch --help
+    client_series "$WITH_CONF" help.with 20 sbatch --help
+    client_series "$WITHOUT_CONF" sub.without 10 sbatch --hold -o /dev/null --wrap=true
+    client_series "$WITH_CONF" sub.with 10 sbatch --hold -o /dev/null --wrap=true
+    scancel --state=PENDING --user=root >/dev/null 2>&1
+done
+sum() { paste -sd+ "$1" | bc; }
+HELP_RATIO=$(ratio_of "$(sum "$SF_TMP/help.with.s")" "$(sum "$SF_TMP/help.without.s")")
+SUB_RATIO=$(ratio_of "$(sum "$SF_TMP/sub.with.s")" "$(sum "$SF_TMP/sub.without.s")")
+
 SPEC=(--llm-model=llama3-8b --llm-global-batch=64 --gpus=16)
 # job_submit caches decisions per spec, so resubmits of SPEC mostly measure a cache hit; COLD
 # gives every sbatch its own sequence length (@SEQ@), so each one runs the planner.
@@ -54,7 +85,8 @@ submit_series() {
     for ((i = 0; i < N; i++)); do
         t0=$(date +%s%N)
         SEQ_NEXT=$((SEQ_NEXT + 1))
-        sbatch --parsable --hold -o /dev/null "${@//@SEQ@/$SEQ_NEXT}" --wrap=true >/dev/null 2>>"$SF_TMP/$label.err" || echo "submit failed" >>"$SF_TMP/$label.err"
+        SLURM_CONF=${SUBMIT_CONF:-$WITH_CONF} sbatch --parsable --hold -o /dev/null "${@//@SEQ@/$SEQ_NEXT}" --wrap=true \
+        >/dev/null 2>>"$SF_TMP/$label.raw" || echo "submit failed" >>"$SF_TMP/$label.err"
         t1=$(date +%s%N)
         echo $(( (t1 - t0) / 1000 )) >> "$SF_TMP/$label.ms"   # microseconds
     done
@@ -83,7 +115,7 @@ done
 : > "$SF_TMP/ratios"
 for ((r = 1; r <= ROUNDS; r++)); do
     set_plugin off
-    submit_series "base.$r" "${SPEC[@]}"
+    SUBMIT_CONF=$WITHOUT_CONF submit_series "base.$r" --gpus=16   # neither plugin: the same request, plain
     set_plugin on
     for C in 8 64; do
         use_topology "$SF_TMP/fed$C.json"
@@ -123,4 +155,7 @@ for L in fed8 fed64 cold8 cold64; do
 done
 printf "  %-28s median %7s ms  throughput ratio median %s\n" "untouched job, plugin on" "$(ms "$(pct "$SF_TMP/plain.ms" 50)")" \
     "$(pct "$SF_TMP/plain.ratios" 50)"
+printf "  client commands with our SPANK plugin over without (%s rounds, interleaved; target <= 1.1):\n" "$CLIENT_ROUNDS"
+printf "    100 x sbatch --help          %s s over %s s = %sx\n" "$(sum "$SF_TMP/help.with.s")" "$(sum "$SF_TMP/help.without.s")" "$HELP_RATIO"
+printf "    50 plain submissions         %s s over %s s = %sx\n" "$(sum "$SF_TMP/sub.with.s")" "$(sum "$SF_TMP/sub.without.s")" "$SUB_RATIO"
 if cat "$SF_TMP"/fed*.err "$SF_TMP"/cold*.err 2>/dev/null | grep -q .; then echo "submit errors:"; cat "$SF_TMP"/fed*.err "$SF_TMP"/cold*.err | sort | uniq -c | head; fi

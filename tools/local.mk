@@ -14,8 +14,10 @@ spiderflow_SOURCES += tools/spiderflow/cmd_estimate.cpp
 spiderflow_SOURCES += tools/spiderflow/cmd_coflow.cpp
 
 # launch command (owner: slurm); reads the site config through the plugins' parser.
-spiderflow_SOURCES += tools/spiderflow/cmd_launch.cpp
-spiderflow_LDADD += libsf_slurmplugin.la libspiderflow.la
+spiderflow_SOURCES += tools/spiderflow/cmd_launch.cpp tools/spiderflow/cmd_job_plan.cpp \
+	tools/spiderflow/job_plan_source.cpp tools/spiderflow/job_plan_source.h \
+	tools/spiderflow/launch_hosts.cpp tools/spiderflow/launch_hosts.h
+spiderflow_LDADD += libsf_slurmplugin.la libspiderflow.la $(SLURM_LIBS)
 
 # catalog command: lists the built-in GPU and model catalogs.
 spiderflow_SOURCES += tools/spiderflow/cmd_catalog.cpp

@@ -5,6 +5,8 @@
 #include <map>
 #include <sstream>
 
+#include "plugins/common/job_env.h"
+
 namespace spiderflow::plugin {
 namespace {
 
@@ -26,7 +28,8 @@ std::string format_plan_summary(const PlanSummary& s) {
     std::snprintf(iter, sizeof iter, "%.3g", s.iteration_s);
     return kPrefix + std::string("model=") + s.model + " tp=" + std::to_string(s.tp) + " pp=" + std::to_string(s.pp) +
            " dp=" + std::to_string(s.dp) + " mb=" + std::to_string(s.micro_batch) + " nodes=" + std::to_string(s.nodes) +
-           "x" + std::to_string(s.gpus_per_node) + " iter_s=" + iter;
+           "x" + std::to_string(s.gpus_per_node) + " iter_s=" + iter +
+           (s.plan_data.empty() ? "" : " plan=" + s.plan_data);
 }
 
 bool parse_plan_summary(const std::string& text, PlanSummary* out) {
@@ -48,6 +51,7 @@ bool parse_plan_summary(const std::string& text, PlanSummary* out) {
         return false;
     }
     s.iteration_s = std::atof(kv["iter_s"].c_str());
+    s.plan_data = kv["plan"];
     *out = s;
     return true;
 }
@@ -59,6 +63,7 @@ std::vector<std::pair<std::string, std::string>> summary_step_env(const PlanSumm
         {"SPIDERFLOW_DP", std::to_string(s.dp)},
         {"SPIDERFLOW_MICRO_BATCH", std::to_string(s.micro_batch)},
     };
+    if (!s.plan_data.empty()) env.push_back({kPlanDataVar, s.plan_data});
     return env;
 }
 

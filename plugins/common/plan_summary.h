@@ -3,6 +3,7 @@
 // environment, so srun reads the summary from slurmctld and hands the plan to its tasks.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,7 +15,13 @@ struct PlanSummary {
     int tp = 0, pp = 0, dp = 0, micro_batch = 0;
     int nodes = 0, gpus_per_node = 0;
     double iteration_s = 0;
+    // The plan itself (plan_transport.h encoding) when it is small enough for an AdminComment
+    // (slurmdbd keeps it in a TEXT column); empty otherwise.
+    std::string plan_data;
 };
+
+// Largest carried plan put in an AdminComment.
+constexpr size_t kMaxSummaryPlanBytes = 16u << 10;
 
 std::string format_plan_summary(const PlanSummary& s);
 // False when TEXT is not a summary written by format_plan_summary (e.g. an admin's comment).

@@ -333,6 +333,11 @@ SubmitDecision decide_uncached(const JobOptions& opts, const SlurmRequest& req,
         summary.nodes = r.nodes;
         summary.gpus_per_node = r.gpus_per_node;
         summary.iteration_s = plan.prediction.iteration_s;
+        // salloc and srun jobs never see job_submit's environment: their steps and `spiderflow
+        // launch` read the plan back from the AdminComment.
+        for (const auto& [k, v] : r.job_env) {
+            if (k == kPlanDataVar && v.size() <= kMaxSummaryPlanBytes) summary.plan_data = v;
+        }
         r.summary = format_plan_summary(summary);
         r.user_note = "spiderflow: planned " + plan.job.model.name + " as tp=" + std::to_string(plan.tp) + " pp=" +
                       std::to_string(plan.pp) + " dp=" + std::to_string(plan.dp) + " on " + std::to_string(r.nodes) +

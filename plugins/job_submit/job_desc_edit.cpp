@@ -18,8 +18,14 @@ SlurmRequest slurm_request(const job_desc_msg_t* job) {
     const auto per_job = gpu_in_tres(job->tres_per_job);
     const auto per_node = gpu_in_tres(job->tres_per_node);
     if (job->min_nodes != NO_VAL && job->min_nodes != 0) r.nodes = static_cast<int>(job->min_nodes);
-    if (job->num_tasks != NO_VAL && job->num_tasks != 0) r.ntasks = static_cast<int>(job->num_tasks);
+    // sbatch fills num_tasks itself from other options (--ntasks-per-node=1 gives 1): only an
+    // explicit -n is the user's choice.
+    if ((job->bitflags & JOB_NTASKS_SET) && job->num_tasks != NO_VAL && job->num_tasks != 0) {
+        r.ntasks = static_cast<int>(job->num_tasks);
+    }
     if (job->ntasks_per_node != NO_VAL16 && job->ntasks_per_node != 0) r.ntasks_per_node = job->ntasks_per_node;
+    // ... and with --ntasks-per-node it also sets -n to that times the node count.
+    if (r.ntasks && r.ntasks_per_node && *r.ntasks == *r.ntasks_per_node * r.nodes.value_or(1)) r.ntasks.reset();
     if (per_job) {
         r.gpus = per_job->count;
         r.gpu_type = per_job->type;

@@ -86,6 +86,39 @@ std::vector<RankSlot> layout_of(spank_t sp, const std::vector<std::string>& node
     return ordered_rank_slots(nodes, per_node, topo, facts.clusters);
 }
 
+std::vector<std::string> node_order_of(const StepLayout& layout) {
+    std::vector<std::string> order;
+    for (const auto& slot : layout.slots) {
+        bool seen = false;
+        for (const auto& n : order) seen = seen || n == slot.node;
+        if (!seen) order.push_back(slot.node);
+    }
+    return order;
+}
+
+int master_port(const SiteConfig& cfg, spank_t sp) {
+    uint32_t job_id = 0;
+    spank_get_item(sp, S_JOB_ID, &job_id);
+    return cfg.master_port_base + static_cast<int>(job_id % static_cast<uint32_t>(cfg.master_port_span));
+}
+
+// A launcher task (torchrun) gets where it sits and whom to meet; it numbers the ranks itself.
+int launcher_task_init(spank_t sp, const StepLayout& layout, const std::string& me) {
+    const std::vector<std::string> order = node_order_of(layout);
+    int node_rank = -1;
+    for (size_t i = 0; i < order.size(); ++i) {
+        if (order[i] == me) node_rank = static_cast<int>(i);
+    }
+    if (node_rank < 0) {
+        tell_task("node " + me + " is not in the plan's layout; the launcher starts without SpiderFlow's node rank");
+        return 0;
+    }
+    set(sp, "SPIDERFLOW_NODE_RANK", std::to_string(node_rank), true);
+    set(sp, "MASTER_ADDR", layout.master_addr, true);
+    set(sp, "MASTER_PORT", std::to_string(master_port(plugin_state().config, sp)), true);
+    return 0;
+}
+
 }  // namespace
 
 int remote_init(spank_t sp) {
@@ -120,9 +153,28 @@ int remote_user_init(spank_t sp) {
     if (tasks.empty()) tasks = job_getenv(sp, "SLURM_TASKS_PER_NODE");
     const std::vector<std::string> nodes = expand_hostlist(nodelist);
     const std::vector<int> per_node = expand_tasks_per_node(tasks);
+    // The batch step and salloc's interactive step run the user's shell, not the training world.
+    uint32_t step_id = 0;
+    if (spank_get_item(sp, S_JOB_STEPID, &step_id) == ESPANK_SUCCESS &&
+        (step_id == SLURM_BATCH_SCRIPT || step_id == SLURM_INTERACTIVE_STEP)) {
+        return 0;
+    }
+    // The step's own task count: the batch step sees the job's node and task lists in its
+    // environment but is one task, and must not pose as rank 0 of the training world.
+    uint32_t step_tasks = 0;
     int world = 0;
     for (int n : per_node) world += n;
-    if (tp <= 0 || pp <= 0 || dp <= 0 || world != tp * pp * dp) {
+    if (spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &step_tasks) == ESPANK_SUCCESS && static_cast<int>(step_tasks) != world) {
+        if (world > 0 && tp > 0 && step_tasks > 1) {
+            out.note = "this step's task list does not match its " + std::to_string(step_tasks) + " tasks: no SpiderFlow ranks in it";
+        }
+        return 0;
+    }
+    const int plan_world = tp * pp * dp;
+    // One task per node that starts the node's ranks itself (torchrun): node ranks, no RANK.
+    const bool launchers = tp > 0 && pp > 0 && dp > 0 && world == static_cast<int>(nodes.size()) && world > 0 &&
+                           plan_world % world == 0 && plan_world != world;
+    if (tp <= 0 || pp <= 0 || dp <= 0 || (world != plan_world && !launchers)) {
         // Helper steps (the batch step, a one-node srun) are not part of the training world.
         if (world > 1 && tp > 0) {
             out.note = "this step has " + std::to_string(world) + " tasks, the plan's world is " + std::to_string(tp * pp * dp) +
@@ -130,8 +182,11 @@ int remote_user_init(spank_t sp) {
         }
         return 0;
     }
-    out.slots = layout_of(sp, nodes, per_node, stepd_state().topology.get(), &out.note);
-    if (out.slots.size() != static_cast<size_t>(world)) {
+    const std::vector<int> ranks_per_node =
+        launchers ? std::vector<int>(nodes.size(), plan_world / world) : per_node;
+    out.slots = layout_of(sp, nodes, ranks_per_node, stepd_state().topology.get(), &out.note);
+    out.launchers = launchers;
+    if (out.slots.size() != static_cast<size_t>(plan_world)) {
         out.note = "the plan's layout does not match this step; tasks start with Slurm's variables only";
         out.slots.clear();
         return 0;
@@ -152,14 +207,12 @@ int remote_task_init(spank_t sp) {
     if (!layout.planned) return 0;
 
     const std::string me = job_getenv(sp, "SLURMD_NODENAME");
+    if (layout.launchers) return launcher_task_init(sp, layout, me);
     std::vector<int> mine;  // the ranks on this node, ascending
-    std::vector<std::string> node_order;
     for (size_t r = 0; r < layout.slots.size(); ++r) {
         if (layout.slots[r].node == me) mine.push_back(static_cast<int>(r));
-        bool seen = false;
-        for (const auto& n : node_order) seen = seen || n == layout.slots[r].node;
-        if (!seen) node_order.push_back(layout.slots[r].node);
     }
+    const std::vector<std::string> node_order = node_order_of(layout);
     if (local_id < 0 || local_id >= static_cast<int>(mine.size())) {
         tell_task("task " + std::to_string(local_id) + " on " + me + " is not in the plan's layout; it starts without SpiderFlow ranks");
         return 0;
@@ -174,9 +227,7 @@ int remote_task_init(spank_t sp) {
     for (size_t i = 0; i < node_order.size(); ++i) {
         if (node_order[i] == me) node_rank = static_cast<int>(i);
     }
-    uint32_t job_id = 0;
-    spank_get_item(sp, S_JOB_ID, &job_id);
-    const int port = st.config.master_port_base + static_cast<int>(job_id % static_cast<uint32_t>(st.config.master_port_span));
+    const int port = master_port(st.config, sp);
     const int tp = to_int(planned(sp, "SPIDERFLOW_TP"), 1);
     const int pp = to_int(planned(sp, "SPIDERFLOW_PP"), 1);
     const int dp = to_int(planned(sp, "SPIDERFLOW_DP"), 1);

@@ -14,6 +14,7 @@ namespace spiderflow::plugin::spank {
 
 struct StepLayout {
     bool planned = false;            // the step runs the plan's world: ranks are set
+    bool launchers = false;          // ... through one launcher per node (torchrun): node ranks only
     std::vector<RankSlot> slots;     // per rank
     std::string master_addr;         // rank 0's node, as Slurm reaches it (NodeAddr)
     std::string note;                // why the step has no ranks, or what differs from the plan

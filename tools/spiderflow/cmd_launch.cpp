@@ -4,17 +4,21 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <fstream>
+#include <optional>
 #include <iostream>
 #include <sstream>
 
 #include "common/plan/launch_writer.h"
 #include "common/plan/plan_json.h"
+#include "common/plan/plan_transport.h"
 #include "common/topology/reader.h"
 #include "common/util/errors.h"
+#include "plugins/common/hostlist.h"
 #include "plugins/common/job_traffic.h"
 #include "plugins/common/site_config.h"
 #include "tools/spiderflow/command.h"
+#include "tools/spiderflow/job_plan_source.h"
+#include "tools/spiderflow/launch_hosts.h"
 
 namespace spiderflow::cli {
 namespace {
@@ -25,9 +29,12 @@ constexpr const char* kHelp =
     "                         [--group-classes] -- PROGRAM [ARGS...]\n\n"
     "Run inside a batch script of a job planned by job_submit/spiderflow (or give --plan).\n"
     "Starts one srun step: one task per GPU running PROGRAM (srun), or one torchrun per node.\n"
+    "Inside a job, Slurm places the tasks in the plan's rank order (--distribution=arbitrary\n"
+    "with a host list in rank order), so SLURM_PROCID equals RANK and SLURM_LOCALID LOCAL_RANK.\n"
     "Megatron-LM's pretrain_gpt.py gets --tensor/--pipeline-model-parallel-size, the layer split,\n"
     "micro/global batch and timeouts from the plan.\n\n"
-    "  --plan FILE       plan JSON (default: $SLURM_SPANK_SPIDERFLOW_PLAN, then $SPIDERFLOW_PLAN)\n"
+    "  --plan FILE       plan JSON (default: the job's own plan: its environment, or for salloc and\n"
+    "                    srun jobs its AdminComment; see `spiderflow job-plan`)\n"
     "  --launcher NAME   srun (default) or torchrun\n"
     "  --megatron        add Megatron-LM flags (default: when PROGRAM runs pretrain_gpt.py)\n"
     "  --topology FILE   compute the crossed links' RTT from this topology instead of the job's env\n"
@@ -44,14 +51,6 @@ std::string env_or(const char* a, const char* b) {
     if (const char* v = std::getenv(a); v && *v) return v;
     if (const char* v = std::getenv(b); v && *v) return v;
     return {};
-}
-
-std::string read_file(const std::string& path) {
-    std::ifstream f(path);
-    if (!f) throw InputError(path, 0, "--plan", "cannot read plan file");
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
 }
 
 // Without a topology, the facts job_submit left in the job's environment.
@@ -104,43 +103,51 @@ int run_launch(const std::vector<std::string>& args) {
         }
     }
     req.command.assign(args.begin() + static_cast<long>(std::min(i, args.size())), args.end());
-    if (plan_path.empty()) plan_path = env_or("SLURM_SPANK_SPIDERFLOW_PLAN", "SPIDERFLOW_PLAN");
-    if (plan_path.empty()) {
-        throw InputError("spiderflow launch", 0, "--plan",
-                         "no plan: give --plan FILE or run inside a job planned by job_submit/spiderflow");
-    }
-    req.plan_path = plan_path;
-    CommFacts facts;
-    Plan plan;
-    if (!topology_path.empty()) {
-        const Topology topo = read_topology(topology_path);
-        plan = plan_from_json(read_file(plan_path), plan_path, &topo);
-        facts = comm_facts(plan, topo);
-    } else {
-        plan = plan_from_json(read_file(plan_path), plan_path, nullptr);
-        facts = facts_from_env();
-    }
     plugin::SiteConfig site = site_config();
+    if (topology_path.empty()) topology_path = site.topology;
+    std::optional<Topology> topo;
+    if (!topology_path.empty()) topo = read_topology(topology_path, site.topology.empty() ? "" : site.topology_format);
+    std::string plan_text, plan_source = plan_path;
+    if (!plan_path.empty()) {
+        plan_text = read_plan_file(plan_path);
+        req.plan_path = plan_path;
+    } else {
+        const JobPlanText found = job_plan_text();
+        plan_text = found.json;
+        plan_source = found.source;
+    }
+    const Plan plan = plan_from_json(plan_text, plan_source, topo ? &*topo : nullptr);
+    const CommFacts facts = topo ? comm_facts(plan, *topo) : facts_from_env();
     site.nccl_group_classes = site.nccl_group_classes || group_classes;
     req.nccl = plugin::nccl_settings(site);
     LaunchScript script = write_launch(plan, facts, req);
     if (traffic_level.empty()) traffic_level = env_or("SLURM_SPANK_SPIDERFLOW_TRAFFIC_LEVEL", plugin::kTrafficLevelVar);
     script.unset = plugin::apply_job_class_env(script.env, site, traffic_level);
+    // Inside a job: a host list in the plan's rank order, so Slurm numbers the tasks as the plan does.
+    const std::string nodelist = env_or("SLURM_JOB_NODELIST", "SLURM_NODELIST");
+    std::vector<std::string> hosts;
+    if (!nodelist.empty()) hosts = launch_hosts(plan, topo ? &*topo : nullptr, plugin::expand_hostlist(nodelist), req.launcher);
     if (dry_run) {
+        if (!hosts.empty()) {
+            std::cout << "# Slurm places the tasks in the plan's order (srun --distribution=arbitrary), hosts:\n#";
+            for (const auto& h : hosts) std::cout << ' ' << h;
+            std::cout << "\n";
+        }
         std::cout << script.text();
         return kExitOk;
     }
     for (const auto& k : script.unset) unsetenv(k.c_str());
     for (const auto& [k, v] : script.env) setenv(k.c_str(), v.c_str(), 1);
-    const auto& step = script.steps.front();
-    std::vector<char*> argv;
-    for (const auto& w : step) argv.push_back(const_cast<char*>(w.c_str()));
-    argv.push_back(nullptr);
-    std::cerr << "spiderflow: launching " << script.steps.front().size() << "-word srun step for " << plan.world_size()
-              << " ranks\n";
-    execvp(argv[0], argv.data());
-    std::cerr << "spiderflow: cannot run " << argv[0] << "\n";
-    return kExitFindings;
+    std::vector<std::string> step = script.steps.front();
+    HostFile hostfile;
+    if (!hosts.empty()) {
+        hostfile = write_hostfile(hosts);
+        setenv("SLURM_HOSTFILE", hostfile.path.c_str(), 1);
+        step.insert(step.begin() + 1, "--distribution=arbitrary");
+    }
+    std::cerr << "spiderflow: launching " << plan.world_size() << " ranks"
+              << (hosts.empty() ? " in Slurm's own order (not inside a job)" : " in the plan's order") << "\n";
+    return run_and_wait(step, hostfile);
 }
 
 const Registration reg{"launch", "start the planned job's srun step (torchrun / Megatron-LM)", &run_launch};

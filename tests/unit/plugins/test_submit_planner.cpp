@@ -178,7 +178,8 @@ TEST(SubmitPlanner, GoodSpecRewritesWithOneTaskLayoutAndCarriesThePlan) {
     EXPECT_EQ(back.dp, dp);
     EXPECT_EQ(back.nodes, r.nodes);
     EXPECT_EQ(back.gpus_per_node, r.gpus_per_node);
-    EXPECT_EQ(r.summary.find("plan="), std::string::npos) << "no path: nothing is written to disk";
+    EXPECT_EQ(back.plan_data, env.at(kPlanDataVar)) << "salloc/srun jobs read the plan back from here";
+    EXPECT_EQ(r.summary.find(".json"), std::string::npos) << "no path: nothing is written to disk";
 }
 
 std::shared_ptr<const Topology> four_gpu_nodes(int nodes) {
@@ -236,7 +237,7 @@ TEST(PlanSummary, OnlyOurOwnSummaryParses) {
     EXPECT_EQ(back.nodes, 8);
     EXPECT_EQ(format_plan_summary(back), text);
     EXPECT_EQ(back.dp, 8);
-    EXPECT_EQ(summary_step_env(back).size(), 4u);
+    EXPECT_EQ(summary_step_env(back).size(), 4u) << "no plan data, no SPIDERFLOW_PLAN_DATA";
     EXPECT_FALSE(parse_plan_summary("requeued by admin", &back));
     EXPECT_FALSE(parse_plan_summary("spiderflow plan model=x tp=0 pp=1 dp=1 mb=1 nodes=1x8", &back));
     EXPECT_FALSE(parse_plan_summary("spiderflow plan model=x tp=2 pp=1 dp=1 mb=1 nodes=8", &back));
