@@ -1,17 +1,22 @@
 #include "common/plan/launch_writer.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 #include "common/util/errors.h"
 
 namespace spiderflow {
 namespace {
 
-std::string layer_split(const Plan& plan) {
+std::string join(const std::vector<int>& values) {
     std::string out;
-    for (int n : plan.layers_per_stage) out += (out.empty() ? "" : ",") + std::to_string(n);
+    for (int n : values) out += (out.empty() ? "" : ",") + std::to_string(n);
     return out;
 }
 
@@ -29,6 +34,203 @@ std::string lookup(const EnvList& env, const std::string& name, const std::strin
     return fallback;
 }
 
+// ---- Megatron-LM flags ----
+
+// How one of the plan's flags meets the same flag in the user's own arguments.
+enum class Rule {
+    same,      // a fact of the plan: the command may repeat it, not change it
+    at_least,  // a floor (positions >= sequence length): a larger value in the command wins
+    fallback,  // a default (the timeout): the command's value wins
+    on,        // a switch the plan's model needs; repeating it is fine
+    off,       // contradicts the plan's model or split: never written, an error when given
+};
+
+struct Flag {
+    std::string name;
+    std::string value;   // empty for switches
+    Rule rule = Rule::same;
+    std::string why;     // the plan fact behind the flag, for error messages
+    bool write = true;   // false: Megatron's default already says it; only checked
+};
+
+using Flags = std::vector<Flag>;
+
+// Where the command gives `name` ("--x v" or "--x=v"); npos when it does not.
+size_t find_flag(const std::vector<std::string>& command, const std::string& name) {
+    for (size_t i = 0; i < command.size(); ++i)
+        if (command[i] == name || command[i].rfind(name + "=", 0) == 0) return i;
+    return std::string::npos;
+}
+
+std::string value_at(const std::vector<std::string>& command, size_t i) {
+    const size_t eq = command[i].find('=');
+    if (eq != std::string::npos) return command[i].substr(eq + 1);
+    return i + 1 < command.size() ? command[i + 1] : std::string();
+}
+
+std::optional<double> number(const std::string& s) {
+    char* end = nullptr;
+    const double v = std::strtod(s.c_str(), &end);
+    if (s.empty() || end != s.c_str() + s.size()) return std::nullopt;
+    return v;
+}
+
+// Checks the command's own use of a plan flag (throws on a conflict); true when the plan's
+// copy must still be written.
+bool still_needed(const Flag& f, const std::vector<std::string>& command) {
+    const size_t i = find_flag(command, f.name);
+    if (i == std::string::npos) return f.rule != Rule::off && f.write;
+    if (f.rule == Rule::off)
+        throw InputError("launch", 0, f.name, "the command gives " + f.name + ", which contradicts the plan: " + f.why);
+    if (f.rule == Rule::on || f.rule == Rule::fallback) return false;
+    const std::string given = value_at(command, i);
+    const auto a = number(given), b = number(f.value);
+    const bool ok = f.rule == Rule::at_least ? a && b && *a >= *b : given == f.value || (a && b && *a == *b);
+    if (!ok)
+        throw InputError("launch", 0, f.name,
+                         "the command gives " + f.name + " " + given + " but the plan gives " + f.value +
+                             (f.rule == Rule::at_least ? " or more" : "") + " (" + f.why + ")");
+    return false;
+}
+
+Flags parallel_flags(const Plan& plan, double nccl_timeout_s) {
+    const std::string model = plan.job.model.name.empty() ? "the model" : plan.job.model.name;
+    Flags f = {
+        {"--tensor-model-parallel-size", std::to_string(plan.tp), Rule::same, "the plan's tp"},
+        {"--pipeline-model-parallel-size", std::to_string(plan.pp), Rule::same, "the plan's pp"},
+        {"--num-layers", std::to_string(plan.job.model.layers), Rule::same, "layers of " + model},
+        {"--micro-batch-size", std::to_string(plan.micro_batch), Rule::same, "the plan's micro-batch"},
+        {"--global-batch-size", std::to_string(plan.job.global_batch), Rule::same, "the job's global batch"},
+        {"--seq-length", std::to_string(plan.job.seq_len), Rule::same, "the job's sequence length"},
+        {"--distributed-timeout-minutes", std::to_string(static_cast<long>(std::ceil(nccl_timeout_s / 60))),
+         Rule::fallback, ""},
+    };
+    // The plan's memory counts optimizer states sharded across DP (ZeRO-1).
+    if (plan.job.zero1) f.push_back({"--use-distributed-optimizer", "", Rule::on, ""});
+    return f;
+}
+
+std::string expressible_example(int layers, int pp) {
+    const std::vector<int> even = megatron_even_split(layers, pp);
+    if (even.empty()) return "no split of " + std::to_string(layers) + " layers fits " + std::to_string(pp) + " stages";
+    // Long pipelines read better with the middle stages counted than listed.
+    const std::string split = pp <= 8 ? join(even)
+                                      : std::to_string(even.front()) + ", " + std::to_string(pp - 2) +
+                                            " middle stages of " + std::to_string(even[1]) + ", " +
+                                            std::to_string(even.back());
+    return "an expressible split of " + std::to_string(layers) + " layers on " + std::to_string(pp) + " stages is " +
+           split + " (first and last stage free, the middle ones equal); re-plan, or edit layers_per_stage";
+}
+
+Flags split_flags(const Plan& plan) {
+    const std::vector<int>& l = plan.layers_per_stage;
+    if (static_cast<int>(l.size()) != plan.pp)
+        throw InputError("plan", 0, "layers_per_stage",
+                         "has " + std::to_string(l.size()) + " entries for pp = " + std::to_string(plan.pp));
+    const std::string problem = megatron_split_problem(l);
+    if (!problem.empty())
+        throw InputError("plan", 0, "layers_per_stage",
+                         "Megatron-LM cannot run the layer split " + join(l) + ": " + problem + "; " +
+                             expressible_example(plan.job.model.layers, plan.pp));
+    Flags f;
+    if (plan.pp == 1) return f;
+    const std::string why = "its layer split is " + join(l);
+    // An even split is Megatron's default: writing the flags would only break older releases.
+    const bool even = std::adjacent_find(l.begin(), l.end(), std::not_equal_to<>()) == l.end();
+    f.push_back({"--decoder-first-pipeline-num-layers", std::to_string(l.front()), Rule::same, why, !even});
+    f.push_back({"--decoder-last-pipeline-num-layers", std::to_string(l.back()), Rule::same, why, !even});
+    // Each makes Megatron split by its own rule (or reject the first/last flags).
+    for (const char* own : {"--pipeline-model-parallel-layout", "--account-for-embedding-in-pipeline-split",
+                            "--account-for-loss-in-pipeline-split"})
+        f.push_back({own, "", Rule::off, why});
+    return f;
+}
+
+// What the model catalog does not carry, by model family (catalog name prefix). Sources:
+// GPT-3, Brown et al. 2020 (GPT-2's LayerNorm, learned positions, biases); Llama 2, Touvron et
+// al. 2023 (RMSNorm, RoPE) and its model card config (rope_theta 10000, no biases); Llama 3,
+// Llama Team 2024 (RoPE base frequency 500,000); Mixtral, Jiang et al. 2024 and its config
+// (RMSNorm, rope_theta 1e6, no biases); Nemotron-4, NVIDIA 2024 340B report (RoPE, squared ReLU,
+// no biases) with LayerNorm as in its Megatron configs. Other models get what the catalog says;
+// their command gives the rest.
+struct Family {
+    std::string_view prefix;
+    const char* normalization;
+    const char* position;
+    const char* rotary_base;  // nullptr: no rotary embeddings
+    bool biases;
+    const char* activation;   // a switch beyond --swiglu (which gated_ffn gives); nullptr: GeLU
+};
+
+constexpr Family kFamilies[] = {
+    {"gpt3", "LayerNorm", "learned_absolute", nullptr, true, nullptr},
+    {"llama2", "RMSNorm", "rope", "10000", false, nullptr},
+    {"llama3", "RMSNorm", "rope", "500000", false, nullptr},
+    {"mixtral", "RMSNorm", "rope", "1000000", false, nullptr},
+    {"nemotron4", "LayerNorm", "rope", "10000", false, "--squared-relu"},
+};
+
+const Family* family_of(const std::string& model) {
+    std::string lower = model;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (const Family& f : kFamilies)
+        if (lower.rfind(f.prefix, 0) == 0) return &f;
+    return nullptr;
+}
+
+Flags family_flags(const ModelArch& m) {
+    const Family* fam = family_of(m.name);
+    if (fam == nullptr) return {};
+    const std::string why = "the architecture of " + m.name;
+    Flags f = {{"--normalization", fam->normalization, Rule::same, why},
+               {"--position-embedding-type", fam->position, Rule::same, why}};
+    if (fam->rotary_base) f.push_back({"--rotary-base", fam->rotary_base, Rule::same, why});
+    if (!fam->biases) f.push_back({"--disable-bias-linear", "", Rule::on, why});
+    if (fam->activation) f.push_back({fam->activation, "", Rule::on, why});
+    return f;
+}
+
+// Dimensions and the switches the cost model counted (attention groups, gated FFN, tied
+// embeddings, experts): a command that contradicts them would train another model.
+Flags shape_flags(const ModelArch& m) {
+    const std::string of = " of " + m.name;
+    Flags f = {{"--hidden-size", std::to_string(m.hidden), Rule::same, "hidden size" + of},
+               {"--ffn-hidden-size", std::to_string(m.ffn_hidden), Rule::same, "FFN size" + of},
+               {"--num-attention-heads", std::to_string(m.heads), Rule::same, "attention heads" + of}};
+    if (m.kv_heads > 0 && m.kv_heads < m.heads) {
+        f.push_back({"--group-query-attention", "", Rule::on, ""});
+        f.push_back({"--num-query-groups", std::to_string(m.kv_heads), Rule::same, "KV heads" + of});
+    } else {
+        f.push_back({"--group-query-attention", "", Rule::off, m.name + " has a KV head per attention head"});
+    }
+    f.push_back({"--swiglu", "", m.gated_ffn ? Rule::on : Rule::off, m.name + " has a plain, not gated, FFN"});
+    f.push_back({"--untie-embeddings-and-output-weights", "", m.tied_embeddings ? Rule::off : Rule::on,
+                 m.name + " ties its input and output embeddings"});
+    if (!m.is_moe()) {
+        f.push_back({"--num-experts", "", Rule::off, m.name + " is a dense model"});
+        return f;
+    }
+    f.push_back({"--num-experts", std::to_string(m.experts), Rule::same, "experts" + of});
+    if (m.experts_per_token > 0)
+        f.push_back({"--moe-router-topk", std::to_string(m.experts_per_token), Rule::same, "experts per token" + of});
+    return f;
+}
+
+Flags architecture_flags(const Plan& plan, const std::vector<std::string>& command) {
+    const ModelArch& m = plan.job.model;
+    // A plan file always has the dimensions; a plan built in code may carry the layers alone.
+    if (m.hidden < 1 || m.heads < 1) return {};
+    Flags f = shape_flags(m);
+    for (Flag& x : family_flags(m)) f.push_back(std::move(x));
+    f.push_back({"--max-position-embeddings", std::to_string(plan.job.seq_len), Rule::at_least,
+                 "the job's sequence length"});
+    // The tokenizer sets the vocabulary; only Megatron's NullTokenizer takes it from the command.
+    const size_t tok = find_flag(command, "--tokenizer-type");
+    if (tok != std::string::npos && value_at(command, tok) == "NullTokenizer")
+        f.push_back({"--vocab-size", std::to_string(m.vocab), Rule::same, "vocabulary of " + m.name});
+    return f;
+}
+
 }  // namespace
 
 std::string shell_quote(const std::string& word) {
@@ -44,29 +246,48 @@ std::string shell_quote(const std::string& word) {
     return out + "'";
 }
 
-std::vector<std::string> megatron_args(const Plan& plan, double nccl_timeout_s) {
-    std::vector<std::string> a = {
-        "--tensor-model-parallel-size", std::to_string(plan.tp),
-        "--pipeline-model-parallel-size", std::to_string(plan.pp),
-        "--num-layers", std::to_string(plan.job.model.layers),
-        "--micro-batch-size", std::to_string(plan.micro_batch),
-        "--global-batch-size", std::to_string(plan.job.global_batch),
-        "--seq-length", std::to_string(plan.job.seq_len),
-        "--distributed-timeout-minutes", std::to_string(static_cast<long>(std::ceil(nccl_timeout_s / 60))),
-    };
-    const auto& l = plan.layers_per_stage;
-    if (plan.pp > 2 && static_cast<int>(l.size()) == plan.pp) {
-        bool middle_equal = true;
-        for (size_t s = 2; s + 1 < l.size(); ++s) middle_equal = middle_equal && l[s] == l[1];
-        const bool even = middle_equal && l.front() == l[1] && l.back() == l[1];
-        if (middle_equal && !even) {
-            a.insert(a.end(), {"--decoder-first-pipeline-num-layers", std::to_string(l.front()),
-                               "--decoder-last-pipeline-num-layers", std::to_string(l.back())});
-        }
-    } else if (plan.pp == 2 && l.size() == 2 && l[0] != l[1]) {
-        a.insert(a.end(), {"--decoder-first-pipeline-num-layers", std::to_string(l[0])});
+std::string megatron_split_problem(const std::vector<int>& l) {
+    if (l.empty()) return "there are no stages";
+    for (size_t s = 0; s < l.size(); ++s)
+        if (l[s] < 1)
+            return "stage " + std::to_string(s) + " has " + std::to_string(l[s]) + " layers; every stage needs one";
+    for (size_t s = 2; s + 1 < l.size(); ++s)
+        if (l[s] != l[1])
+            return "only the first and last stage may differ (--decoder-first/last-pipeline-num-layers), but stage 1 "
+                   "holds " + std::to_string(l[1]) + " and stage " + std::to_string(s) + " holds " +
+                   std::to_string(l[s]);
+    return "";
+}
+
+std::vector<int> megatron_even_split(int layers, int pp) {
+    if (pp < 1 || layers < pp) return {};
+    if (pp == 1) return {layers};
+    // The largest middle count whose remainder still gives the two ends a layer each: any
+    // smaller one only loads the ends more.
+    const int middles = pp - 2;
+    for (int m = (layers + pp - 1) / pp; m >= 1; --m) {
+        const int ends = layers - middles * m;
+        if (ends < 2) continue;
+        std::vector<int> split(static_cast<size_t>(pp), m);
+        split.front() = ends - ends / 2;
+        split.back() = ends / 2;
+        return split;
     }
-    return a;
+    return {};
+}
+
+std::vector<std::string> megatron_args(const Plan& plan, double nccl_timeout_s,
+                                       const std::vector<std::string>& command) {
+    Flags flags = parallel_flags(plan, nccl_timeout_s);
+    for (Flags more : {split_flags(plan), architecture_flags(plan, command)})
+        for (Flag& f : more) flags.push_back(std::move(f));
+    std::vector<std::string> out;
+    for (const Flag& f : flags) {
+        if (!still_needed(f, command)) continue;
+        out.push_back(f.name);
+        if (!f.value.empty()) out.push_back(f.value);
+    }
+    return out;
 }
 
 LaunchScript write_launch(const Plan& plan, const CommFacts& facts, const LaunchRequest& req) {
@@ -85,14 +306,14 @@ LaunchScript write_launch(const Plan& plan, const CommFacts& facts, const Launch
     s.env.push_back({"SPIDERFLOW_TP", std::to_string(plan.tp)});
     s.env.push_back({"SPIDERFLOW_PP", std::to_string(plan.pp)});
     s.env.push_back({"SPIDERFLOW_DP", std::to_string(plan.dp)});
-    s.env.push_back({"SPIDERFLOW_LAYER_SPLIT", layer_split(plan)});
+    s.env.push_back({"SPIDERFLOW_LAYER_SPLIT", join(plan.layers_per_stage)});
     if (!req.plan_path.empty()) s.env.push_back({"SPIDERFLOW_PLAN", req.plan_path});
 
     const bool megatron = req.megatron == 1 || (req.megatron < 0 && runs_megatron(req.command));
     std::vector<std::string> program = req.command;
     if (megatron) {
         const double timeout = std::stod(lookup(s.env, "SPIDERFLOW_NCCL_TIMEOUT_S", "600"));
-        for (auto& w : megatron_args(plan, timeout)) program.push_back(std::move(w));
+        for (auto& w : megatron_args(plan, timeout, req.command)) program.push_back(std::move(w));
     }
     std::vector<std::string> step = {"srun", "--nodes=" + std::to_string(num_nodes), "--kill-on-bad-exit=1"};
     if (req.launcher == "srun") {
@@ -104,13 +325,14 @@ LaunchScript write_launch(const Plan& plan, const CommFacts& facts, const Launch
         step.push_back("--ntasks=" + std::to_string(num_nodes));
         step.push_back("--ntasks-per-node=1");
         // Static rendezvous with the node rank the SPANK plugin computed from the topology,
-        // so torchrun's global ranks follow the same order as srun-launched ones.
+        // so torchrun's global ranks follow the same order as srun-launched ones. The static
+        // backend reads its wait from rdzv-conf "timeout" (join_timeout is c10d's key).
         // The per-node values exist only inside the task (the SPANK plugin sets them), so a
         // shell in the task expands them; the program follows as "$@", never re-parsed.
         const std::string inner = "exec torchrun --nnodes=" + std::to_string(num_nodes) +
                                   " --nproc-per-node=" + std::to_string(per_node) +
                                   " --node-rank=\"$SPIDERFLOW_NODE_RANK\" --master-addr=\"" + req.master_addr +
-                                  "\" --master-port=\"" + req.master_port + "\" --rdzv-conf=join_timeout=" + rdzv +
+                                  "\" --master-port=\"" + req.master_port + "\" --rdzv-conf=timeout=" + rdzv +
                                   " \"$@\"";
         step.insert(step.end(), {"bash", "-c", inner, "spiderflow-launch"});
         step.insert(step.end(), program.begin(), program.end());

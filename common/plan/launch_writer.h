@@ -1,5 +1,6 @@
 // Writes the srun steps that start a planned job: one task per GPU running the user's command
-// (Megatron-LM pretrain_gpt.py gets matching parallel flags), or one torchrun per node. The
+// (Megatron-LM pretrain_gpt.py gets the plan's parallel, layer-split and model flags), or one
+// torchrun per node. The
 // per-rank variables (RANK, LOCAL_RANK, NIC choice) come from the SPANK plugin at launch;
 // what is written here is job-wide.
 #pragma once
@@ -30,10 +31,25 @@ struct LaunchScript {
     std::string text() const;
 };
 
-// Megatron-LM flags for the plan: --tensor-model-parallel-size, --pipeline-model-parallel-size,
-// --num-layers, micro/global batch, --seq-length, and the uneven first/last stage split when the
-// middle stages are equal (Megatron has no flag for other splits: SPIDERFLOW_LAYER_SPLIT carries it).
-std::vector<std::string> megatron_args(const Plan& plan, double nccl_timeout_s);
+// Megatron-LM flags for the plan, to append to the user's `command`: parallel sizes, batch,
+// --seq-length, the layer split (--decoder-first/last-pipeline-num-layers when uneven) and the
+// model's architecture from the plan's catalog model, so the user need not restate it. A flag
+// the command already gives with the plan's value is not repeated. Throws InputError when the
+// command gives a plan flag another value (naming both), or when the split is one Megatron-LM
+// cannot express (see megatron_split_problem): a command Megatron would reject is never written.
+std::vector<std::string> megatron_args(const Plan& plan, double nccl_timeout_s,
+                                       const std::vector<std::string>& command = {});
+
+// Megatron-LM (--decoder-first/last-pipeline-num-layers; its older releases have no
+// --pipeline-model-parallel-layout) runs only splits with free first and last stage counts and
+// equal middle stages, every stage at least one layer. Empty when `layers_per_stage` is one;
+// else why not. The planners produce only such splits.
+std::string megatron_split_problem(const std::vector<int>& layers_per_stage);
+
+// The most even split of `layers` over `pp` stages that Megatron-LM can express, the extra
+// layers on the first stage rather than the last (which also computes the logits); e.g.
+// 32 layers on 7 stages: 4,5,5,5,5,5,3. Empty when pp < 1 or layers < pp.
+std::vector<int> megatron_even_split(int layers, int pp);
 
 // Throws InputError when the command is empty or the launcher unknown.
 LaunchScript write_launch(const Plan& plan, const CommFacts& facts, const LaunchRequest& request);

@@ -72,6 +72,12 @@ private:
         if (Clock::now() > deadline_) hit_limit_ = true;
         return hit_limit_;
     }
+    // The Megatron-LM limit outranks plain memory failures in the final message: it says what
+    // to change.
+    void split_failed(int total, const std::vector<double>& speed, const std::vector<int>& cap) {
+        last_failure_ = tpa::split_failure(total, speed, cap);
+        if (!tpa::split_layers(total, speed, cap).empty()) megatron_blocked_ = last_failure_;
+    }
     std::vector<Candidate> spin_shape(const Shape& shape, int seeds, const std::vector<int>& groups_filter);
     void polish(Candidate& c);
 
@@ -94,6 +100,7 @@ private:
     int ilp_solves_ = 0;
     int ilp_not_optimal_ = 0;
     std::string last_failure_;
+    std::string megatron_blocked_;     // a split fitted, but none that Megatron-LM can launch
 };
 
 const std::vector<tpa::ClusterInventory>& Search::inventories(int tp) {
@@ -193,9 +200,10 @@ bool Search::realise(Candidate& c, bool exact) {
         }
         return flops;
     };
-    std::vector<int> layers = tpa::split_layers(layers_total, effective(speed), cap);
+    // Only splits Megatron-LM can launch (equal middle stages), so what is scored is what runs.
+    std::vector<int> layers = tpa::megatron_split(layers_total, effective(speed), cap);
     if (layers.empty()) {
-        last_failure_ = "layers do not fit the stages' memory";
+        split_failed(layers_total, effective(speed), cap);
         return false;
     }
 
@@ -228,10 +236,10 @@ bool Search::realise(Candidate& c, bool exact) {
                 got_mem[static_cast<size_t>(s)] = std::min(got_mem[static_cast<size_t>(s)], p.stage_memory[static_cast<size_t>(s)]);
             }
         for (int s = 0; s < pp; ++s) cap[static_cast<size_t>(s)] = std::max(1, mem.max_layers(s, got_mem[static_cast<size_t>(s)]));
-        plain_layers = tpa::split_layers(layers_total, got, cap);
-        std::vector<int> again = tpa::split_layers(layers_total, effective(got), cap);
+        plain_layers = tpa::megatron_split(layers_total, got, cap);
+        std::vector<int> again = tpa::megatron_split(layers_total, effective(got), cap);
         if (again.empty()) {
-            last_failure_ = "layers do not fit the placed stages' memory";
+            split_failed(layers_total, effective(got), cap);
             return false;
         }
         if (again == layers) break;
@@ -331,9 +339,9 @@ std::vector<Candidate> Search::spin_shape(const Shape& shape, int seeds, const s
     return out;
 }
 
-// Local moves: shift one layer across a stage boundary; swap two neighbouring clusters in the
-// skeleton order (which stages/groups meet across which link). Kept only when the cost model
-// says the plan got better.
+// Local moves: shift layers between stages as far as Megatron-LM can still launch the split
+// (tpa::split_moves); swap two neighbouring clusters in the skeleton order (which stages/groups
+// meet across which link). Kept only when the cost model says the plan got better.
 void Search::polish(Candidate& c) {
     for (int round = 0; round < opt_.polish_rounds && !out_of_time(); ++round) {
         bool improved = false;
@@ -348,22 +356,17 @@ void Search::polish(Candidate& c) {
                 improved = true;
             }
         }
-        const int pp = c.plan.pp;
-        for (int b = 0; b + 1 < pp && pp <= 64 && !out_of_time(); ++b)
-            for (int dir : {-1, 1}) {
-                Plan t = c.plan;
-                int& from = t.layers_per_stage[static_cast<size_t>(dir < 0 ? b : b + 1)];
-                int& to = t.layers_per_stage[static_cast<size_t>(dir < 0 ? b + 1 : b)];
-                if (from <= 1) continue;
-                --from;
-                ++to;
-                t.prediction = fast_.estimate(t);
-                ++estimates_;
-                if (better(t, c.plan)) {
-                    c.plan = std::move(t);
-                    improved = true;
-                }
+        for (std::vector<int>& split : tpa::split_moves(c.plan.layers_per_stage)) {
+            if (out_of_time()) break;
+            Plan t = c.plan;
+            t.layers_per_stage = std::move(split);
+            t.prediction = fast_.estimate(t);
+            ++estimates_;
+            if (better(t, c.plan)) {
+                c.plan = std::move(t);
+                improved = true;
             }
+        }
         if (!improved) break;
     }
 }
@@ -422,7 +425,9 @@ PlanResult Search::run() {
     if (shapes_seen == 0) explain_no_shape(req_, topo_, cost_, eligible_, counts);
     if (screened.empty())
         throw InfeasibleError("no layout of " + req_.job.model.name + " on " + std::to_string(counts.front()) +
-                              " GPUs passed the cost model" + (last_failure_.empty() ? "" : ": " + last_failure_));
+                              " GPUs passed the cost model" +
+                              (!megatron_blocked_.empty() ? ": " + megatron_blocked_
+                                                          : last_failure_.empty() ? "" : ": " + last_failure_));
     std::stable_sort(screened.begin(), screened.end(),
                      [](const Screened& a, const Screened& b) { return a.score < b.score; });
 

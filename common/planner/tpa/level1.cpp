@@ -1,6 +1,8 @@
 #include "common/planner/tpa/level1.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <queue>
 
 #include "common/cost/memory.h"
@@ -65,6 +67,71 @@ std::vector<int> split_layers(int total, const std::vector<double>& speed, const
         if (layers[s] < cap[s]) heap.push({(layers[s] + 1) / speed[s], s});
     }
     return layers;
+}
+
+std::vector<int> megatron_split(int total, const std::vector<double>& speed, const std::vector<int>& cap) {
+    const size_t n = speed.size();
+    if (n <= 2) return split_layers(total, speed, cap);  // two stages: any split is expressible
+    if (total < static_cast<int>(n) || cap.size() != n) return {};
+    double mid_speed = std::numeric_limits<double>::infinity();
+    int mid_cap = total;
+    for (size_t s = 0; s < n; ++s) {
+        if (cap[s] < 1 || speed[s] <= 0) return {};
+        if (s == 0 || s + 1 == n) continue;
+        mid_speed = std::min(mid_speed, speed[s]);
+        mid_cap = std::min(mid_cap, cap[s]);
+    }
+    const int middles = static_cast<int>(n) - 2;
+    std::vector<int> best;
+    double best_time = std::numeric_limits<double>::infinity();
+    // Largest middle count first: on ties the ends, which also carry embedding and logits, get less.
+    for (int m = std::min(mid_cap, (total - 2) / middles); m >= 1; --m) {
+        const std::vector<int> ends =
+            split_layers(total - middles * m, {speed.front(), speed.back()}, {cap.front(), cap.back()});
+        if (ends.empty()) continue;
+        const double time = std::max({m / mid_speed, ends[0] / speed.front(), ends[1] / speed.back()});
+        if (time >= best_time) continue;
+        best_time = time;
+        best.assign(n, m);
+        best.front() = ends[0];
+        best.back() = ends[1];
+    }
+    return best;
+}
+
+std::string split_failure(int total, const std::vector<double>& speed, const std::vector<int>& cap) {
+    const std::vector<int> free = split_layers(total, speed, cap);
+    if (free.empty()) return "layers do not fit the stages' memory";
+    std::string split;
+    for (int n : free) split += (split.empty() ? "" : ",") + std::to_string(n);
+    return "only splits with unequal middle stages (such as " + split +
+           ") fit the stages' memory, and Megatron-LM cannot launch those; recomputing activations "
+           "(\"recompute\": true) frees most of it";
+}
+
+std::vector<std::vector<int>> split_moves(const std::vector<int>& layers) {
+    std::vector<std::vector<int>> out;
+    const int n = static_cast<int>(layers.size());
+    if (n < 2) return out;
+    const int first = layers.front(), last = layers.back();
+    auto add = [&](int f, int m, int l) {
+        if (f < 1 || m < 1 || l < 1) return;
+        std::vector<int> v(layers.size(), m);
+        v.front() = f;
+        v.back() = l;
+        if (v != layers) out.push_back(std::move(v));
+    };
+    const int mid = n > 2 ? layers[1] : 1;
+    add(first - 1, mid, last + 1);
+    add(first + 1, mid, last - 1);
+    if (n == 2) return out;
+    const int middles = n - 2;
+    for (int dm : {-1, 1}) {
+        const int ends = first + last - dm * middles;
+        const int f = static_cast<int>(std::lround(static_cast<double>(ends) * first / (first + last)));
+        for (int df : {-1, 0, 1}) add(f + df, mid + dm, ends - f - df);
+    }
+    return out;
 }
 
 }  // namespace spiderflow::tpa

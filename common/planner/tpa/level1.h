@@ -3,6 +3,7 @@
 // uses to set those caps (the cost model still judges every finished plan).
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "common/cost/cost_model.h"
@@ -32,5 +33,19 @@ MemoryModel memory_model(const JobSpec& job, const Shape& shape, const CostOptio
 // sum equal to `total`. Greedy water-filling, exact for this separable min-max. Empty when the
 // caps cannot hold `total` or there are more stages than layers.
 std::vector<int> split_layers(int total, const std::vector<double>& speed, const std::vector<int>& cap);
+
+// split_layers restricted to splits Megatron-LM can launch (megatron_split_problem in
+// common/plan/launch_writer.h): free first and last stage, one layer count for every middle
+// stage. Exact: tries each middle count, the ends split by water-filling.
+std::vector<int> megatron_split(int total, const std::vector<double>& speed, const std::vector<int>& cap);
+
+// Why megatron_split found nothing, for the user: the caps hold no split at all, or only
+// splits with unequal middle stages (1F1B keeps more activations on early stages).
+std::string split_failure(int total, const std::vector<double>& speed, const std::vector<int>& cap);
+
+// Neighbours of a Megatron-expressible split for local search, each expressible again: one
+// layer moved between the first and last stage, or the middle count one up or down with the
+// ends taking up the difference about in their current ratio.
+std::vector<std::vector<int>> split_moves(const std::vector<int>& layers);
 
 }  // namespace spiderflow::tpa

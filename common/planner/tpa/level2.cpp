@@ -137,6 +137,14 @@ Placement place_ilp(const ClusterInventory& inv, const ClusterDemand& demand, co
         m.add_equal(cover, k);
     }
     if (!owned_sum.empty()) m.add_equal(owned_sum, owned_total);
+    // Megatron-LM runs only equal middle stages (tpa::megatron_split): the middle stages owned
+    // here share one count, so the ILP picks GPU types for a split the launcher can write.
+    int middle = -1;
+    for (size_t s = 1; s + 1 < stages; ++s) {
+        if (yv[s] < 0) continue;
+        if (middle < 0) middle = yv[s];
+        else m.add_equal({{yv[s], 1}, {middle, -1}}, 0);
+    }
     for (size_t g = 0; g < groups; ++g) {
         std::vector<milp::Term> use;
         for (size_t s = 0; s < stages; ++s)

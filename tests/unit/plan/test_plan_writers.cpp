@@ -1,12 +1,16 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <regex>
 #include <string>
 #include <vector>
 
+#include "common/model/catalog.h"
+#include "common/plan/launch_writer.h"
 #include "common/plan/plan_svg.h"
 #include "common/plan/plan_text.h"
 #include "common/plan/plan_traffic.h"
+#include "common/util/errors.h"
 #include "tests/unit/plan/plan_fixture.h"
 
 namespace spiderflow {
@@ -146,6 +150,177 @@ TEST(XmlCheck, CatchesBrokenDocuments) {
     EXPECT_NE(xml_problem("<svg a=b/>"), "");
     EXPECT_NE(xml_problem("<svg>a & b</svg>"), "");
     EXPECT_EQ(xml_problem("<svg><g a=\"1\"/></svg>"), "");
+}
+
+// ---- Megatron-LM launch flags (issue 10) ----
+
+// A plan of a catalog model with the given split; cells one per node, enough for the writer.
+Plan megatron_plan(const std::string& model, std::vector<int> split) {
+    Plan p;
+    p.job.model = *Catalog::builtin().model(model);
+    p.job.seq_len = 4096;
+    p.job.global_batch = 1024;
+    p.tp = 8;
+    p.pp = static_cast<int>(split.size());
+    p.dp = 1;
+    p.micro_batch = 1;
+    p.num_micro_batches = 1024;
+    p.layers_per_stage = std::move(split);
+    for (int s = 0; s < p.pp; ++s) p.cells.push_back({0, s, 0});
+    return p;
+}
+
+std::vector<std::string> pretrain(std::vector<std::string> extra = {}) {
+    std::vector<std::string> cmd = {"python", "pretrain_gpt.py"};
+    cmd.insert(cmd.end(), extra.begin(), extra.end());
+    return cmd;
+}
+
+// The value after `flag` in `args`, "<absent>" when missing, "<switch>" when a bare switch.
+std::string flag_value(const std::vector<std::string>& args, const std::string& flag) {
+    for (size_t i = 0; i < args.size(); ++i)
+        if (args[i] == flag) return i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0 ? args[i + 1] : "<switch>";
+    return "<absent>";
+}
+
+size_t count_of(const std::vector<std::string>& args, const std::string& word) {
+    return static_cast<size_t>(std::count(args.begin(), args.end(), word));
+}
+
+std::string input_error(const Plan& p, const std::vector<std::string>& cmd) {
+    try {
+        megatron_args(p, 600, cmd);
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+TEST(MegatronSplit, ExpressibleSplitsAndTheMostEvenOne) {
+    EXPECT_EQ(megatron_split_problem({4, 5, 5, 5, 5, 5, 3}), "");
+    EXPECT_EQ(megatron_split_problem({13, 11}), "");
+    EXPECT_EQ(megatron_split_problem({80}), "");
+    EXPECT_NE(megatron_split_problem({5, 5, 5, 5, 4, 4, 4}), "");
+    EXPECT_NE(megatron_split_problem({3, 0, 3}), "");
+    EXPECT_EQ(megatron_even_split(32, 7), (std::vector<int>{4, 5, 5, 5, 5, 5, 3}));
+    EXPECT_EQ(megatron_even_split(32, 6), (std::vector<int>{4, 6, 6, 6, 6, 4}));
+    EXPECT_EQ(megatron_even_split(80, 16), std::vector<int>(16, 5));
+    EXPECT_EQ(megatron_even_split(25, 2), (std::vector<int>{13, 12}));
+    std::vector<int> l80(32, 2);
+    l80.front() = l80.back() = 10;  // 80 on 32 stages: only 1 or 2 per middle stage add up
+    EXPECT_EQ(megatron_even_split(80, 32), l80);
+    EXPECT_TRUE(megatron_even_split(3, 4).empty());
+}
+
+TEST(MegatronArgs, UnevenSplitUsesFirstAndLastFlags) {
+    const auto a = megatron_args(megatron_plan("llama3-8b", {4, 5, 5, 5, 5, 5, 3}), 600, pretrain());
+    EXPECT_EQ(flag_value(a, "--pipeline-model-parallel-size"), "7");
+    EXPECT_EQ(flag_value(a, "--decoder-first-pipeline-num-layers"), "4");
+    EXPECT_EQ(flag_value(a, "--decoder-last-pipeline-num-layers"), "3");
+    // An even split is Megatron's default and needs neither.
+    const auto even = megatron_args(megatron_plan("llama3-70b", std::vector<int>(16, 5)), 600, pretrain());
+    EXPECT_EQ(flag_value(even, "--decoder-first-pipeline-num-layers"), "<absent>");
+    EXPECT_EQ(flag_value(even, "--decoder-last-pipeline-num-layers"), "<absent>");
+}
+
+TEST(MegatronArgs, RefusesASplitMegatronCannotRun) {
+    // What the planner used to write for 32 layers on 7 stages: Megatron rejects it.
+    const Plan p = megatron_plan("llama3-8b", {5, 5, 5, 5, 4, 4, 4});
+    const std::string why = input_error(p, pretrain());
+    EXPECT_NE(why.find("5,5,5,5,4,4,4"), std::string::npos) << why;
+    EXPECT_NE(why.find("4,5,5,5,5,5,3"), std::string::npos) << why;  // what would be expressible
+    EXPECT_NE(why.find("layers_per_stage"), std::string::npos) << why;
+    LaunchRequest req;
+    req.command = pretrain();
+    EXPECT_THROW(write_launch(p, {}, req), InputError);
+    req.megatron = 0;  // not a Megatron program: the split travels in SPIDERFLOW_LAYER_SPLIT only
+    EXPECT_NO_THROW(write_launch(p, {}, req));
+}
+
+TEST(MegatronArgs, ArchitectureComesFromTheCatalogModel) {
+    const auto a = megatron_args(megatron_plan("llama3-70b", std::vector<int>(16, 5)), 600, pretrain());
+    EXPECT_EQ(flag_value(a, "--num-layers"), "80");
+    EXPECT_EQ(flag_value(a, "--hidden-size"), "8192");
+    EXPECT_EQ(flag_value(a, "--ffn-hidden-size"), "28672");
+    EXPECT_EQ(flag_value(a, "--num-attention-heads"), "64");
+    EXPECT_EQ(flag_value(a, "--group-query-attention"), "<switch>");
+    EXPECT_EQ(flag_value(a, "--num-query-groups"), "8");
+    EXPECT_EQ(flag_value(a, "--swiglu"), "<switch>");
+    EXPECT_EQ(flag_value(a, "--untie-embeddings-and-output-weights"), "<switch>");
+    EXPECT_EQ(flag_value(a, "--disable-bias-linear"), "<switch>");
+    EXPECT_EQ(flag_value(a, "--normalization"), "RMSNorm");
+    EXPECT_EQ(flag_value(a, "--position-embedding-type"), "rope");
+    EXPECT_EQ(flag_value(a, "--rotary-base"), "500000");
+    EXPECT_EQ(flag_value(a, "--max-position-embeddings"), "4096");
+    EXPECT_EQ(flag_value(a, "--seq-length"), "4096");
+    EXPECT_EQ(flag_value(a, "--num-experts"), "<absent>");
+    // The tokenizer sets the vocabulary unless it is Megatron's NullTokenizer.
+    EXPECT_EQ(flag_value(a, "--vocab-size"), "<absent>");
+    const auto null_tok = megatron_args(megatron_plan("llama3-70b", std::vector<int>(16, 5)), 600,
+                                        pretrain({"--tokenizer-type", "NullTokenizer"}));
+    EXPECT_EQ(flag_value(null_tok, "--vocab-size"), "128256");
+
+    // GPT-3: LayerNorm, learned positions, plain FFN, tied embeddings, one KV head per head.
+    const auto g = megatron_args(megatron_plan("gpt3-1.3b", {12, 12}), 600, pretrain());
+    EXPECT_EQ(flag_value(g, "--normalization"), "LayerNorm");
+    EXPECT_EQ(flag_value(g, "--position-embedding-type"), "learned_absolute");
+    for (const char* absent : {"--swiglu", "--untie-embeddings-and-output-weights", "--group-query-attention",
+                               "--num-query-groups", "--rotary-base", "--disable-bias-linear"})
+        EXPECT_EQ(flag_value(g, absent), "<absent>") << absent;
+
+    // Mixtral: experts from the catalog.
+    const auto m = megatron_args(megatron_plan("mixtral-8x7b", std::vector<int>(4, 8)), 600, pretrain());
+    EXPECT_EQ(flag_value(m, "--num-experts"), "8");
+    EXPECT_EQ(flag_value(m, "--moe-router-topk"), "2");
+    EXPECT_EQ(flag_value(m, "--rotary-base"), "1000000");
+}
+
+TEST(MegatronArgs, UserFlagsAgreeingArePassedOnceConflictingAreErrors) {
+    const Plan p = megatron_plan("llama3-70b", std::vector<int>(16, 5));
+    LaunchRequest req;
+    req.command = pretrain({"--hidden-size", "8192", "--swiglu", "--num-layers=80", "--bf16",
+                            "--max-position-embeddings", "8192", "--distributed-timeout-minutes", "30"});
+    const LaunchScript s = write_launch(p, {}, req);
+    const auto& step = s.steps.at(0);
+    EXPECT_EQ(count_of(step, "--hidden-size"), 1u);
+    EXPECT_EQ(count_of(step, "--swiglu"), 1u);
+    EXPECT_EQ(count_of(step, "--num-layers"), 0u);  // given as --num-layers=80
+    EXPECT_EQ(count_of(step, "--max-position-embeddings"), 1u);  // the user's 8192 >= 4096 stands
+    EXPECT_EQ(flag_value(step, "--max-position-embeddings"), "8192");
+    EXPECT_EQ(count_of(step, "--distributed-timeout-minutes"), 1u);  // the user's own timeout
+    EXPECT_EQ(flag_value(step, "--distributed-timeout-minutes"), "30");
+    EXPECT_EQ(count_of(step, "--tensor-model-parallel-size"), 1u);
+
+    std::string why = input_error(p, pretrain({"--hidden-size", "4096"}));
+    EXPECT_NE(why.find("--hidden-size 4096"), std::string::npos) << why;
+    EXPECT_NE(why.find("8192"), std::string::npos) << why;
+    why = input_error(p, pretrain({"--tensor-model-parallel-size=4"}));
+    EXPECT_NE(why.find("4"), std::string::npos) << why;
+    EXPECT_NE(why.find("plan gives 8"), std::string::npos) << why;
+    why = input_error(p, pretrain({"--max-position-embeddings", "2048"}));
+    EXPECT_NE(why.find("4096 or more"), std::string::npos) << why;
+    why = input_error(p, pretrain({"--decoder-first-pipeline-num-layers", "4"}));  // plan: even, 5
+    EXPECT_NE(why.find("plan gives 5"), std::string::npos) << why;
+    EXPECT_NE(input_error(p, pretrain({"--pipeline-model-parallel-layout", "E|t*80|L"})), "");
+    EXPECT_NE(input_error(p, pretrain({"--normalization", "LayerNorm"})), "");
+    // A switch the model rules out: GPT-3 has a plain FFN and tied embeddings.
+    const Plan g = megatron_plan("gpt3-1.3b", {12, 12});
+    why = input_error(g, pretrain({"--swiglu"}));
+    EXPECT_NE(why.find("--swiglu"), std::string::npos) << why;
+    EXPECT_NE(why.find("gpt3-1.3b"), std::string::npos) << why;
+    EXPECT_NE(input_error(g, pretrain({"--untie-embeddings-and-output-weights"})), "");
+    EXPECT_EQ(input_error(g, pretrain({"--decoder-first-pipeline-num-layers", "12"})), "");  // agrees
+}
+
+TEST(LaunchWriter, TorchrunStaticRendezvousTimeout) {
+    Plan p = megatron_plan("llama3-8b", {16, 16});
+    LaunchRequest req;
+    req.launcher = "torchrun";
+    req.command = {"train.py"};
+    const std::string text = write_launch(p, {}, req).text();
+    // torchrun's static rendezvous reads "timeout"; "join_timeout" is the c10d backend's key.
+    EXPECT_NE(text.find("--rdzv-conf=timeout=900"), std::string::npos) << text;
+    EXPECT_EQ(text.find("join_timeout"), std::string::npos) << text;
 }
 
 }  // namespace

@@ -2,10 +2,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <numeric>
 #include <set>
 
 #include "common/cost/cost_model.h"
+#include "common/plan/launch_writer.h"
 #include "common/planner/shapes.h"
 #include "common/planner/spinsearch/skeleton.h"
 #include "common/planner/tpa/inventory.h"
@@ -78,6 +81,99 @@ TEST(Level1, LayersFollowSpeedAndCaps) {
     EXPECT_LE(*std::max_element(l.begin(), l.end()) - *std::min_element(l.begin(), l.end()), 1);
 }
 
+namespace {
+
+double slowest_stage(const std::vector<int>& layers, const std::vector<double>& speed) {
+    double t = 0;
+    for (size_t s = 0; s < layers.size(); ++s) t = std::max(t, layers[s] / speed[s]);
+    return t;
+}
+
+// Every expressible split within the caps, by brute force: (first, middle, last).
+double best_expressible(int total, const std::vector<double>& speed, const std::vector<int>& cap) {
+    const int n = static_cast<int>(speed.size());
+    double best = std::numeric_limits<double>::infinity();
+    for (int m = 1; m * (n - 2) <= total; ++m)
+        for (int f = 1; f <= total; ++f) {
+            const int l = total - f - m * (n - 2);
+            if (l < 1) break;
+            std::vector<int> v(static_cast<size_t>(n), m);
+            v.front() = f;
+            v.back() = l;
+            bool fits = true;
+            for (int s = 0; s < n; ++s) fits = fits && v[static_cast<size_t>(s)] <= cap[static_cast<size_t>(s)];
+            if (fits) best = std::min(best, slowest_stage(v, speed));
+        }
+    return best;
+}
+
+}  // namespace
+
+TEST(Level1, MegatronSplitIsExpressibleAndOptimalAmongThem) {
+    // Deterministic pseudo-random speeds and caps; brute force says what the best is.
+    unsigned seed = 12345;
+    auto next = [&] { return (seed = seed * 1103515245u + 12345u) >> 8; };
+    for (int round = 0; round < 300; ++round) {
+        const int n = 3 + static_cast<int>(next() % 8);
+        const int total = n + static_cast<int>(next() % 60);
+        std::vector<double> speed;
+        std::vector<int> cap;
+        for (int s = 0; s < n; ++s) {
+            speed.push_back(1.0 + static_cast<double>(next() % 400) / 100.0);
+            cap.push_back(round % 3 == 0 ? total : 1 + static_cast<int>(next() % (total / 2 + 2)));
+        }
+        const std::vector<int> l = tpa::megatron_split(total, speed, cap);
+        const double best = best_expressible(total, speed, cap);
+        if (!std::isfinite(best)) {
+            EXPECT_TRUE(l.empty()) << "round " << round;
+            continue;
+        }
+        ASSERT_EQ(l.size(), static_cast<size_t>(n)) << "round " << round;
+        EXPECT_EQ(megatron_split_problem(l), "") << "round " << round;
+        EXPECT_EQ(std::accumulate(l.begin(), l.end(), 0), total);
+        for (int s = 0; s < n; ++s) EXPECT_LE(l[static_cast<size_t>(s)], cap[static_cast<size_t>(s)]);
+        EXPECT_NEAR(slowest_stage(l, speed), best, 1e-12) << "round " << round;
+    }
+}
+
+TEST(Level1, MegatronSplitOfTheIssueCases) {
+    // Equal speeds: 32 layers on 7 or 6 stages, 80 on 32 (the unconstrained split would be 5,5,5,5,4,4,4).
+    EXPECT_EQ(tpa::megatron_split(32, std::vector<double>(7, 1.0), std::vector<int>(7, 32)),
+              (std::vector<int>{4, 5, 5, 5, 5, 5, 3}));
+    EXPECT_EQ(tpa::megatron_split(32, std::vector<double>(6, 1.0), std::vector<int>(6, 32)),
+              (std::vector<int>{4, 6, 6, 6, 6, 4}));
+    const std::vector<int> l80 = tpa::megatron_split(80, std::vector<double>(32, 1.0), std::vector<int>(32, 80));
+    EXPECT_EQ(megatron_split_problem(l80), "");
+    EXPECT_EQ(l80.front() + l80.back() + 30 * l80[1], 80);
+    // Fast ends, slow middles: the ends take more; two stages split freely.
+    EXPECT_EQ(tpa::megatron_split(16, {3.0, 1.0, 1.0, 3.0}, {16, 16, 16, 16}), (std::vector<int>{6, 2, 2, 6}));
+    EXPECT_EQ(tpa::megatron_split(40, {3.0, 1.0}, {40, 40}), (std::vector<int>{30, 10}));
+    // One middle stage capped at 1 caps them all; the ends cannot absorb 30 layers each here.
+    EXPECT_TRUE(tpa::megatron_split(64, std::vector<double>(4, 1.0), {30, 1, 30, 30}).empty());
+    EXPECT_NE(tpa::split_failure(64, std::vector<double>(4, 1.0), {30, 1, 30, 30}).find("unequal middle stages"),
+              std::string::npos);
+    EXPECT_EQ(tpa::split_failure(64, std::vector<double>(4, 1.0), {10, 10, 10, 10}),
+              "layers do not fit the stages' memory");
+}
+
+TEST(Level1, SplitMovesStayExpressible) {
+    for (const std::vector<int>& start : {std::vector<int>{4, 5, 5, 5, 5, 5, 3}, std::vector<int>{13, 11},
+                                          std::vector<int>{1, 1, 1, 5}, std::vector<int>{10, 2, 2, 2, 10}}) {
+        const int total = std::accumulate(start.begin(), start.end(), 0);
+        const auto moves = tpa::split_moves(start);
+        EXPECT_FALSE(moves.empty());
+        for (const std::vector<int>& m : moves) {
+            EXPECT_EQ(megatron_split_problem(m), "") << ::testing::PrintToString(m);
+            EXPECT_EQ(std::accumulate(m.begin(), m.end(), 0), total);
+            EXPECT_NE(m, start);
+        }
+    }
+    // The middle count can move both ways from 4,5,5,5,5,5,3.
+    const auto moves = tpa::split_moves({4, 5, 5, 5, 5, 5, 3});
+    EXPECT_TRUE(std::any_of(moves.begin(), moves.end(), [](const std::vector<int>& m) { return m[1] == 4; }));
+    EXPECT_TRUE(std::any_of(moves.begin(), moves.end(), [](const std::vector<int>& m) { return m[1] == 6; }));
+}
+
 TEST(Level2, IlpPutsHeavyStagesOnFastGpusAndSplitsOwnedLayers) {
     Topology t;
     t.name = "mixed";
@@ -110,6 +206,8 @@ TEST(Level2, IlpPutsHeavyStagesOnFastGpusAndSplitsOwnedLayers) {
     }
     EXPECT_EQ(fast_layers + slow_layers, 80);
     EXPECT_GT(fast_layers, slow_layers);
+    // Megatron-LM runs only equal middle stages; the ILP plans for that split.
+    EXPECT_EQ(p.owned_layers[1], p.owned_layers[2]);
     // No two cells share a slot.
     std::set<std::pair<int, int>> used;
     for (const auto& v : p.stage_slots)

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "common/plan/launch_writer.h"
 #include "common/plan/plan_text.h"
 #include "common/planner/tpa/level1.h"
 #include "common/util/errors.h"
@@ -143,9 +144,10 @@ Plan Evaluator::realise(const Shape& sh, const std::vector<int>& cell_cluster) {
     const tpa::MemoryModel mem = tpa::memory_model(req_.job, sh);
     std::vector<int> cap(static_cast<size_t>(pp));
     for (int s = 0; s < pp; ++s) cap[static_cast<size_t>(s)] = std::max(1, mem.max_layers(s, memory[static_cast<size_t>(s)]));
-    plan.layers_per_stage = tpa::split_layers(req_.job.model.layers, speed, cap);
+    // Only splits Megatron-LM can launch (equal middle stages), so what is scored is what runs.
+    plan.layers_per_stage = tpa::megatron_split(req_.job.model.layers, speed, cap);
     if (plan.layers_per_stage.empty()) {
-        last_failure_ = "layers do not fit the stages' memory";
+        last_failure_ = tpa::split_failure(req_.job.model.layers, speed, cap);
         return infeasible(plan, last_failure_);
     }
     return finish(std::move(plan));
@@ -183,8 +185,7 @@ Plan Evaluator::realise_plain(const Shape& sh, const std::vector<int>& cell_clus
             }
         }
     }
-    const int layers = req_.job.model.layers;
-    for (int s = 0; s < sh.pp; ++s) plan.layers_per_stage.push_back(layers / sh.pp + (s < layers % sh.pp ? 1 : 0));
+    plan.layers_per_stage = megatron_even_split(req_.job.model.layers, sh.pp);
     return finish(std::move(plan));
 }
 
@@ -192,17 +193,12 @@ Plan Evaluator::polish_layers(Plan plan, int max_rounds) {
     if (!plan.prediction.feasible || plan.pp < 2) return plan;
     for (int round = 0; round < max_rounds; ++round) {
         Plan best = plan;
-        for (int s = 0; s + 1 < plan.pp; ++s) {
-            for (int dir : {+1, -1}) {
-                const size_t from = static_cast<size_t>(dir > 0 ? s : s + 1);
-                const size_t to = static_cast<size_t>(dir > 0 ? s + 1 : s);
-                if (plan.layers_per_stage[from] <= 1) continue;
-                Plan trial = plan;
-                --trial.layers_per_stage[from];
-                ++trial.layers_per_stage[to];
-                trial = finish(std::move(trial));
-                if (better(trial, best)) best = std::move(trial);
-            }
+        // Moves that keep the split one Megatron-LM can launch.
+        for (std::vector<int>& split : tpa::split_moves(plan.layers_per_stage)) {
+            Plan trial = plan;
+            trial.layers_per_stage = std::move(split);
+            trial = finish(std::move(trial));
+            if (better(trial, best)) best = std::move(trial);
         }
         if (best.layers_per_stage == plan.layers_per_stage) break;
         plan = std::move(best);

@@ -40,17 +40,19 @@ public:
     int slots_of(int tp, int cluster);  // by topology index; 0 when not eligible
 
     // cell_cluster[stage * dp + replica] = topology cluster index. Splits layers by the speed of
-    // the slowest GPU serving each stage under memory caps (TPA level 1), places cells on the
-    // fastest free slots of their cluster, and scores with the cost model. A layout that does
-    // not fit comes back with prediction.feasible = false and the reason.
+    // the slowest GPU serving each stage under memory caps (TPA level 1, only splits Megatron-LM
+    // can launch: tpa::megatron_split), places cells on the fastest free slots of their
+    // cluster, and scores with the cost model. A layout that does not fit comes back with
+    // prediction.feasible = false and the reason.
     Plan realise(const Shape& shape, const std::vector<int>& cell_cluster);
-    // The same, with layers split evenly and cells on slots in node order: what a
-    // topology-oblivious launcher does.
+    // The same, with layers split as evenly as Megatron-LM can launch and cells on slots in
+    // node order: what a topology-oblivious launcher does.
     Plan realise_plain(const Shape& shape, const std::vector<int>& cell_cluster);
 
-    // Moves single layers between neighbouring stages while the cost model says the plan gets
-    // better (the split above is a speed-proportional estimate; the cost model also sees the
-    // embedding and logits on the end stages, memory and communication). At most max_rounds moves.
+    // Moves layers between stages (tpa::split_moves: the split stays one Megatron-LM can launch)
+    // while the cost model says the plan gets better (the split above is a speed-proportional
+    // estimate; the cost model also sees the embedding and logits on the end stages, memory and
+    // communication). At most max_rounds moves.
     Plan polish_layers(Plan plan, int max_rounds = 16);
     // Scores a plan built elsewhere (first-fit's sequential layout) and counts it.
     Plan evaluate(Plan plan) { return finish(std::move(plan)); }

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "common/cost/flops.h"
+#include "common/plan/launch_writer.h"
 #include "common/plan/plan_traffic.h"
 #include "common/planner/tpa/level1.h"
 
@@ -37,7 +38,8 @@ std::optional<ShapeCosts> shape_costs(baselines::Evaluator& eval, const Shape& s
     }
     for (int cl : c.clusters) c.slots.push_back(eval.slots_of(sh.tp, cl));
 
-    // Volumes from the plan layer, on a skeleton plan of this shape with an even layer split.
+    // Volumes from the plan layer, on a skeleton plan of this shape with the most even layer split
+    // Megatron-LM can launch.
     Plan skel;
     skel.job = req.job;
     skel.tp = sh.tp;
@@ -45,8 +47,7 @@ std::optional<ShapeCosts> shape_costs(baselines::Evaluator& eval, const Shape& s
     skel.dp = dp;
     skel.micro_batch = sh.micro_batch;
     skel.num_micro_batches = c.micro_batches;
-    for (int s = 0; s < pp; ++s)
-        skel.layers_per_stage.push_back(req.job.model.layers / pp + (s < req.job.model.layers % pp ? 1 : 0));
+    skel.layers_per_stage = megatron_even_split(req.job.model.layers, pp);  // what can launch
     const double boundary = pp_boundary_bytes(skel);
     const double passes = req.job.recompute ? 4.0 : 3.0;  // forward + backward (+ recompute)
     const double per_layer_flops = passes * cost::layer_forward_flops_per_token(req.job.model, req.job.seq_len) *
