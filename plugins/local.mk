@@ -76,3 +76,13 @@ plugins_job_submit_job_submit_spiderflow_la_LIBADD = libsf_slurmplugin.la libspi
 EXTRA_plugins_job_submit_job_submit_spiderflow_la_DEPENDENCIES = $(srcdir)/plugins/job_submit/job_submit.map
 
 EXTRA_DIST += plugins/spank/spank.map plugins/spank/stepd.map plugins/job_submit/job_submit.map
+
+# Slurm loads .so files only: libtool's .la files are removed. Debug info is 95% of a plugin (libspiderflow is linked in statically): daemons and every
+# client command would map ~50 MB per plugin. Installed copies keep their symbols (backtraces
+# in slurmctld's log) and drop the debug sections; the build tree keeps them for gdb.
+install-data-hook:
+	for so in job_submit_spiderflow.so spiderflow.so spiderflow_stepd.so; do \
+	  f="$(DESTDIR)$(slurmplugindir)/$$so"; \
+	  if test -f "$$f"; then $(STRIP) --strip-debug "$$f" || exit 1; fi; \
+	  rm -f "$(DESTDIR)$(slurmplugindir)/$${so%.so}.la"; \
+	done
