@@ -1,6 +1,7 @@
 // Catalog reading: the builtin files compiled in (catalog_data.cpp), plus a site's own file.
 #include <cctype>
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -60,13 +61,61 @@ std::string read_name(const nlohmann::json& j, const std::string& source, const 
     return name;
 }
 
+// One of an enum's catalog spellings (exact, as Megatron-LM's options take them).
+template <typename E, size_t N>
+E choice(const nlohmann::json& j, const char* k, const std::string& source, const std::string& path,
+         const E (&values)[N]) {
+    const std::string v = jr::get_string(j.at(k), source, key(path, k));
+    std::string known;
+    for (E e : values) {
+        if (v == to_string(e)) return e;
+        known += std::string(known.empty() ? "" : ", ") + to_string(e);
+    }
+    throw InputError(source, 0, key(path, k), "unknown value '" + v + "' (" + known + ")");
+}
+
+// The layer details, defaults filled; may set gated_ffn from "activation" when the entry
+// gives only that.
+LayerDetails read_details(const nlohmann::json& j, const std::string& source, const std::string& path,
+                          ModelArch& m) {
+    LayerDetails d;
+    if (j.contains("normalization"))
+        d.normalization =
+            choice(j, "normalization", source, path, {Normalization::layer_norm, Normalization::rms_norm});
+    if (j.contains("position_embedding"))
+        d.position_embedding = choice(j, "position_embedding", source, path,
+                                      {PositionEmbedding::learned_absolute, PositionEmbedding::rope});
+    if (j.contains("rotary_base")) {
+        if (d.position_embedding != PositionEmbedding::rope)
+            throw InputError(source, 0, key(path, "rotary_base"), "set without position_embedding \"rope\"");
+        d.rotary_base = jr::get_int(j.at("rotary_base"), source, key(path, "rotary_base"), 1, 1000000000);
+    }
+    if (j.contains("bias_linear")) d.bias_linear = jr::get_bool(j.at("bias_linear"), source, key(path, "bias_linear"));
+    if (!j.contains("activation")) {
+        d.activation = m.gated_ffn ? Activation::swiglu : Activation::gelu;
+        return d;
+    }
+    d.activation =
+        choice(j, "activation", source, path, {Activation::gelu, Activation::swiglu, Activation::squared_relu});
+    const bool gated = d.activation == Activation::swiglu;
+    if (!j.contains("gated_ffn")) {
+        m.gated_ffn = gated;
+    } else if (m.gated_ffn != gated) {
+        throw InputError(source, 0, key(path, "activation"),
+                         std::string(to_string(d.activation)) + (gated ? " is a gated FFN but gated_ffn is false"
+                                                                        : " is a plain FFN but gated_ffn is true"));
+    }
+    return d;
+}
+
 }  // namespace
 
 ModelArch model_arch_from_json(const nlohmann::json& j, const std::string& source, const std::string& path,
                                bool require_name) {
     jr::only_keys(j,
                   {"name", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab", "experts",
-                   "experts_per_token", "gated_ffn", "tied_embeddings", "source"},
+                   "experts_per_token", "gated_ffn", "tied_embeddings", "normalization", "position_embedding",
+                   "rotary_base", "bias_linear", "activation", "source"},
                   source, path);
     ModelArch m;
     if (require_name || j.contains("name")) m.name = lower(read_name(j, source, path));
@@ -85,6 +134,7 @@ ModelArch model_arch_from_json(const nlohmann::json& j, const std::string& sourc
     m.gated_ffn = j.contains("gated_ffn") ? jr::get_bool(j.at("gated_ffn"), source, key(path, "gated_ffn")) : false;
     m.tied_embeddings =
         j.contains("tied_embeddings") ? jr::get_bool(j.at("tied_embeddings"), source, key(path, "tied_embeddings")) : false;
+    m.details = read_details(j, source, path, m);
     if (j.contains("source")) m.source = jr::get_string(j.at("source"), source, key(path, "source"));
 
     if (m.hidden % m.heads != 0) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,26 @@ struct GpuType {
     std::string source;
 };
 
+// How a model's layers are built beyond their dimensions: what a training framework must be told
+// and the cost model does not count (norms, biases and position encodings are well under 0.1%
+// of FLOPs and memory). Values are Megatron-LM's; the defaults are its defaults.
+enum class Normalization { layer_norm, rms_norm };
+enum class PositionEmbedding { learned_absolute, rope };
+enum class Activation { gelu, swiglu, squared_relu };
+
+struct LayerDetails {
+    Normalization normalization = Normalization::layer_norm;
+    PositionEmbedding position_embedding = PositionEmbedding::learned_absolute;
+    int rotary_base = 10000;     // RoPE base frequency (theta); meaningful with rope only
+    bool bias_linear = true;     // biases in the linear layers (QKV, projections, FFN)
+    Activation activation = Activation::gelu;  // swiglu exactly when gated_ffn
+};
+
+// Catalog spellings: "LayerNorm"/"RMSNorm", "learned_absolute"/"rope", "gelu"/"swiglu"/"squared_relu".
+const char* to_string(Normalization n);
+const char* to_string(PositionEmbedding p);
+const char* to_string(Activation a);
+
 struct ModelArch {
     std::string name;            // "llama3-70b"
     int layers = 0;
@@ -32,6 +53,9 @@ struct ModelArch {
     int experts_per_token = 0;   // top-k routing
     bool gated_ffn = false;      // SwiGLU: three FFN matrices instead of two
     bool tied_embeddings = false;
+    // Catalog entries and job specs' own models always have it (the reader fills the defaults
+    // for what an entry does not say); a model read back from a plan file does not.
+    std::optional<LayerDetails> details;
     std::string source;
 
     bool is_moe() const { return experts > 1; }

@@ -116,7 +116,10 @@ JobSpec parse_job_spec(const std::string& json_text, const std::string& source, 
             throw InputError(source, 0, "optimizer", "unsupported optimizer '" + opt + "' (adam)");
         }
     }
-    if (j.contains("recompute")) spec.recompute = jr::get_bool(j.at("recompute"), source, "recompute");
+    if (j.contains("recompute")) {
+        spec.recompute = jr::get_bool(j.at("recompute"), source, "recompute");
+        spec.recompute_stated = true;
+    }
     if (j.contains("zero1")) spec.zero1 = jr::get_bool(j.at("zero1"), source, "zero1");
     if (j.contains("gpus")) spec.gpus = jr::get_int(j.at("gpus"), source, "gpus", 0, 10000000);
     if (j.contains("gpu_mode")) {

@@ -22,6 +22,9 @@ struct JobSpec {
     int micro_batch = 0;         // sequences per micro-batch; 0 = planner chooses
     Precision precision = Precision::bf16;
     bool recompute = false;      // full activation recomputation
+    // The spec said "recompute" (true or false). When it did not, the planner turns recompute on
+    // if no layout fits memory without it (plan_job, common/planner/plan_job.h).
+    bool recompute_stated = false;
     bool zero1 = false;          // optimizer states sharded across DP
     int gpus = 0;
     GpuCountMode gpu_mode = GpuCountMode::exact;

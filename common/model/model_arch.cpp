@@ -4,6 +4,31 @@
 
 namespace spiderflow {
 
+const char* to_string(Normalization n) {
+    switch (n) {
+        case Normalization::layer_norm: return "LayerNorm";
+        case Normalization::rms_norm: return "RMSNorm";
+    }
+    return "?";
+}
+
+const char* to_string(PositionEmbedding p) {
+    switch (p) {
+        case PositionEmbedding::learned_absolute: return "learned_absolute";
+        case PositionEmbedding::rope: return "rope";
+    }
+    return "?";
+}
+
+const char* to_string(Activation a) {
+    switch (a) {
+        case Activation::gelu: return "gelu";
+        case Activation::swiglu: return "swiglu";
+        case Activation::squared_relu: return "squared_relu";
+    }
+    return "?";
+}
+
 double ModelArch::matmul_params_per_layer(bool active_only) const {
     const double h = hidden;
     const double kv_dim = static_cast<double>(kv_heads) * head_dim();

@@ -1,14 +1,13 @@
 #include "common/plan/launch_writer.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <optional>
 #include <set>
 #include <sstream>
-#include <string_view>
 
+#include "common/model/catalog.h"
 #include "common/util/errors.h"
 
 namespace spiderflow {
@@ -146,47 +145,29 @@ Flags split_flags(const Plan& plan) {
     return f;
 }
 
-// What the model catalog does not carry, by model family (catalog name prefix). Sources:
-// GPT-3, Brown et al. 2020 (GPT-2's LayerNorm, learned positions, biases); Llama 2, Touvron et
-// al. 2023 (RMSNorm, RoPE) and its model card config (rope_theta 10000, no biases); Llama 3,
-// Llama Team 2024 (RoPE base frequency 500,000); Mixtral, Jiang et al. 2024 and its config
-// (RMSNorm, rope_theta 1e6, no biases); Nemotron-4, NVIDIA 2024 340B report (RoPE, squared ReLU,
-// no biases) with LayerNorm as in its Megatron configs. Other models get what the catalog says;
-// their command gives the rest.
-struct Family {
-    std::string_view prefix;
-    const char* normalization;
-    const char* position;
-    const char* rotary_base;  // nullptr: no rotary embeddings
-    bool biases;
-    const char* activation;   // a switch beyond --swiglu (which gated_ffn gives); nullptr: GeLU
-};
-
-constexpr Family kFamilies[] = {
-    {"gpt3", "LayerNorm", "learned_absolute", nullptr, true, nullptr},
-    {"llama2", "RMSNorm", "rope", "10000", false, nullptr},
-    {"llama3", "RMSNorm", "rope", "500000", false, nullptr},
-    {"mixtral", "RMSNorm", "rope", "1000000", false, nullptr},
-    {"nemotron4", "LayerNorm", "rope", "10000", false, "--squared-relu"},
-};
-
-const Family* family_of(const std::string& model) {
-    std::string lower = model;
-    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    for (const Family& f : kFamilies)
-        if (lower.rfind(f.prefix, 0) == 0) return &f;
-    return nullptr;
+// How the layers are built: from the plan's model, or, for a model read back from a plan file
+// (whose schema carries only dimensions), from the builtin catalog entry of that name and
+// dimensions. A model known to neither gets none of these flags: its command gives them.
+std::optional<LayerDetails> details_of(const ModelArch& m) {
+    if (m.details) return m.details;
+    const ModelArch* c = Catalog::builtin().model(m.name);
+    if (c == nullptr || c->layers != m.layers || c->hidden != m.hidden || c->heads != m.heads ||
+        c->kv_heads != m.kv_heads || c->ffn_hidden != m.ffn_hidden || c->gated_ffn != m.gated_ffn)
+        return std::nullopt;
+    return c->details;
 }
 
-Flags family_flags(const ModelArch& m) {
-    const Family* fam = family_of(m.name);
-    if (fam == nullptr) return {};
+Flags layer_flags(const ModelArch& m) {
+    const std::optional<LayerDetails> d = details_of(m);
+    if (!d) return {};
     const std::string why = "the architecture of " + m.name;
-    Flags f = {{"--normalization", fam->normalization, Rule::same, why},
-               {"--position-embedding-type", fam->position, Rule::same, why}};
-    if (fam->rotary_base) f.push_back({"--rotary-base", fam->rotary_base, Rule::same, why});
-    if (!fam->biases) f.push_back({"--disable-bias-linear", "", Rule::on, why});
-    if (fam->activation) f.push_back({fam->activation, "", Rule::on, why});
+    Flags f = {{"--normalization", to_string(d->normalization), Rule::same, why},
+               {"--position-embedding-type", to_string(d->position_embedding), Rule::same, why}};
+    if (d->position_embedding == PositionEmbedding::rope)
+        f.push_back({"--rotary-base", std::to_string(d->rotary_base), Rule::same, why});
+    if (!d->bias_linear) f.push_back({"--disable-bias-linear", "", Rule::on, why});
+    // --swiglu comes with gated_ffn (shape_flags); GeLU is Megatron's default.
+    if (d->activation == Activation::squared_relu) f.push_back({"--squared-relu", "", Rule::on, why});
     return f;
 }
 
@@ -221,7 +202,7 @@ Flags architecture_flags(const Plan& plan, const std::vector<std::string>& comma
     // A plan file always has the dimensions; a plan built in code may carry the layers alone.
     if (m.hidden < 1 || m.heads < 1) return {};
     Flags f = shape_flags(m);
-    for (Flag& x : family_flags(m)) f.push_back(std::move(x));
+    for (Flag& x : layer_flags(m)) f.push_back(std::move(x));
     f.push_back({"--max-position-embeddings", std::to_string(plan.job.seq_len), Rule::at_least,
                  "the job's sequence length"});
     // The tokenizer sets the vocabulary; only Megatron's NullTokenizer takes it from the command.

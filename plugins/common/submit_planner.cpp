@@ -18,6 +18,7 @@
 #include "common/plan/nccl_env.h"
 #include "common/plan/plan_json.h"
 #include "common/plan/plan_transport.h"
+#include "common/planner/plan_job.h"
 #include "common/planner/planner.h"
 #include "common/util/errors.h"
 #include "plugins/common/plan_summary.h"
@@ -63,7 +64,7 @@ PlanOutcome plan_with_budget(const PlanRequest& request, const std::string& poli
         try {
             auto planner = make_planner(policy);
             CostModel cost(*topology, Catalog::builtin());
-            out.plan = planner->plan(request, cost).plan;
+            out.plan = plan_job(*planner, request, cost).plan;
             out.ok = true;
         } catch (const InfeasibleError& e) {
             out.user_error = true;

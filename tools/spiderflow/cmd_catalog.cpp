@@ -106,6 +106,15 @@ nlohmann::ordered_json models_json(const Catalog& cat) {
         o["experts_per_token"] = m.experts_per_token;
         o["gated_ffn"] = m.gated_ffn;
         o["tied_embeddings"] = m.tied_embeddings;
+        if (m.details) {
+            const LayerDetails& d = *m.details;
+            o["normalization"] = to_string(d.normalization);
+            o["position_embedding"] = to_string(d.position_embedding);
+            o["rotary_base"] = d.position_embedding == PositionEmbedding::rope ? nlohmann::ordered_json(d.rotary_base)
+                                                                               : nlohmann::ordered_json(nullptr);
+            o["bias_linear"] = d.bias_linear;
+            o["activation"] = to_string(d.activation);
+        }
         o["params"] = m.total_params();
         o["source"] = m.source;
         arr.push_back(std::move(o));

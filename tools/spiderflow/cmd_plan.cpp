@@ -13,6 +13,7 @@
 #include "common/plan/plan_json.h"
 #include "common/plan/plan_svg.h"
 #include "common/plan/plan_text.h"
+#include "common/planner/plan_job.h"
 #include "common/planner/planner.h"
 #include "common/topology/reader.h"
 #include "common/util/errors.h"
@@ -30,6 +31,8 @@ constexpr const char* kHelp =
     "  --reader NAME        topology reader (default: from the file name)\n"
     "  --model NAME         model from the built-in catalog (e.g. llama3-70b)\n"
     "  --job FILE           job spec JSON; the options below override its values\n"
+    "                       (its \"recompute\" decides activation recomputation; without it,\n"
+    "                       recompute is turned on only when no layout fits memory otherwise)\n"
     "  --catalog FILE       extra GPU/model catalog JSON on top of the built-in one\n"
     "  --global-batch N     sequences per iteration\n"
     "  --seq-len S          tokens per sequence\n"
@@ -167,7 +170,7 @@ int run_plan(const std::vector<std::string>& args) {
     const Topology topology = read_topology(topology_file, reader);
     const CostModel cost(topology, catalog);
     const auto planner = make_planner(policy);
-    const PlanResult result = planner->plan(request, cost);
+    const PlanResult result = plan_job(*planner, request, cost);
     if (!result.note.empty()) std::cerr << "spiderflow: " << result.note << "\n";
 
     std::string text;

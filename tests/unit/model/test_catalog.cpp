@@ -161,3 +161,92 @@ TEST(Catalog, HugeNumberLiteralIsAnInputError) {
     EXPECT_THROW(parse_job_spec(R"({"model": "llama3-8b", "global_batch": 9e9999})", "j.json", Catalog::builtin()),
                  InputError);
 }
+
+// How the layers are built (what Megatron-LM is told beyond the dimensions) comes from the data,
+// with Megatron-LM's defaults for what an entry does not say.
+TEST(Catalog, LayerDetailsOfTheBuiltinModels) {
+    const Catalog& c = Catalog::builtin();
+    struct Case {
+        const char* name;
+        Normalization norm;
+        PositionEmbedding pos;
+        int rotary_base;  // 0: no RoPE
+        bool bias;
+        Activation act;
+    } cases[] = {
+        {"gpt3-175b", Normalization::layer_norm, PositionEmbedding::learned_absolute, 0, true, Activation::gelu},
+        {"llama2-70b", Normalization::rms_norm, PositionEmbedding::rope, 10000, false, Activation::swiglu},
+        {"llama3-8b", Normalization::rms_norm, PositionEmbedding::rope, 500000, false, Activation::swiglu},
+        {"mixtral-8x7b", Normalization::rms_norm, PositionEmbedding::rope, 1000000, false, Activation::swiglu},
+        {"nemotron4-340b", Normalization::layer_norm, PositionEmbedding::rope, 10000, false, Activation::squared_relu},
+    };
+    for (const auto& k : cases) {
+        const ModelArch& m = *c.model(k.name);
+        ASSERT_TRUE(m.details) << k.name;
+        EXPECT_EQ(m.details->normalization, k.norm) << k.name;
+        EXPECT_EQ(m.details->position_embedding, k.pos) << k.name;
+        if (k.rotary_base) {
+            EXPECT_EQ(m.details->rotary_base, k.rotary_base) << k.name;
+        }
+        EXPECT_EQ(m.details->bias_linear, k.bias) << k.name;
+        EXPECT_EQ(m.details->activation, k.act) << k.name;
+    }
+    // Every builtin entry has them, and swiglu exactly when the FFN is gated.
+    for (const auto& name : c.model_names()) {
+        const ModelArch& m = *c.model(name);
+        ASSERT_TRUE(m.details) << name;
+        EXPECT_EQ(m.details->activation == Activation::swiglu, m.gated_ffn) << name;
+    }
+    EXPECT_STREQ(to_string(Normalization::rms_norm), "RMSNorm");
+    EXPECT_STREQ(to_string(PositionEmbedding::learned_absolute), "learned_absolute");
+    EXPECT_STREQ(to_string(Activation::squared_relu), "squared_relu");
+}
+
+TEST(Catalog, LayerDetailsDefaultsAndStrictValues) {
+    const std::string dims = R"("name": "m", "layers": 2, "hidden": 96, "heads": 3, "ffn_hidden": 4, "vocab": 5)";
+    Catalog c;
+    c.add_json(R"({"models": [{)" + dims + R"(}]})", "f.json");
+    const LayerDetails d = *c.model("m")->details;
+    EXPECT_EQ(d.normalization, Normalization::layer_norm);
+    EXPECT_EQ(d.position_embedding, PositionEmbedding::learned_absolute);
+    EXPECT_EQ(d.rotary_base, 10000);
+    EXPECT_TRUE(d.bias_linear);
+    EXPECT_EQ(d.activation, Activation::gelu);
+    c.add_json(R"({"models": [{)" + dims + R"(, "gated_ffn": true}]})", "f.json");
+    EXPECT_EQ(c.model("m")->details->activation, Activation::swiglu);  // follows gated_ffn
+    c.add_json(R"({"models": [{)" + dims + R"(, "activation": "swiglu", "position_embedding": "rope",
+               "rotary_base": 50000, "normalization": "RMSNorm", "bias_linear": false}]})",
+               "f.json");
+    const ModelArch& s = *c.model("m");
+    EXPECT_TRUE(s.gated_ffn);  // activation alone sets it
+    EXPECT_EQ(s.details->rotary_base, 50000);
+    EXPECT_EQ(s.details->normalization, Normalization::rms_norm);
+    EXPECT_FALSE(s.details->bias_linear);
+
+    auto error_of = [&](const std::string& extra) -> InputError {
+        try {
+            c.add_json(R"({"models": [{)" + dims + ", " + extra + "}]}", "f.json");
+        } catch (const InputError& e) {
+            return e;
+        }
+        return InputError("", 0, "(accepted)", "");
+    };
+    EXPECT_EQ(error_of(R"("normalization": "rmsnorm")").field(), "models[0].normalization");
+    EXPECT_NE(std::string(error_of(R"("normalization": "rmsnorm")").what()).find("LayerNorm, RMSNorm"),
+              std::string::npos);
+    EXPECT_EQ(error_of(R"("normalization": 1)").field(), "models[0].normalization");
+    EXPECT_EQ(error_of(R"("position_embedding": "alibi")").field(), "models[0].position_embedding");
+    EXPECT_EQ(error_of(R"("activation": "relu")").field(), "models[0].activation");
+    EXPECT_EQ(error_of(R"("activation": "gelu", "gated_ffn": true)").field(), "models[0].activation");
+    EXPECT_EQ(error_of(R"("activation": "swiglu", "gated_ffn": false)").field(), "models[0].activation");
+    EXPECT_EQ(error_of(R"("bias_linear": "no")").field(), "models[0].bias_linear");
+    EXPECT_EQ(error_of(R"("rotary_base": 10000)").field(), "models[0].rotary_base");  // without rope
+    EXPECT_EQ(error_of(R"("position_embedding": "rope", "rotary_base": 0)").field(), "models[0].rotary_base");
+    EXPECT_EQ(error_of(R"("position_embedding": "rope", "rotary_base": 1.5)").field(), "models[0].rotary_base");
+    // A job spec's own model reads the same way.
+    const JobSpec j = parse_job_spec(R"({"model": {"layers": 4, "hidden": 256, "heads": 8, "ffn_hidden": 1024,
+                                        "vocab": 1000, "normalization": "RMSNorm"}, "global_batch": 8})",
+                                     "job.json", Catalog::builtin());
+    ASSERT_TRUE(j.model.details);
+    EXPECT_EQ(j.model.details->normalization, Normalization::rms_norm);
+}

@@ -31,6 +31,7 @@ TEST(JobSpec, ReadsACatalogModel) {
     EXPECT_EQ(j.global_batch, 1024);
     EXPECT_EQ(j.micro_batch, 2);
     EXPECT_TRUE(j.recompute);
+    EXPECT_TRUE(j.recompute_stated);
     EXPECT_TRUE(j.zero1);
     EXPECT_EQ(j.gpus, 512);
     EXPECT_EQ(j.gpu_mode, GpuCountMode::at_most);
@@ -47,6 +48,11 @@ TEST(JobSpec, ReadsExplicitDimensions) {
     EXPECT_EQ(j.model.name, "custom");
     EXPECT_EQ(j.bytes_per_param(), 4);
     EXPECT_EQ(j.seq_len, 2048);  // default
+    EXPECT_FALSE(j.recompute);    // not stated: the planner decides (plan_job)
+    EXPECT_FALSE(j.recompute_stated);
+    EXPECT_TRUE(parse_job_spec(R"({"model": "llama3-8b", "global_batch": 8, "recompute": false})", "job.json",
+                               Catalog::builtin())
+                    .recompute_stated);
 }
 
 TEST(JobSpec, BadSpecsGiveTheRightMessage) {

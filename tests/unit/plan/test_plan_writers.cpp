@@ -275,6 +275,43 @@ TEST(MegatronArgs, ArchitectureComesFromTheCatalogModel) {
     EXPECT_EQ(flag_value(m, "--rotary-base"), "1000000");
 }
 
+TEST(MegatronArgs, LayerFlagsComeFromTheModelsDetails) {
+    // A plan read back from its file has the dimensions only: the catalog entry of that name gives
+    // the rest, as long as the dimensions are its own.
+    Plan p = megatron_plan("llama3-70b", std::vector<int>(16, 5));
+    p.job.model.details.reset();
+    auto a = megatron_args(p, 600, pretrain());
+    EXPECT_EQ(flag_value(a, "--normalization"), "RMSNorm");
+    EXPECT_EQ(flag_value(a, "--rotary-base"), "500000");
+    EXPECT_EQ(flag_value(a, "--disable-bias-linear"), "<switch>");
+    p.job.model.hidden = 4096;
+    p.job.model.ffn_hidden = 14336;
+    a = megatron_args(p, 600, pretrain());
+    for (const char* absent : {"--normalization", "--position-embedding-type", "--rotary-base", "--disable-bias-linear"})
+        EXPECT_EQ(flag_value(a, absent), "<absent>") << absent;
+    EXPECT_EQ(flag_value(a, "--hidden-size"), "4096");
+
+    // A model of the user's own: what its details say (Nemotron-4's squared ReLU here).
+    p = megatron_plan("nemotron4-340b", std::vector<int>(8, 12));
+    a = megatron_args(p, 600, pretrain());
+    EXPECT_EQ(flag_value(a, "--squared-relu"), "<switch>");
+    EXPECT_EQ(flag_value(a, "--normalization"), "LayerNorm");
+    EXPECT_EQ(flag_value(a, "--rotary-base"), "10000");
+    EXPECT_EQ(flag_value(a, "--swiglu"), "<absent>");
+    p.job.model.name = "custom";
+    p.job.model.details->normalization = Normalization::rms_norm;
+    p.job.model.details->position_embedding = PositionEmbedding::learned_absolute;
+    a = megatron_args(p, 600, pretrain());
+    EXPECT_EQ(flag_value(a, "--normalization"), "RMSNorm");
+    EXPECT_EQ(flag_value(a, "--position-embedding-type"), "learned_absolute");
+    EXPECT_EQ(flag_value(a, "--rotary-base"), "<absent>");
+    EXPECT_EQ(flag_value(a, "--squared-relu"), "<switch>");
+    p.job.model.details.reset();  // and no catalog entry of that name: the command gives them
+    a = megatron_args(p, 600, pretrain({"--normalization", "RMSNorm"}));
+    EXPECT_EQ(count_of(a, "--normalization"), 0u);
+    EXPECT_EQ(flag_value(a, "--squared-relu"), "<absent>");
+}
+
 TEST(MegatronArgs, UserFlagsAgreeingArePassedOnceConflictingAreErrors) {
     const Plan p = megatron_plan("llama3-70b", std::vector<int>(16, 5));
     LaunchRequest req;

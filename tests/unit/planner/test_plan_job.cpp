@@ -1,0 +1,147 @@
+// plan_job: activation recomputation as the planner's decision when the job spec leaves it open.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/cost/cost_model.h"
+#include "common/model/job_spec.h"
+#include "common/planner/plan_job.h"
+#include "common/topology/reader.h"
+#include "common/util/errors.h"
+#include "fixtures.h"
+
+using namespace sftest;
+
+namespace {
+
+std::string shipped(const std::string& rel) {
+    const char* dir = std::getenv("SF_SRCDIR");
+    return std::string(dir && *dir ? dir : ".") + "/" + rel;
+}
+
+// The README's quickstart: llama3-70b on worldwide-8 at 256 GPUs, batch 1024, seq 4096.
+PlanRequest quickstart(const std::string& recompute) {
+    PlanRequest r;
+    r.job = parse_job_spec(R"({"model": "llama3-70b", "global_batch": 1024, "seq_len": 4096, "gpus": 256)" +
+                               (recompute.empty() ? std::string() : ", \"recompute\": " + recompute) + "}",
+                           "job spec", Catalog::builtin());
+    return r;
+}
+
+// A policy that only plans with recompute on and records what it was given.
+class NeedsRecompute : public PlannerPolicy {
+public:
+    explicit NeedsRecompute(double sleep_s) : sleep_s_(sleep_s) {}
+    std::string name() const override { return "needs-recompute"; }
+    PlanResult plan(const PlanRequest& r, const CostModel&) const override {
+        calls.push_back(r);
+        std::this_thread::sleep_for(std::chrono::duration<double>(sleep_s_));
+        if (!r.job.recompute) throw InfeasibleError("does not fit memory");
+        PlanResult out;
+        out.plan.job = r.job;
+        return out;
+    }
+    mutable std::vector<PlanRequest> calls;
+
+private:
+    double sleep_s_;
+};
+
+}  // namespace
+
+TEST(PlanJob, QuickstartTurnsRecomputeOnWhenTheSpecLeavesItOpen) {
+    const Topology t = read_topology(shipped("contrib/topologies/worldwide-8.json"));
+    const CostModel cost(t, Catalog::builtin());
+    const auto planner = make_planner("spinsearch");
+    const PlanRequest open = quickstart("");
+    ASSERT_FALSE(open.job.recompute_stated);
+    // As today without the retry: nothing Megatron-LM can launch fits memory.
+    EXPECT_THROW(planner->plan(open, cost), InfeasibleError);
+
+    const PlanResult r = plan_job(*planner, open, cost);
+    EXPECT_TRUE(r.plan.job.recompute);
+    EXPECT_TRUE(r.plan.prediction.feasible);
+    EXPECT_EQ(r.plan.world_size(), 256);
+    EXPECT_NE(r.note.find("activation recomputation on"), std::string::npos) << r.note;
+
+    // Stated, it is kept: false stays infeasible, true plans the same as the retry.
+    const PlanRequest off = quickstart("false");
+    ASSERT_TRUE(off.job.recompute_stated);
+    EXPECT_THROW(plan_job(*planner, off, cost), InfeasibleError);
+    const PlanResult on = plan_job(*planner, quickstart("true"), cost);
+    EXPECT_TRUE(on.plan.job.recompute);
+    EXPECT_EQ(on.note.find("activation recomputation on"), std::string::npos) << on.note;
+}
+
+TEST(PlanJob, ASmallModelThatFitsKeepsRecomputeOff) {
+    const Topology t = read_topology(shipped("contrib/topologies/worldwide-8.json"));
+    const CostModel cost(t, Catalog::builtin());
+    PlanRequest r;
+    r.job = parse_job_spec(R"({"model": "gpt3-1.3b", "global_batch": 512, "seq_len": 2048, "gpus": 64})", "job spec",
+                           Catalog::builtin());
+    const PlanResult p = plan_job(*make_planner("spinsearch"), r, cost);
+    EXPECT_FALSE(p.plan.job.recompute);
+    EXPECT_EQ(p.note.find("recomputation"), std::string::npos) << p.note;
+}
+
+TEST(PlanJob, BothAttemptsShareTheTimeLimit) {
+    const Topology t = two_sites();
+    const CostModel cost(t, Catalog::builtin());
+    PlanRequest r = request("llama3-8b", 64, 16);
+    r.time_limit_s = 10;
+    const NeedsRecompute policy(0.05);
+    const PlanResult p = plan_job(policy, r, cost);
+    ASSERT_EQ(policy.calls.size(), 2u);
+    EXPECT_FALSE(policy.calls[0].job.recompute);
+    EXPECT_DOUBLE_EQ(policy.calls[0].time_limit_s, 10);
+    EXPECT_TRUE(policy.calls[1].job.recompute);
+    EXPECT_LE(policy.calls[1].time_limit_s, 10 - 0.05);
+    EXPECT_GT(policy.calls[1].time_limit_s, 0);
+    EXPECT_TRUE(p.plan.job.recompute);
+
+    // The first attempt spent it all: no second one, the first reason stands.
+    r.time_limit_s = 0.01;
+    const NeedsRecompute slow(0.05);
+    try {
+        plan_job(slow, r, cost);
+        ADD_FAILURE() << "planned without time left";
+    } catch (const InfeasibleError& e) {
+        EXPECT_EQ(std::string(e.what()).rfind("does not fit memory (the time limit left no time", 0), 0u) << e.what();
+    }
+    EXPECT_EQ(slow.calls.size(), 1u);
+
+    // No limit given: each attempt gets the policy's default.
+    r.time_limit_s = 0;
+    const NeedsRecompute quick(0);
+    plan_job(quick, r, cost);
+    ASSERT_EQ(quick.calls.size(), 2u);
+    EXPECT_EQ(quick.calls[1].time_limit_s, 0);
+}
+
+TEST(PlanJob, AStatedChoiceIsPlannedOnce) {
+    const Topology t = two_sites();
+    const CostModel cost(t, Catalog::builtin());
+    PlanRequest r = request("llama3-8b", 64, 16);
+    r.job.recompute_stated = true;
+    const NeedsRecompute policy(0);
+    EXPECT_THROW(plan_job(policy, r, cost), InfeasibleError);
+    EXPECT_EQ(policy.calls.size(), 1u);
+}
+
+TEST(PlanJob, WhenRecomputeDoesNotHelpEitherTheErrorSaysItWasTried) {
+    const Topology t = read_topology(shipped("contrib/topologies/worldwide-8.json"));
+    const CostModel cost(t, Catalog::builtin());
+    PlanRequest r;
+    r.job = parse_job_spec(R"({"model": "llama3-405b", "global_batch": 1024, "seq_len": 4096, "gpus": 32})",
+                           "job spec", Catalog::builtin());
+    try {
+        plan_job(*make_planner("spinsearch"), r, cost);
+        ADD_FAILURE() << "405B planned on 32 GPUs";
+    } catch (const InfeasibleError& e) {
+        EXPECT_NE(std::string(e.what()).find("with activation recomputation on"), std::string::npos) << e.what();
+    }
+}
