@@ -115,3 +115,11 @@ TESTS += tests/unit/test_plan_transport
 tests_unit_test_plan_transport_SOURCES = tests/unit/plan/test_plan_transport.cpp
 tests_unit_test_plan_transport_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_plan_transport_LDADD = libsf_plan_transport.la libsf_util.la $(GTEST_LIBS_ALL)
+
+# site state: usage overlay, what-if copies, deltas, snapshots, free view
+check_PROGRAMS += tests/unit/test_site
+TESTS += tests/unit/test_site
+tests_unit_test_site_SOURCES = tests/unit/site/test_site_state.cpp tests/unit/site/test_site_json.cpp
+tests_unit_test_site_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_site_LDADD = libsf_site.la libsf_topology.la libsf_model.la libsf_util.la $(HWLOC_LIBS) \
+	$(GTEST_LIBS_ALL)

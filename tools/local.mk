@@ -21,3 +21,6 @@ spiderflow_LDADD += libsf_slurmplugin.la libspiderflow.la $(SLURM_LIBS)
 
 # catalog command: lists the built-in GPU and model catalogs.
 spiderflow_SOURCES += tools/spiderflow/cmd_catalog.cpp
+
+# query command: replays site-state scripts (golden tests in tests/golden/query/).
+spiderflow_SOURCES += tools/spiderflow/cmd_query.cpp

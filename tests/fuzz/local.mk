@@ -11,6 +11,7 @@ FUZZ_REPLAYS += tests/fuzz/replay_hwloc_xml
 FUZZ_REPLAYS += tests/fuzz/replay_catalog
 FUZZ_REPLAYS += tests/fuzz/replay_job_spec
 FUZZ_REPLAYS += tests/fuzz/replay_topology_json
+FUZZ_REPLAYS += tests/fuzz/replay_plan_content
 
 check_SCRIPTS += $(FUZZ_REPLAYS)
 TESTS += $(FUZZ_REPLAYS)

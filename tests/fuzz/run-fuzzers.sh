@@ -25,7 +25,7 @@ if [ -z "$cxx" ]; then
 fi
 [ -n "$cxx" ] || { echo "spiderflow: run-fuzzers: clang++ not found (apt-get install clang)" >&2; exit 2; }
 
-pkgs="nlohmann_json hwloc cbc osi-clp coinutils sqlite3 libcurl"
+pkgs="nlohmann_json hwloc cbc osi-clp coinutils sqlite3 libcurl zlib"
 pkg_cflags=$(pkg-config --cflags $pkgs)
 pkg_libs=$(pkg-config --libs $pkgs)
 

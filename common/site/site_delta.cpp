@@ -1,0 +1,79 @@
+#include "common/site/site_delta.h"
+
+#include <type_traits>
+
+#include "common/model/json_read.h"
+#include "common/site/site_json_fields.h"
+#include "common/util/errors.h"
+
+namespace spiderflow {
+
+using sitejson::json;
+using sitejson::ordered_json;
+
+const char* delta_kind(const SiteDelta& delta) {
+    return std::visit(
+        [](const auto& d) -> const char* {
+            using T = std::decay_t<decltype(d)>;
+            if constexpr (std::is_same_v<T, NodeStateChanged>) return "node_state_changed";
+            else if constexpr (std::is_same_v<T, JobAllocated>) return "job_allocated";
+            else if constexpr (std::is_same_v<T, JobReleased>) return "job_released";
+            else if constexpr (std::is_same_v<T, ReservationAdded>) return "reservation_added";
+            else if constexpr (std::is_same_v<T, ReservationRemoved>) return "reservation_removed";
+            else return "link_measured";
+        },
+        delta);
+}
+
+std::string delta_to_json(const SiteDelta& delta, int indent) {
+    ordered_json o;
+    o["delta"] = delta_kind(delta);
+    std::visit(
+        [&o](const auto& d) {
+            using T = std::decay_t<decltype(d)>;
+            if constexpr (std::is_same_v<T, NodeStateChanged>) sitejson::put_node_state(o, d);
+            else if constexpr (std::is_same_v<T, JobAllocated>) sitejson::put_allocation(o, d.allocation);
+            else if constexpr (std::is_same_v<T, JobReleased>) o["job"] = d.job;
+            else if constexpr (std::is_same_v<T, ReservationAdded>) sitejson::put_reservation(o, d.reservation);
+            else if constexpr (std::is_same_v<T, ReservationRemoved>) o["name"] = d.name;
+            else sitejson::put_measurement(o, d.measurement);
+        },
+        delta);
+    return o.dump(indent);
+}
+
+SiteDelta delta_from_json(const std::string& text, const std::string& source) {
+    const json o = jsonread::parse(text, source);
+    jsonread::require_object(o, source, "");
+    const std::string kind = jsonread::get_string(sitejson::member(o, "delta", source, ""), source, "delta");
+    if (kind == "node_state_changed") {
+        jsonread::only_keys(o, {"delta", "cluster", "node", "state", "reason", "features"}, source, "");
+        return sitejson::get_node_state(o, source, "");
+    }
+    if (kind == "job_allocated") {
+        jsonread::only_keys(o, {"delta", "job", "start", "end", "nodes"}, source, "");
+        return JobAllocated{sitejson::get_allocation(o, source, "")};
+    }
+    if (kind == "job_released") {
+        jsonread::only_keys(o, {"delta", "job"}, source, "");
+        return JobReleased{sitejson::get_name(o, "job", source, "")};
+    }
+    if (kind == "reservation_added") {
+        jsonread::only_keys(o, {"delta", "name", "start", "end", "nodes"}, source, "");
+        return ReservationAdded{sitejson::get_reservation(o, source, "")};
+    }
+    if (kind == "reservation_removed") {
+        jsonread::only_keys(o, {"delta", "name"}, source, "");
+        return ReservationRemoved{sitejson::get_name(o, "name", source, "")};
+    }
+    if (kind == "link_measured") {
+        jsonread::only_keys(o, {"delta", "a", "b", "gbps", "latency_ms", "timestamp", "source"}, source, "");
+        return LinkMeasured{sitejson::get_measurement(o, source, "")};
+    }
+    throw InputError(source, 0, "delta",
+                     "unknown delta '" + kind +
+                         "' (known: node_state_changed, job_allocated, job_released, reservation_added, "
+                         "reservation_removed, link_measured)");
+}
+
+}  // namespace spiderflow

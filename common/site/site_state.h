@@ -1,0 +1,141 @@
+// SiteState: what is free on each cluster, over the static topology. The topology (capacity)
+// is shared and never copied; beside each node sits a small usage overlay (state, features,
+// the allocations and reservations that hold its GPUs over time), the way Slurm's cons_tres
+// keeps node_use_record_t beside its node records and flux-sched keeps a schedule per vertex.
+// clone() copies only the overlay, so a what-if placement costs one overlay copy.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/site/site_delta.h"
+#include "common/site/site_types.h"
+#include "common/topology/topology.h"
+
+namespace spiderflow {
+
+// Indices of a node in the topology.
+struct NodeRef {
+    int cluster = -1;
+    int node = -1;
+};
+
+// One holder of a node's GPUs over time: an allocation (owner = job) or a reservation.
+struct UsageSpan {
+    SiteTime start = 0;
+    SiteTime end = kForever;
+    int gpus = 0;
+    int cores = 0;
+    bool reservation = false;
+    std::string owner;
+};
+
+// The overlay of one node.
+struct NodeUse {
+    NodeState state = NodeState::up;
+    std::string reason;
+    std::vector<std::string> features;
+    std::vector<UsageSpan> spans;    // in the order they were added
+};
+
+// An inter-cluster link figure as the planner should see it.
+struct LinkFigure {
+    double bandwidth_Bps = 0;
+    double latency_s = 0;
+    bool measured = false;           // false: the topology's nominal figure
+    SiteTime timestamp = 0;          // of the measurement
+    std::string source;              // of the measurement
+};
+
+class SiteState {
+public:
+    // The topology must be finalized. Throws InputError otherwise.
+    explicit SiteState(std::shared_ptr<const Topology> topology);
+
+    const Topology& topology() const { return *topology_; }
+    const std::shared_ptr<const Topology>& shared_topology() const { return topology_; }
+    // Content hash of the topology (topology_hash()), computed once and shared by clones.
+    const std::string& topology_hash() const { return *hash_; }
+
+    // Changes with every applied update (each mutation below adds one). A cache key within
+    // one line of states: a clone starts at its original's epoch and counts on its own.
+    uint64_t epoch() const { return epoch_; }
+
+    // A what-if copy: same topology object, its own overlay and epoch.
+    SiteState clone() const { return *this; }
+
+    // Mutations. Each validates first and changes nothing when it throws InputError (naming
+    // the job, reservation or node); each successful one bumps the epoch.
+    // Refuses: unknown node, node not up, GPUs beyond what is free over [start, end), a job
+    // id already held, a node listed twice, an empty or reversed time window.
+    void allocate(const JobAllocation& allocation);
+    void allocate(const std::string& job, const std::vector<NodeShare>& nodes, SiteTime start,
+                  SiteTime end = kForever);
+    void release(const std::string& job);   // refuses an unknown job
+    // Node state; a drained/down node keeps its jobs but takes no new ones. features, when
+    // given, replace the node's features.
+    void set_node_state(const NodeName& node, NodeState state, const std::string& reason = "",
+                        const std::optional<std::vector<std::string>>& features = std::nullopt);
+    // Like allocate, except that a reservation may cover a drained/down node (maintenance).
+    void add_reservation(const Reservation& reservation);
+    void remove_reservation(const std::string& name);
+    // Refuses clusters without a direct link in the topology and non-finite/negative figures.
+    void measure_link(const LinkMeasurement& measurement);
+    void apply(const SiteDelta& delta);
+
+    // Queries.
+    NodeRef find(const NodeName& node) const;       // throws InputError on an unknown node
+    NodeName name_of(NodeRef ref) const;
+    const NodeUse& use(NodeRef ref) const { return nodes_[ref.cluster][ref.node]; }
+    // GPUs held at time t by allocations and reservations whose [start, end) contains t.
+    int used_gpus(NodeRef ref, SiteTime t) const;
+    // GPUs a new job could get at time t: 0 on a node that is not up.
+    int free_gpus(NodeRef ref, SiteTime t) const;
+    int free_gpus(int cluster, SiteTime t) const;  // summed over the cluster's nodes
+    // GPUs free during the whole of [start, end) (the most held at any moment subtracted).
+    int free_gpus_between(NodeRef ref, SiteTime start, SiteTime end) const;
+    // The direct link between two clusters: measured when measured, else nominal; nullopt when
+    // the topology has no direct link (multi-hop routes come from free_view().path()).
+    std::optional<LinkFigure> effective_link(int a, int b) const;
+
+    const std::map<std::string, JobAllocation>& jobs() const { return jobs_; }
+    const std::map<std::string, Reservation>& reservations() const { return reservations_; }
+    // Measurements by index into topology().links.
+    const std::map<int, LinkMeasurement>& measured_links() const { return measured_; }
+
+    // A finalized Topology to plan on: each node's GPU count is what is free at t (0 on nodes
+    // that are not up), links carry their effective figures. Clusters, nodes and links keep
+    // their indices, so a plan made on the view addresses the real topology.
+    Topology free_view(SiteTime t) const;
+
+    // For the snapshot reader: the epoch recorded in a snapshot.
+    void restore_epoch(uint64_t epoch) { epoch_ = epoch; }
+
+private:
+    std::optional<NodeRef> lookup(const NodeName& name) const;
+    std::string unknown_node_text(const NodeName& name) const;
+    int capacity(NodeRef ref) const;
+    int peak_used(NodeRef ref, SiteTime start, SiteTime end) const;
+    void check_shares(const std::string& what, const std::vector<NodeShare>& nodes, SiteTime start, SiteTime end,
+                      bool require_up, std::vector<NodeRef>& refs) const;
+    void add_spans(const std::vector<NodeShare>& nodes, const std::vector<NodeRef>& refs, SiteTime start,
+                   SiteTime end, bool reservation, const std::string& owner);
+    void remove_spans(const std::vector<NodeShare>& nodes, bool reservation, const std::string& owner);
+
+    std::shared_ptr<const Topology> topology_;
+    // Shared by clones: computed once per topology.
+    std::shared_ptr<const std::string> hash_;
+    std::shared_ptr<const std::vector<std::unordered_map<std::string, int>>> node_index_;  // [cluster] name -> node
+    uint64_t epoch_ = 0;
+    std::vector<std::vector<NodeUse>> nodes_;      // [cluster][node], parallel to the topology
+    std::map<std::string, JobAllocation> jobs_;
+    std::map<std::string, Reservation> reservations_;
+    std::map<int, LinkMeasurement> measured_;
+};
+
+}  // namespace spiderflow

@@ -1,0 +1,35 @@
+// SiteState::free_view: the free capacity at one time, as a plain Topology, so that planners
+// written against Topology plan on what is free without knowing about SiteState.
+#include <algorithm>
+
+#include "common/site/site_state.h"
+
+namespace spiderflow {
+
+Topology SiteState::free_view(SiteTime t) const {
+    Topology view = *topology_;
+    for (size_t c = 0; c < view.clusters.size(); ++c) {
+        auto& nodes = view.clusters[c].nodes;
+        for (size_t n = 0; n < nodes.size(); ++n) {
+            Node& node = nodes[n];
+            const int free = free_gpus(NodeRef{static_cast<int>(c), static_cast<int>(n)}, t);
+            if (free == node.gpus) continue;
+            node.gpus = free;
+            // Usage is kept as counts, not GPU indices, so which slots are free is unknown:
+            // drop the per-GPU locality rather than describe the wrong GPUs. Slurm's gres
+            // allocation picks the actual devices.
+            node.gpu_slots.clear();
+            // A domain cannot be larger than the GPUs left; the free ones are taken to share one.
+            node.nvlink_domain_size = std::min(node.nvlink_domain_size, free);
+        }
+    }
+    for (const auto& [li, m] : measured_) {
+        view.links[static_cast<size_t>(li)].bandwidth_Bps = m.bandwidth_Bps;
+        view.links[static_cast<size_t>(li)].latency_s = m.latency_s;
+    }
+    // Widest paths follow the effective link figures.
+    view.finalize("site state free view");
+    return view;
+}
+
+}  // namespace spiderflow
