@@ -1,24 +1,24 @@
 # bench: files are listed here as they land
 
-# coflow schedulers: trace CCTs, LLM job mixes, decision time (engineer coflow)
+# coflow schedulers: trace CCTs, LLM job mixes, decision time
 noinst_PROGRAMS += bench/coflow_bench
 bench_coflow_bench_SOURCES = bench/coflow_bench.cpp
 bench_coflow_bench_LDADD = libsf_coflow.la libsf_cost.la libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la $(HWLOC_LIBS)
 
-# planner policies: plan time and predicted iteration time, 4 to 1024 clusters (engineer baselines)
+# planner policies: plan time and predicted iteration time, 4 to 1024 clusters
 noinst_PROGRAMS += bench/planner_bench
 bench_planner_bench_SOURCES = bench/planner_bench.cpp
 bench_planner_bench_LDADD = libspiderflow.la
 
-# cost model speed per estimate (engineer cost)
+# cost model speed per estimate
 noinst_PROGRAMS += bench/cost_bench
 bench_cost_bench_SOURCES = bench/cost_bench.cpp
 bench_cost_bench_LDADD = libsf_cost.la libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la
 
-# topology: generator and all-pairs widest paths, 8 to 1024 clusters (engineer topo)
+# topology: generator and all-pairs widest paths, 8 to 1024 clusters
 noinst_PROGRAMS += bench/topology_bench
 bench_topology_bench_SOURCES = bench/topology_bench.cpp
 bench_topology_bench_LDADD = libsf_topology.la libsf_util.la $(HWLOC_LIBS)
 
-# submit path: sbatch latency and throughput with job_submit/spiderflow on a localhost Slurm (engineer slurm)
+# submit path: sbatch latency and throughput with job_submit/spiderflow on a localhost Slurm
 EXTRA_DIST += bench/submit_bench.sh

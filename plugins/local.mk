@@ -1,4 +1,4 @@
-# plugins: thin Slurm adapters over libspiderflow (owner: slurm).
+# plugins: thin Slurm adapters over libspiderflow.
 
 # Slurm-free code that client commands load: option table and site config parsing. It links
 # nothing heavier than libsf_util and the plan transport, because every sbatch/srun/salloc on
@@ -8,8 +8,8 @@ libsf_pluginclient_la_SOURCES = \
 	plugins/common/job_env.h \
 	plugins/common/job_options.cpp \
 	plugins/common/job_options.h \
-	plugins/common/site_config.cpp \
-	plugins/common/site_config.h
+	plugins/common/spiderflow_conf.cpp \
+	plugins/common/spiderflow_conf.h
 # (convenience libraries never nest one another: each object is linked once)
 
 # Slurm-free code shared by job_submit, the step side of the SPANK plugin and their unit tests.

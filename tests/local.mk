@@ -1,13 +1,13 @@
 # Unit tests: one GoogleTest binary per component, listed by each component below.
 
-# milp (engineer spin)
+# milp
 check_PROGRAMS += tests/unit/test_milp
 TESTS += tests/unit/test_milp
 tests_unit_test_milp_SOURCES = tests/unit/milp/test_milp.cpp
 tests_unit_test_milp_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_milp_LDADD = libsf_milp.la libsf_util.la $(CBC_LIBS) $(GTEST_LIBS_ALL)
 
-# plan writers (engineer baselines)
+# plan writers
 check_PROGRAMS += tests/unit/test_plan
 TESTS += tests/unit/test_plan
 tests_unit_test_plan_SOURCES = tests/unit/common/small_model.h tests/unit/plan/plan_fixture.h tests/unit/plan/test_plan_json.cpp \
@@ -15,17 +15,17 @@ tests_unit_test_plan_SOURCES = tests/unit/common/small_model.h tests/unit/plan/p
 tests_unit_test_plan_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_plan_LDADD = libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la $(GTEST_LIBS_ALL)
 
-# plugins: config, options, rank order, NCCL env, launch writer (engineer slurm)
+# plugins: config, options, rank order, NCCL env, launch writer
 check_PROGRAMS += tests/unit/test_plugins
 TESTS += tests/unit/test_plugins
-tests_unit_test_plugins_SOURCES = tests/unit/plugins/test_site_config.cpp tests/unit/plugins/test_job_options.cpp \
+tests_unit_test_plugins_SOURCES = tests/unit/plugins/test_spiderflow_conf.cpp tests/unit/plugins/test_job_options.cpp \
 	tests/unit/plugins/test_rank_order.cpp tests/unit/plugins/test_nccl_env.cpp \
 	tests/unit/plugins/test_submit_planner.cpp tests/unit/plugins/test_plugin_symbols.cpp \
 	tests/unit/plugins/test_job_traffic.cpp
 tests_unit_test_plugins_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_plugins_LDADD = libsf_slurmplugin.la libspiderflow.la $(GTEST_LIBS_ALL)
 
-# coflow model, schedulers, simulator, traces (engineer coflow)
+# coflow model, schedulers, simulator, traces
 check_PROGRAMS += tests/unit/test_coflow
 TESTS += tests/unit/test_coflow
 tests_unit_test_coflow_SOURCES = tests/unit/coflow/coflow_fixture.h tests/unit/coflow/test_schedulers.cpp \
@@ -43,7 +43,7 @@ tests_integration_job_tc_driver_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_integration_job_tc_driver_LDADD = libsf_slurmplugin.la libspiderflow.la
 EXTRA_DIST += tests/integration/netns_tc_test.sh
 
-# planner (engineer spin)
+# planner
 check_PROGRAMS += tests/unit/test_planner
 TESTS += tests/unit/test_planner
 tests_unit_test_planner_SOURCES = tests/unit/planner/fixtures.h tests/unit/planner/test_tpa.cpp \
@@ -53,14 +53,14 @@ tests_unit_test_planner_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_planner_LDADD = libsf_planner.la libsf_cost.la libsf_plan.la libsf_milp.la libsf_model.la \
 	libsf_topology.la libsf_util.la $(CBC_LIBS) $(GTEST_LIBS_ALL)
 
-# model: catalogs and job specs (engineer cost)
+# model: catalogs and job specs
 check_PROGRAMS += tests/unit/test_model
 TESTS += tests/unit/test_model
 tests_unit_test_model_SOURCES = tests/unit/model/test_catalog.cpp tests/unit/model/test_job_spec.cpp
 tests_unit_test_model_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_model_LDADD = libsf_model.la libsf_util.la $(GTEST_LIBS_ALL)
 
-# cost model (engineer cost)
+# cost model
 check_PROGRAMS += tests/unit/test_cost
 TESTS += tests/unit/test_cost
 tests_unit_test_cost_SOURCES = tests/unit/common/small_model.h tests/unit/cost/cost_fixture.h tests/unit/cost/test_flops_memory.cpp \
@@ -69,43 +69,36 @@ tests_unit_test_cost_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_cost_LDADD = libsf_cost.la libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la -lpthread \
 	$(GTEST_LIBS_ALL)
 
-# topology: Slurm site config, hwloc reader, topology checks (engineer site)
-check_PROGRAMS += tests/unit/test_topology_site
-TESTS += tests/unit/test_topology_site
-tests_unit_test_topology_site_SOURCES = tests/unit/topology_site/site_test_util.h \
-	tests/unit/topology_site/test_hostlist.cpp tests/unit/topology_site/test_slurm_conf.cpp \
-	tests/unit/topology_site/test_slurm_reader.cpp tests/unit/topology_site/test_hwloc_reader.cpp \
-	tests/unit/topology_site/test_checks.cpp
-tests_unit_test_topology_site_CXXFLAGS = $(TEST_CXXFLAGS)
-tests_unit_test_topology_site_LDADD = libsf_topology.la libsf_util.la $(HWLOC_LIBS) $(GTEST_LIBS_ALL)
 EXTRA_DIST += tests/data/slurm tests/data/hwloc
 include tests/fuzz/local.mk
 
-# topology core: widest paths, our file format, writer, generator, examples (engineer topo)
+# topology core: widest paths, our file format, writer, generator, examples
 check_PROGRAMS += tests/unit/test_topology
 TESTS += tests/unit/test_topology
 tests_unit_test_topology_SOURCES = tests/unit/topology/topo_fixture.h tests/unit/topology/test_widest_paths.cpp \
-	tests/unit/topology/test_reader.cpp tests/unit/topology/test_roundtrip.cpp tests/unit/topology/test_generator.cpp
+	tests/unit/topology/test_reader.cpp tests/unit/topology/test_roundtrip.cpp tests/unit/topology/test_generator.cpp \
+	tests/unit/topology/site_test_util.h tests/unit/topology/test_hostlist.cpp tests/unit/topology/test_slurm_conf.cpp \
+	tests/unit/topology/test_slurm_reader.cpp tests/unit/topology/test_hwloc_reader.cpp tests/unit/topology/test_checks.cpp
 tests_unit_test_topology_CXXFLAGS = $(TEST_CXXFLAGS)
-tests_unit_test_topology_LDADD = libsf_topology.la libsf_util.la $(GTEST_LIBS_ALL)
+tests_unit_test_topology_LDADD = libsf_topology.la libsf_util.la $(HWLOC_LIBS) $(GTEST_LIBS_ALL)
 
-# golden-file tests of the CLI: one line per case in tests/golden/cases.txt (engineer topo)
+# golden-file tests of the CLI: one line per case in tests/golden/cases.txt
 TESTS += tests/golden/run_golden.sh
 EXTRA_DIST += tests/golden
 
-# baseline planner policies (engineer baselines)
+# baseline planner policies
 check_PROGRAMS += tests/unit/test_baselines
 TESTS += tests/unit/test_baselines
-tests_unit_test_baselines_SOURCES = tests/unit/baselines/test_baselines.cpp
+tests_unit_test_baselines_SOURCES = tests/unit/planner/baselines/test_baselines.cpp
 tests_unit_test_baselines_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_baselines_LDADD = libsf_planner.la libsf_cost.la libsf_plan.la libsf_milp.la libsf_model.la \
 	libsf_topology.la libsf_util.la $(CBC_LIBS) $(GTEST_LIBS_ALL)
 
-# integration: the submit path on a real Slurm cluster started on localhost (engineer slurm);
+# integration: the submit path on a real Slurm cluster started on localhost;
 # exits 77 (skipped) without root or the Slurm/munge binaries.
 TESTS += tests/integration/test_slurm_submit.sh
 EXTRA_DIST += tests/integration/slurm_cluster.sh tests/integration/test_slurm_submit.sh
-# ... and the job prolog/epilog's traffic class on a stand-in WAN interface (engineer enforce).
+# ... and the job prolog/epilog's traffic class on a stand-in WAN interface.
 TESTS += tests/integration/test_slurm_job_tc.sh
 EXTRA_DIST += tests/integration/test_slurm_job_tc.sh
 

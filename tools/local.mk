@@ -7,13 +7,13 @@ spiderflow_SOURCES = \
 	tools/spiderflow/topo_check.h \
 	tools/spiderflow/topo_check.cpp
 spiderflow_LDADD = libspiderflow.la
-# estimate command (owner: cost)
+# estimate command
 spiderflow_SOURCES += tools/spiderflow/cmd_estimate.cpp
 
-# coflow command (owner: coflow)
+# coflow command
 spiderflow_SOURCES += tools/spiderflow/cmd_coflow.cpp
 
-# launch command (owner: slurm); reads the site config through the plugins' parser.
+# launch command; reads the site config through the plugins' parser.
 spiderflow_SOURCES += tools/spiderflow/cmd_launch.cpp tools/spiderflow/cmd_job_plan.cpp \
 	tools/spiderflow/job_plan_source.cpp tools/spiderflow/job_plan_source.h \
 	tools/spiderflow/launch_hosts.cpp tools/spiderflow/launch_hosts.h

@@ -18,14 +18,14 @@ libsf_plan_la_SOURCES = \
 	common/plan/plan_text.h \
 	common/plan/plan_svg.cpp \
 	common/plan/plan_svg.h
-# Launch writer and NCCL environment (owner: slurm).
+# Launch writer and NCCL environment.
 libsf_plan_la_SOURCES += \
 	common/plan/nccl_env.cpp \
 	common/plan/nccl_env.h \
 	common/plan/launch_writer.cpp \
 	common/plan/launch_writer.h
 
-# Plain stage-major layout builder (owner: cost).
+# Plain stage-major layout builder.
 libsf_plan_la_SOURCES += \
 	common/plan/sequential_layout.cpp \
 	common/plan/sequential_layout.h

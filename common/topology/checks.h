@@ -27,7 +27,7 @@ struct Finding {
 // several roots (a tier that disconnects it), nodes under two leaf switches, partitions naming
 // undefined nodes, GPU counts that disagree between slurm.conf Gres= and gres.conf, GresTypes
 // without gpu.
-std::vector<Finding> check_site_config(const slurm::SiteConfig& site);
+std::vector<Finding> check_slurm_files(const slurm::SlurmFiles& site);
 
 // Any Topology (finalized or not): per cluster the same switch-tree checks plus GPU facts;
 // between clusters, links with missing/invalid figures and cluster pairs with no path.

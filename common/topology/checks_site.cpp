@@ -1,4 +1,4 @@
-// check_site_config(): the raw Slurm files against each other (see checks.h).
+// check_slurm_files(): the raw Slurm files against each other (see checks.h).
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -51,7 +51,7 @@ std::string lines_of(const std::vector<const slurm::GresLine*>& lines) {
     return (lines.size() == 1 ? "line " : "lines ") + out;
 }
 
-void check_gpus(const slurm::SiteConfig& site, std::vector<Finding>& out) {
+void check_gpus(const slurm::SlurmFiles& site, std::vector<Finding>& out) {
     const auto& conf = site.slurm;
     const auto& gres = site.gres;
     const std::string gres_file = gres.path.empty() ? "gres.conf" : gres.path;
@@ -150,7 +150,7 @@ void check_gpus(const slurm::SiteConfig& site, std::vector<Finding>& out) {
 
 }  // namespace
 
-std::vector<Finding> check_site_config(const slurm::SiteConfig& site) {
+std::vector<Finding> check_slurm_files(const slurm::SlurmFiles& site) {
     std::vector<Finding> out;
     const auto& conf = site.slurm;
     if (conf.cluster_name.empty())

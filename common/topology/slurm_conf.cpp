@@ -386,9 +386,9 @@ TopologyConf parse_topology_conf(const std::string& text, const std::string& sou
     return conf;
 }
 
-SiteConfig load_site_config(const std::string& slurm_conf_path) {
+SlurmFiles load_slurm_files(const std::string& slurm_conf_path) {
     namespace fs = std::filesystem;
-    SiteConfig site;
+    SlurmFiles site;
     site.slurm = parse_slurm_conf(read_file(slurm_conf_path), slurm_conf_path);
     fs::path dir = fs::path(slurm_conf_path).parent_path();
     std::error_code ec;

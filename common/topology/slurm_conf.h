@@ -94,7 +94,7 @@ struct TopologyConf {
     std::vector<SwitchLine> switches;
 };
 
-struct SiteConfig {
+struct SlurmFiles {
     SlurmConf slurm;
     GresConf gres;
     TopologyConf topology;
@@ -108,7 +108,7 @@ TopologyConf parse_topology_conf(const std::string& text, const std::string& sou
 
 // Reads slurm.conf at `slurm_conf_path` and the gres.conf / topology.conf beside it when they
 // exist (absent files leave present=false). Throws InputError when slurm.conf is unreadable.
-SiteConfig load_site_config(const std::string& slurm_conf_path);
+SlurmFiles load_slurm_files(const std::string& slurm_conf_path);
 
 // Splits one logical config line into Key=Value pairs (keys as written; values unquoted).
 // Exposed for tests. Throws InputError on a word without '='.

@@ -24,7 +24,7 @@ std::string gpu_type_for(const slurm::NodeLine& line, const std::string& node, c
 
 }  // namespace
 
-Topology topology_from_site(const slurm::SiteConfig& site) {
+Topology topology_from_slurm_files(const slurm::SlurmFiles& site) {
     const auto& conf = site.slurm;
     if (conf.cluster_name.empty())
         throw InputError(conf.path, 0, "ClusterName", "slurm.conf has no ClusterName= (Slurm requires one)");
@@ -84,12 +84,12 @@ Topology topology_from_site(const slurm::SiteConfig& site) {
     return topo;
 }
 
-Topology SlurmReader::read(const std::string& path) const { return topology_from_site(slurm::load_site_config(path)); }
+Topology SlurmReader::read(const std::string& path) const { return topology_from_slurm_files(slurm::load_slurm_files(path)); }
 
 Topology SlurmReader::parse(const std::string& text, const std::string& source) const {
-    slurm::SiteConfig site;
+    slurm::SlurmFiles site;
     site.slurm = slurm::parse_slurm_conf(text, source);
-    return topology_from_site(site);
+    return topology_from_slurm_files(site);
 }
 
 std::unique_ptr<TopologyReader> make_slurm_reader() { return std::make_unique<SlurmReader>(); }

@@ -24,8 +24,8 @@ namespace spiderflow {
 // Builds and finalizes the one-cluster Topology. Throws InputError naming the file and line
 // of anything that cannot be turned into a topology (missing ClusterName, a node defined twice,
 // a switch naming an undefined switch or node). `spiderflow topo check` reports those as
-// findings instead, by running check_site_config() first.
-Topology topology_from_site(const slurm::SiteConfig& site);
+// findings instead, by running check_slurm_files() first.
+Topology topology_from_slurm_files(const slurm::SlurmFiles& site);
 
 class SlurmReader : public TopologyReader {
 public:

@@ -60,18 +60,18 @@ int parse_traffic_level(const std::string& text) {
                      "expected a level 0.." + std::to_string(TrafficClass::kLevels - 1) + ", got '" + text + "'");
 }
 
-TcLink wan_link(const SiteConfig& config) { return {config.wan_interface, static_cast<double>(config.wan_rate_mbit)}; }
+TcLink wan_link(const SpiderflowConf& config) { return {config.wan_interface, static_cast<double>(config.wan_rate_mbit)}; }
 
-TcMatch wan_match(const SiteConfig& config) { return config.tc_match == "fwmark" ? TcMatch::fwmark : TcMatch::dscp; }
+TcMatch wan_match(const SpiderflowConf& config) { return config.tc_match == "fwmark" ? TcMatch::fwmark : TcMatch::dscp; }
 
-std::vector<TcCommand> job_start_commands(const SiteConfig& config, const TrafficClass& c, bool root_present) {
+std::vector<TcCommand> job_start_commands(const SpiderflowConf& config, const TrafficClass& c, bool root_present) {
     const TcLink link = wan_link(config);
     std::vector<TcCommand> out = root_present ? std::vector<TcCommand>{} : tc_setup(link);
     for (auto& cmd : tc_install(link, c, wan_match(config))) out.push_back(std::move(cmd));
     return out;
 }
 
-std::vector<TcCommand> job_end_commands(const SiteConfig& config, int job, bool other_jobs_left) {
+std::vector<TcCommand> job_end_commands(const SpiderflowConf& config, int job, bool other_jobs_left) {
     const TcLink link = wan_link(config);
     std::vector<TcCommand> out = tc_remove(link, job);
     if (!other_jobs_left) {
@@ -80,7 +80,7 @@ std::vector<TcCommand> job_end_commands(const SiteConfig& config, int job, bool 
     return out;
 }
 
-TcOutcome start_job_traffic(const SiteConfig& config, int job, const std::string& level_text, CommandRunner& runner,
+TcOutcome start_job_traffic(const SpiderflowConf& config, int job, const std::string& level_text, CommandRunner& runner,
                             const std::string& lock_path) {
     if (!config.traffic_control) return {false, "traffic control is off (traffic_control = no)"};
     try {
@@ -104,7 +104,7 @@ TcOutcome start_job_traffic(const SiteConfig& config, int job, const std::string
     }
 }
 
-TcOutcome end_job_traffic(const SiteConfig& config, int job, CommandRunner& runner, const std::string& lock_path) {
+TcOutcome end_job_traffic(const SpiderflowConf& config, int job, CommandRunner& runner, const std::string& lock_path) {
     if (!config.traffic_control) return {false, "traffic control is off (traffic_control = no)"};
     try {
         const NodeLock lock(lock_path);
@@ -149,7 +149,7 @@ std::vector<TcCommand> change_job_class(const TcLink& link, TcMatch match, int j
     return tc_install(link, c, match);
 }
 
-std::vector<std::string> apply_job_class_env(EnvList& env, const SiteConfig& config, const std::string& level_text) {
+std::vector<std::string> apply_job_class_env(EnvList& env, const SpiderflowConf& config, const std::string& level_text) {
     if (!config.traffic_control && !config.nccl_group_classes && level_text.empty()) return {};
     const TrafficClass c = class_for_level(0, parse_traffic_level(level_text));
     if (!config.nccl_group_classes) {

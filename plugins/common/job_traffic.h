@@ -12,7 +12,7 @@
 #include "common/coflow/command_runner.h"
 #include "common/coflow/traffic_class.h"
 #include "common/plan/nccl_env.h"
-#include "plugins/common/site_config.h"
+#include "plugins/common/spiderflow_conf.h"
 
 namespace spiderflow::plugin {
 
@@ -27,15 +27,15 @@ constexpr const char* kTcLockPath = "/run/lock/spiderflow-tc.lock";
 // "" -> kDefaultTrafficLevel; "0".."5" -> that level. Throws InputError otherwise.
 int parse_traffic_level(const std::string& text);
 
-coflow::TcLink wan_link(const SiteConfig& config);
-coflow::TcMatch wan_match(const SiteConfig& config);
+coflow::TcLink wan_link(const SpiderflowConf& config);
+coflow::TcMatch wan_match(const SpiderflowConf& config);
 
 // The decisions, given what the interface has now. Start: the HTB root unless it is there
 // (replacing it would drop other jobs' classes), then the job's class and filter. End: the
 // job's filter and class, and the root too when no other job's class is left.
-std::vector<coflow::TcCommand> job_start_commands(const SiteConfig& config, const coflow::TrafficClass& c,
+std::vector<coflow::TcCommand> job_start_commands(const SpiderflowConf& config, const coflow::TrafficClass& c,
                                                   bool root_present);
-std::vector<coflow::TcCommand> job_end_commands(const SiteConfig& config, int job, bool other_jobs_left);
+std::vector<coflow::TcCommand> job_end_commands(const SpiderflowConf& config, int job, bool other_jobs_left);
 
 struct TcOutcome {
     bool done = false;      // the interface now has what was asked
@@ -45,9 +45,9 @@ struct TcOutcome {
 // Job start / end on this node: read the interface, decide, run, under kTcLockPath (or
 // `lock_path`). Never throw: the caller logs the message and the job runs on either way.
 // With traffic_control off they do nothing (done = false, message says so).
-TcOutcome start_job_traffic(const SiteConfig& config, int job, const std::string& level_text,
+TcOutcome start_job_traffic(const SpiderflowConf& config, int job, const std::string& level_text,
                             coflow::CommandRunner& runner, const std::string& lock_path = kTcLockPath);
-TcOutcome end_job_traffic(const SiteConfig& config, int job, coflow::CommandRunner& runner,
+TcOutcome end_job_traffic(const SpiderflowConf& config, int job, coflow::CommandRunner& runner,
                           const std::string& lock_path = kTcLockPath);
 
 // A running job's new class (level, and share unless given) on `link`. The job must have a class
@@ -62,6 +62,6 @@ std::vector<coflow::TcCommand> change_job_class(const coflow::TcLink& link, cofl
 // job may carry its own); otherwise NCCL_IB_TC/NCCL_IB_SL for the job. Applies only when the
 // site uses traffic classes (traffic_control or nccl_group_classes) or the job gave a level;
 // returns the names to unset.
-std::vector<std::string> apply_job_class_env(EnvList& env, const SiteConfig& config, const std::string& level_text);
+std::vector<std::string> apply_job_class_env(EnvList& env, const SpiderflowConf& config, const std::string& level_text);
 
 }  // namespace spiderflow::plugin

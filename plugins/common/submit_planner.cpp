@@ -127,7 +127,7 @@ std::optional<Stop> plan_from_content(const JobOptions& opts, const Topology& to
 }
 
 std::optional<Stop> plan_from_spec(const JobOptions& opts, const SlurmRequest& req, const Cluster& here,
-                                   const std::shared_ptr<const Topology>& topology, const SiteConfig& cfg, Plan* plan) {
+                                   const std::shared_ptr<const Topology>& topology, const SpiderflowConf& cfg, Plan* plan) {
     int here_gpus = 0;
     for (const auto& n : here.nodes) here_gpus += n.gpus;
     if (opts.model.empty()) return Stop{Outcome::reject, "spiderflow: --llm-model is required (known: " + known_models() + ")"};
@@ -288,7 +288,7 @@ void fill_step_env(const Plan& plan, const Topology& topology, SubmitRewrite* r)
 }
 
 SubmitDecision decide_uncached(const JobOptions& opts, const SlurmRequest& req,
-                               const std::shared_ptr<const Topology>& topology, const SiteConfig& cfg) {
+                               const std::shared_ptr<const Topology>& topology, const SpiderflowConf& cfg) {
     SubmitDecision d;
     const auto t0 = std::chrono::steady_clock::now();
     auto finish = [&](Outcome o, std::string msg) {
@@ -365,7 +365,7 @@ std::mutex g_cache_mu;
 std::map<std::string, CachedDecision> g_cache;
 constexpr size_t kCacheEntries = 256;
 
-std::string cache_key(const JobOptions& o, const SlurmRequest& r, const SiteConfig& cfg) {
+std::string cache_key(const JobOptions& o, const SlurmRequest& r, const SpiderflowConf& cfg) {
     auto n = [](const std::optional<int>& v) { return v ? std::to_string(*v) : std::string("-"); };
     return o.model + '|' + n(o.global_batch) + '|' + n(o.micro_batch) + '|' + n(o.seq_len) + '|' + n(o.gpus) + '|' +
            n(r.gpus) + '|' + n(r.gpus_per_node) + '|' + r.gpu_type + '|' + r.gpus_text + '|' +
@@ -382,7 +382,7 @@ std::string unplanned_note(const std::string& why) {
 }
 
 SubmitDecision decide_submission(const JobOptions& opts, const SlurmRequest& req,
-                                 const std::shared_ptr<const Topology>& topology, const SiteConfig& cfg) {
+                                 const std::shared_ptr<const Topology>& topology, const SpiderflowConf& cfg) {
     // A given plan's content may differ between submits: only planned specs are cached.
     if (!opts.any() || !cfg.enabled || !topology || !opts.plan_file.empty()) {
         return decide_uncached(opts, req, topology, cfg);

@@ -12,7 +12,7 @@
 
 #include "common/topology/topology.h"
 #include "plugins/common/job_options.h"
-#include "plugins/common/site_config.h"
+#include "plugins/common/spiderflow_conf.h"
 #include "plugins/common/tres.h"
 
 namespace spiderflow::plugin {
@@ -65,7 +65,7 @@ struct SubmitDecision {
 
 // Never throws. Decisions for planned specs are cached per topology object (see the .cpp).
 SubmitDecision decide_submission(const JobOptions& options, const SlurmRequest& request,
-                                 const std::shared_ptr<const Topology>& topology, const SiteConfig& config);
+                                 const std::shared_ptr<const Topology>& topology, const SpiderflowConf& config);
 
 // What a user is told when their SpiderFlow job passes unplanned through our fault.
 std::string unplanned_note(const std::string& why);

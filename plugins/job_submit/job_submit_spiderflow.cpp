@@ -15,7 +15,7 @@ extern "C" {
 #include <slurm/slurm_errno.h>
 }
 
-#include "plugins/common/site_config.h"
+#include "plugins/common/spiderflow_conf.h"
 #include "plugins/common/submit_planner.h"
 #include "plugins/common/slurm_host.h"
 #include "plugins/common/topology_cache.h"
@@ -52,7 +52,7 @@ struct State {
     std::mutex mu;
     std::string config_path;
     struct timespec config_mtime {};
-    std::shared_ptr<const SiteConfig> config;
+    std::shared_ptr<const SpiderflowConf> config;
     std::string config_error;  // why SpiderFlow is off, while no good config was ever read
     TopologyCache topology;
 };
@@ -63,20 +63,20 @@ State& state() {
 }
 
 // A config that disables every feature: what runs until a good config has been read.
-std::shared_ptr<const SiteConfig> disabled_config() {
-    auto c = std::make_shared<SiteConfig>();
+std::shared_ptr<const SpiderflowConf> disabled_config() {
+    auto c = std::make_shared<SpiderflowConf>();
     c->enabled = false;
     return c;
 }
 
 // Reads the config when its file changed. A bad edit keeps the previous good config; with none
 // yet, SpiderFlow stays off. Either way the error is logged and no user's job fails for it.
-std::shared_ptr<const SiteConfig> current_config(std::string* error) {
+std::shared_ptr<const SpiderflowConf> current_config(std::string* error) {
     State& s = state();
     std::lock_guard<std::mutex> lock(s.mu);
     struct stat st {};
     if (::stat(s.config_path.c_str(), &st) != 0) {
-        if (!s.config) s.config = std::make_shared<const SiteConfig>();
+        if (!s.config) s.config = std::make_shared<const SpiderflowConf>();
         *error = s.config_error;
         return s.config;
     }
@@ -84,7 +84,7 @@ std::shared_ptr<const SiteConfig> current_config(std::string* error) {
     if (!s.config || !same) {
         s.config_mtime = st.st_mtim;
         try {
-            s.config = std::make_shared<const SiteConfig>(load_site_config(s.config_path));
+            s.config = std::make_shared<const SpiderflowConf>(load_spiderflow_conf(s.config_path));
             s.config_error.clear();
         } catch (const std::exception& e) {
             slurm_error("spiderflow: %s (%s)", e.what(),
@@ -110,7 +110,7 @@ extern "C" int init(void) {
     // Never refuses to load: a slurmctld that cannot start because of our config is an outage.
     try {
         std::string error;
-        state().config_path = site_config_path();
+        state().config_path = spiderflow_conf_path();
         const auto cfg = current_config(&error);
         if (!error.empty()) {
             slurm_error("spiderflow: job_submit loaded but OFF: %s", error.c_str());

@@ -18,7 +18,7 @@ PluginState& plugin_state() {
 namespace {
 
 void turn_off(PluginState& st, const std::string& why) {
-    st.config = SiteConfig{};
+    st.config = SpiderflowConf{};
     st.config.enabled = false;
     st.config_error = why;
     slurm_error("spiderflow: SpiderFlow is OFF on this host: %s", why.c_str());
@@ -39,15 +39,15 @@ void load_plugin_config(int argc, char** argv) {
             return;
         }
     }
-    const std::string path = site_config_path(conf_arg);
+    const std::string path = spiderflow_conf_path(conf_arg);
     struct stat st_buf {};
     if (::stat(path.c_str(), &st_buf) != 0) {
-        st.config = SiteConfig{};  // no site file: defaults
+        st.config = SpiderflowConf{};  // no site file: defaults
         st.config_error.clear();
         return;
     }
     try {
-        st.config = load_site_config(path);
+        st.config = load_spiderflow_conf(path);
         st.config_error.clear();
     } catch (const std::exception& e) {
         turn_off(st, e.what());

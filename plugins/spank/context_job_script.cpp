@@ -30,7 +30,7 @@ int job_id(spank_t sp) {
 }  // namespace
 
 int job_script_prolog(spank_t sp) {
-    const SiteConfig& cfg = plugin_state().config;
+    const SpiderflowConf& cfg = plugin_state().config;
     if (!cfg.enabled || !cfg.traffic_control) return 0;
     const int job = job_id(sp);
     coflow::ProcessRunner runner;
@@ -41,7 +41,7 @@ int job_script_prolog(spank_t sp) {
 }
 
 int job_script_epilog(spank_t sp) {
-    const SiteConfig& cfg = plugin_state().config;
+    const SpiderflowConf& cfg = plugin_state().config;
     if (!cfg.enabled || !cfg.traffic_control) return 0;
     const int job = job_id(sp);
     coflow::ProcessRunner runner;

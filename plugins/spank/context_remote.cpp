@@ -96,7 +96,7 @@ std::vector<std::string> node_order_of(const StepLayout& layout) {
     return order;
 }
 
-int master_port(const SiteConfig& cfg, spank_t sp) {
+int master_port(const SpiderflowConf& cfg, spank_t sp) {
     uint32_t job_id = 0;
     spank_get_item(sp, S_JOB_ID, &job_id);
     return cfg.master_port_base + static_cast<int>(job_id % static_cast<uint32_t>(cfg.master_port_span));
@@ -123,7 +123,7 @@ int launcher_task_init(spank_t sp, const StepLayout& layout, const std::string& 
 
 int remote_init(spank_t sp) {
     (void)sp;
-    const SiteConfig& cfg = plugin_state().config;
+    const SpiderflowConf& cfg = plugin_state().config;
     if (!cfg.enabled || cfg.topology.empty()) return 0;
     try {
         stepd_state().topology = std::make_shared<const Topology>(read_topology(cfg.topology, cfg.topology_format));

@@ -11,14 +11,14 @@ extern "C" {
 }
 
 #include "plugins/common/job_options.h"
-#include "plugins/common/site_config.h"
+#include "plugins/common/spiderflow_conf.h"
 
 namespace spiderflow::plugin::spank {
 
 struct PluginState {
     JobOptions options;
     std::vector<std::string> options_given;   // names set on the command line
-    SiteConfig config;                        // enabled = false while config_error is set
+    SpiderflowConf config;                        // enabled = false while config_error is set
     std::string config_error;                 // why SpiderFlow is off on this host; empty when fine
     std::string plugin_arg_remote;            // plugstack.conf stepd=PATH (tests, odd installs)
 };

@@ -33,7 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     using namespace spiderflow;
     const std::string input(reinterpret_cast<const char*>(data), size);
     const auto parts = sections(input);
-    slurm::SiteConfig site;
+    slurm::SlurmFiles site;
     try {
         site.slurm = slurm::parse_slurm_conf(parts[0], "slurm.conf");
     } catch (const InputError&) {
@@ -47,9 +47,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (parts.size() > 2) site.topology = slurm::parse_topology_conf(parts[2], "topology.conf");
     } catch (const InputError&) {
     }
-    (void)check_site_config(site);
+    (void)check_slurm_files(site);
     try {
-        (void)check_topology(topology_from_site(site));
+        (void)check_topology(topology_from_slurm_files(site));
     } catch (const InputError&) {
     }
     return 0;

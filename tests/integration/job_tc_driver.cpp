@@ -11,7 +11,7 @@
 
 #include "common/coflow/command_runner.h"
 #include "plugins/common/job_traffic.h"
-#include "plugins/common/site_config.h"
+#include "plugins/common/spiderflow_conf.h"
 
 using namespace spiderflow::plugin;
 
@@ -21,9 +21,9 @@ int main(int argc, char** argv) {
         return 2;
     }
     const std::string what = argv[1];
-    SiteConfig cfg;
+    SpiderflowConf cfg;
     try {
-        cfg = load_site_config(argv[2]);
+        cfg = load_spiderflow_conf(argv[2]);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "spiderflow: %s\n", e.what());
         return 2;

@@ -25,7 +25,7 @@
 #include "common/util/errors.h"
 #include "common/util/units.h"
 #include "plugins/common/job_traffic.h"
-#include "plugins/common/site_config.h"
+#include "plugins/common/spiderflow_conf.h"
 #include "tools/spiderflow/command.h"
 
 namespace spiderflow::cli {
@@ -335,9 +335,9 @@ int cmd_tc(const Options& o) {
 // `set-class`: the job-level entry point for the controller. The interface, its rate and the
 // match come from the site config (traffic_control keys) unless given.
 int cmd_set_class(const Options& o) {
-    plugin::SiteConfig site;
-    const std::string path = plugin::site_config_path();
-    if (::access(path.c_str(), R_OK) == 0) site = plugin::load_site_config(path);
+    plugin::SpiderflowConf site;
+    const std::string path = plugin::spiderflow_conf_path();
+    if (::access(path.c_str(), R_OK) == 0) site = plugin::load_spiderflow_conf(path);
     TcLink link = plugin::wan_link(site);
     link.dev = o.get("--dev", link.dev);
     link.rate_mbit = o.number("--link-mbit", link.rate_mbit);

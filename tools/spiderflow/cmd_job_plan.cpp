@@ -10,7 +10,7 @@
 #include "common/topology/reader.h"
 #include "common/util/errors.h"
 #include "plugins/common/hostlist.h"
-#include "plugins/common/site_config.h"
+#include "plugins/common/spiderflow_conf.h"
 #include "tools/spiderflow/command.h"
 #include "tools/spiderflow/job_plan_source.h"
 #include "tools/spiderflow/launch_hosts.h"
@@ -54,9 +54,9 @@ int run_job_plan(const std::vector<std::string>& args) {
     }
     const JobPlanText found = job_plan_text(job_id);
     if (topology_path.empty()) {
-        const std::string conf = plugin::site_config_path();
+        const std::string conf = plugin::spiderflow_conf_path();
         try {
-            topology_path = plugin::load_site_config(conf).topology;
+            topology_path = plugin::load_spiderflow_conf(conf).topology;
         } catch (const InputError&) {
             // No readable site config: names come from the plan's own indices.
         }

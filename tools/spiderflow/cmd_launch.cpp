@@ -15,7 +15,7 @@
 #include "common/util/errors.h"
 #include "plugins/common/hostlist.h"
 #include "plugins/common/job_traffic.h"
-#include "plugins/common/site_config.h"
+#include "plugins/common/spiderflow_conf.h"
 #include "tools/spiderflow/command.h"
 #include "tools/spiderflow/job_plan_source.h"
 #include "tools/spiderflow/launch_hosts.h"
@@ -58,10 +58,10 @@ CommFacts facts_from_env() {
     return comm_facts_from_env([](const std::string& name) { return env_or(("SLURM_SPANK_" + name).c_str(), name.c_str()); });
 }
 
-plugin::SiteConfig site_config() {
-    const std::string path = plugin::site_config_path();
+plugin::SpiderflowConf spiderflow_conf() {
+    const std::string path = plugin::spiderflow_conf_path();
     if (::access(path.c_str(), R_OK) != 0) return {};
-    return plugin::load_site_config(path);
+    return plugin::load_spiderflow_conf(path);
 }
 
 int run_launch(const std::vector<std::string>& args) {
@@ -103,7 +103,7 @@ int run_launch(const std::vector<std::string>& args) {
         }
     }
     req.command.assign(args.begin() + static_cast<long>(std::min(i, args.size())), args.end());
-    plugin::SiteConfig site = site_config();
+    plugin::SpiderflowConf site = spiderflow_conf();
     if (topology_path.empty()) topology_path = site.topology;
     std::optional<Topology> topo;
     if (!topology_path.empty()) topo = read_topology(topology_path, site.topology.empty() ? "" : site.topology_format);

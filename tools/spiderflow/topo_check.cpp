@@ -53,12 +53,12 @@ bool is_slurm(const std::string& file, const std::string& reader) {
 
 std::vector<Finding> check_file(const std::string& file, const std::string& reader) {
     if (!is_slurm(file, reader)) return check_topology(read_topology(file, reader));
-    const slurm::SiteConfig site = slurm::load_site_config(file);
-    std::vector<Finding> findings = check_site_config(site);
+    const slurm::SlurmFiles site = slurm::load_slurm_files(file);
+    std::vector<Finding> findings = check_slurm_files(site);
     // The Topology can only be built from a config without errors; its own checks then add
     // what the raw files cannot show (GPU types, for one).
     if (count_errors(findings) == 0) {
-        for (auto& f : check_topology(topology_from_site(site))) {
+        for (auto& f : check_topology(topology_from_slurm_files(site))) {
             // The switch tree was checked on the raw files already, with line numbers.
             bool seen = std::any_of(findings.begin(), findings.end(), [&](const Finding& g) {
                 return g.message == f.message && f.what.size() >= g.what.size() &&
@@ -75,19 +75,19 @@ std::vector<Finding> check_file(const std::string& file, const std::string& read
 struct Sides {
     std::string json;             // our topology file, as given
     const Cluster* ours = nullptr;
-    const slurm::SiteConfig* site = nullptr;
+    const slurm::SlurmFiles* site = nullptr;
     const Cluster* theirs = nullptr;  // built from `site`
 };
 
 std::string at_line(const std::string& file, int line) { return file + ":" + std::to_string(line); }
 
-std::string node_where(const slurm::SiteConfig& site, const std::string& node) {
+std::string node_where(const slurm::SlurmFiles& site, const std::string& node) {
     for (const auto& l : site.slurm.nodes)
         if (std::find(l.names.begin(), l.names.end(), node) != l.names.end()) return at_line(site.slurm.path, l.line);
     return "";
 }
 
-std::string switch_where(const slurm::SiteConfig& site, const std::string& name) {
+std::string switch_where(const slurm::SlurmFiles& site, const std::string& name) {
     for (const auto& s : site.topology.switches)
         if (s.name == name) return at_line(site.topology.path, s.line);
     return "";
@@ -270,10 +270,10 @@ int parse_options(const std::vector<std::string>& args, Options& o) {
 
 int run_compare(const Options& o) {
     const Topology ours = read_topology(o.topology, "spiderflow");
-    const slurm::SiteConfig site = slurm::load_site_config(o.slurm_conf);
+    const slurm::SlurmFiles site = slurm::load_slurm_files(o.slurm_conf);
     Topology theirs;
     try {
-        theirs = topology_from_site(site);
+        theirs = topology_from_slurm_files(site);
     } catch (const InputError& e) {
         std::cerr << "spiderflow: error: " << e.what() << "\n(run 'spiderflow topo check " << o.slurm_conf
                   << "' for every finding in the Slurm files)\n";

@@ -38,8 +38,8 @@ struct FakeTc : coflow::CommandRunner {
     }
 };
 
-SiteConfig tc_site(const std::string& extra = "") {
-    return parse_site_config("traffic_control = yes\nwan_interface = wan0\nwan_rate_mbit = 1000\n" + extra, "test");
+SpiderflowConf tc_site(const std::string& extra = "") {
+    return parse_spiderflow_conf("traffic_control = yes\nwan_interface = wan0\nwan_rate_mbit = 1000\n" + extra, "test");
 }
 
 std::string lock_file() { return ::testing::TempDir() + "/sf-tc-test.lock"; }
@@ -55,9 +55,9 @@ const char* kRoot = "qdisc htb 1: root refcnt 2 r2q 10 default 0xffff\n";
 }  // namespace
 
 TEST(JobTraffic, SiteKeysAreStrictAndOffByDefault) {
-    EXPECT_FALSE(parse_site_config("", "t").traffic_control);
-    EXPECT_THROW(parse_site_config("traffic_control = yes\n", "t"), InputError);   // no interface, no rate
-    EXPECT_THROW(parse_site_config("tc_match = mark\n", "t"), InputError);
+    EXPECT_FALSE(parse_spiderflow_conf("", "t").traffic_control);
+    EXPECT_THROW(parse_spiderflow_conf("traffic_control = yes\n", "t"), InputError);   // no interface, no rate
+    EXPECT_THROW(parse_spiderflow_conf("tc_match = mark\n", "t"), InputError);
     EXPECT_EQ(wan_match(tc_site("tc_match = fwmark\n")), coflow::TcMatch::fwmark);
 }
 
@@ -110,7 +110,7 @@ TEST(JobTraffic, StartFailsOpenWithAReason) {
     EXPECT_NE(b.message.find("best effort"), std::string::npos);
     // Off: nothing runs.
     FakeTc off;
-    EXPECT_FALSE(start_job_traffic(SiteConfig{}, 42, "0", off, lock_file()).done);
+    EXPECT_FALSE(start_job_traffic(SpiderflowConf{}, 42, "0", off, lock_file()).done);
     EXPECT_TRUE(off.ran.empty());
 }
 
@@ -145,7 +145,7 @@ TEST(JobTraffic, SetClassKeepsTheJobsDscpAndNeedsItsClass) {
 TEST(JobTraffic, NcclEnvPerJobOrPerGroup) {
     EnvList env = {{"NCCL_IB_TC", "32"}, {"NCCL_IB_SL", "1"}, {"NCCL_BUFFSIZE", "4194304"}};
     EnvList untouched = env;
-    EXPECT_TRUE(apply_job_class_env(untouched, SiteConfig{}, "").empty());   // no classes in use
+    EXPECT_TRUE(apply_job_class_env(untouched, SpiderflowConf{}, "").empty());   // no classes in use
     EXPECT_EQ(value(untouched, "NCCL_IB_TC"), "32");
 
     EnvList job = env;
@@ -155,7 +155,7 @@ TEST(JobTraffic, NcclEnvPerJobOrPerGroup) {
     EXPECT_EQ(value(job, "SPIDERFLOW_NCCL_TC_PP"), "<unset>");
 
     EnvList groups = env;
-    const auto unset = apply_job_class_env(groups, parse_site_config("nccl_group_classes = yes\n", "t"), "1");
+    const auto unset = apply_job_class_env(groups, parse_spiderflow_conf("nccl_group_classes = yes\n", "t"), "1");
     EXPECT_EQ(unset, (std::vector<std::string>{"NCCL_IB_TC", "NCCL_IB_SL"}));
     EXPECT_EQ(value(groups, "NCCL_IB_TC"), "<unset>");
     EXPECT_EQ(value(groups, "NCCL_IB_SL"), "<unset>");
@@ -187,7 +187,7 @@ TEST(JobTraffic, LaunchScriptCarriesPerGroupClasses) {
     const CommFacts facts = comm_facts(p, test::two_sites());
     LaunchScript groups = write_launch(p, facts, req);
     ASSERT_EQ(value(groups.env, "NCCL_IB_TC"), "32");
-    groups.unset = apply_job_class_env(groups.env, parse_site_config("nccl_group_classes = yes\n", "t"), "0");
+    groups.unset = apply_job_class_env(groups.env, parse_spiderflow_conf("nccl_group_classes = yes\n", "t"), "0");
     const std::string text = groups.text();
     EXPECT_NE(text.find("unset NCCL_IB_TC\nunset NCCL_IB_SL\n"), std::string::npos) << text;
     EXPECT_NE(text.find("export SPIDERFLOW_NCCL_TC_EP=184\n"), std::string::npos) << text;

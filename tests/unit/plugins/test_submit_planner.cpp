@@ -42,8 +42,8 @@ std::shared_ptr<const Topology> cluster(int nodes, const char* gpu_type = "H100-
     return t;
 }
 
-SiteConfig config(const std::string& dir) {
-    SiteConfig c;
+SpiderflowConf config(const std::string& dir) {
+    SpiderflowConf c;
     c.state_dir = dir;
     c.time_budget_s = 10;
     return c;
@@ -71,7 +71,7 @@ TEST(SubmitPlanner, NoOptionsLeavesTheJobAlone) {
 }
 
 TEST(SubmitPlanner, DisabledSiteLeavesTheJobAlone) {
-    SiteConfig c = config("/tmp");
+    SpiderflowConf c = config("/tmp");
     c.enabled = false;
     EXPECT_EQ(decide_submission(opts("llama3-8b", 64), gpus(16), cluster(2), c).outcome, Outcome::untouched);
 }
@@ -79,7 +79,7 @@ TEST(SubmitPlanner, DisabledSiteLeavesTheJobAlone) {
 TEST(SubmitPlanner, MissingTopologyFailsOpen) {
     const auto d = decide_submission(opts("llama3-8b", 64), gpus(16), nullptr, config("/tmp"));
     EXPECT_EQ(d.outcome, Outcome::fail_open);
-    SiteConfig c = config("/tmp");
+    SpiderflowConf c = config("/tmp");
     c.cluster = "elsewhere";
     EXPECT_EQ(decide_submission(opts("llama3-8b", 64), gpus(16), cluster(2), c).outcome, Outcome::fail_open);
 }

@@ -1,4 +1,4 @@
-#include "plugins/common/site_config.h"
+#include "plugins/common/spiderflow_conf.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -12,7 +12,7 @@
 namespace spiderflow::plugin {
 namespace {
 
-using Setter = std::function<void(SiteConfig&, const std::string& value, const std::string& source, int line,
+using Setter = std::function<void(SpiderflowConf&, const std::string& value, const std::string& source, int line,
                                   const std::string& key)>;
 
 std::string trim(std::string_view s) {
@@ -50,21 +50,21 @@ bool parse_bool(const std::string& v, const std::string& src, int line, const st
     throw InputError(src, line, key, "expected yes or no, got '" + v + "'");
 }
 
-Setter str(std::string SiteConfig::*field) {
-    return [field](SiteConfig& c, const std::string& v, const std::string&, int, const std::string&) { c.*field = v; };
+Setter str(std::string SpiderflowConf::*field) {
+    return [field](SpiderflowConf& c, const std::string& v, const std::string&, int, const std::string&) { c.*field = v; };
 }
-Setter integer(int SiteConfig::*field, long lo, long hi) {
-    return [=](SiteConfig& c, const std::string& v, const std::string& s, int l, const std::string& k) {
+Setter integer(int SpiderflowConf::*field, long lo, long hi) {
+    return [=](SpiderflowConf& c, const std::string& v, const std::string& s, int l, const std::string& k) {
         c.*field = static_cast<int>(parse_long(v, lo, hi, s, l, k));
     };
 }
-Setter seconds(double SiteConfig::*field, double lo, double hi) {
-    return [=](SiteConfig& c, const std::string& v, const std::string& s, int l, const std::string& k) {
+Setter seconds(double SpiderflowConf::*field, double lo, double hi) {
+    return [=](SpiderflowConf& c, const std::string& v, const std::string& s, int l, const std::string& k) {
         c.*field = parse_seconds(v, lo, hi, s, l, k);
     };
 }
-Setter boolean(bool SiteConfig::*field) {
-    return [=](SiteConfig& c, const std::string& v, const std::string& s, int l, const std::string& k) {
+Setter boolean(bool SpiderflowConf::*field) {
+    return [=](SpiderflowConf& c, const std::string& v, const std::string& s, int l, const std::string& k) {
         c.*field = parse_bool(v, s, l, k);
     };
 }
@@ -77,33 +77,33 @@ struct Key {
 // One table: the keys, their types and ranges. Documented in contrib/slurm/spiderflow.conf.
 const std::vector<Key>& keys() {
     static const std::vector<Key> table = {
-        {"enabled", boolean(&SiteConfig::enabled)},
-        {"topology", str(&SiteConfig::topology)},
-        {"topology_format", str(&SiteConfig::topology_format)},
-        {"cluster", str(&SiteConfig::cluster)},
-        {"policy", str(&SiteConfig::policy)},
-        {"time_budget", seconds(&SiteConfig::time_budget_s, 0.001, 60)},
-        {"state_dir", str(&SiteConfig::state_dir)},
-        {"constrain_gpu_type", boolean(&SiteConfig::constrain_gpu_type)},
-        {"master_port_base", integer(&SiteConfig::master_port_base, 1024, 65000)},
-        {"master_port_span", integer(&SiteConfig::master_port_span, 1, 30000)},
-        {"site_env_wins", boolean(&SiteConfig::site_env_wins)},
-        {"socket_ifname", str(&SiteConfig::socket_ifname)},
-        {"ib_hca", str(&SiteConfig::ib_hca)},
-        {"ib_tc", integer(&SiteConfig::ib_tc, 0, 255)},
-        {"ib_sl", integer(&SiteConfig::ib_sl, 0, 15)},
-        {"wan_ib_tc", integer(&SiteConfig::wan_ib_tc, 0, 255)},
-        {"wan_ib_sl", integer(&SiteConfig::wan_ib_sl, 0, 15)},
-        {"nccl_timeout_base", seconds(&SiteConfig::nccl_timeout_base_s, 1, 86400)},
-        {"rdzv_timeout_base", seconds(&SiteConfig::rdzv_timeout_base_s, 1, 86400)},
-        {"traffic_control", boolean(&SiteConfig::traffic_control)},
-        {"wan_interface", str(&SiteConfig::wan_interface)},
-        {"wan_rate_mbit", integer(&SiteConfig::wan_rate_mbit, 1, 10000000)},
-        {"tc_match", [](SiteConfig& c, const std::string& v, const std::string& s, int l, const std::string& k) {
+        {"enabled", boolean(&SpiderflowConf::enabled)},
+        {"topology", str(&SpiderflowConf::topology)},
+        {"topology_format", str(&SpiderflowConf::topology_format)},
+        {"cluster", str(&SpiderflowConf::cluster)},
+        {"policy", str(&SpiderflowConf::policy)},
+        {"time_budget", seconds(&SpiderflowConf::time_budget_s, 0.001, 60)},
+        {"state_dir", str(&SpiderflowConf::state_dir)},
+        {"constrain_gpu_type", boolean(&SpiderflowConf::constrain_gpu_type)},
+        {"master_port_base", integer(&SpiderflowConf::master_port_base, 1024, 65000)},
+        {"master_port_span", integer(&SpiderflowConf::master_port_span, 1, 30000)},
+        {"site_env_wins", boolean(&SpiderflowConf::site_env_wins)},
+        {"socket_ifname", str(&SpiderflowConf::socket_ifname)},
+        {"ib_hca", str(&SpiderflowConf::ib_hca)},
+        {"ib_tc", integer(&SpiderflowConf::ib_tc, 0, 255)},
+        {"ib_sl", integer(&SpiderflowConf::ib_sl, 0, 15)},
+        {"wan_ib_tc", integer(&SpiderflowConf::wan_ib_tc, 0, 255)},
+        {"wan_ib_sl", integer(&SpiderflowConf::wan_ib_sl, 0, 15)},
+        {"nccl_timeout_base", seconds(&SpiderflowConf::nccl_timeout_base_s, 1, 86400)},
+        {"rdzv_timeout_base", seconds(&SpiderflowConf::rdzv_timeout_base_s, 1, 86400)},
+        {"traffic_control", boolean(&SpiderflowConf::traffic_control)},
+        {"wan_interface", str(&SpiderflowConf::wan_interface)},
+        {"wan_rate_mbit", integer(&SpiderflowConf::wan_rate_mbit, 1, 10000000)},
+        {"tc_match", [](SpiderflowConf& c, const std::string& v, const std::string& s, int l, const std::string& k) {
              if (v != "dscp" && v != "fwmark") throw InputError(s, l, k, "expected dscp or fwmark, got '" + v + "'");
              c.tc_match = v;
          }},
-        {"nccl_group_classes", boolean(&SiteConfig::nccl_group_classes)},
+        {"nccl_group_classes", boolean(&SpiderflowConf::nccl_group_classes)},
     };
     return table;
 }
@@ -116,8 +116,8 @@ std::string key_list() {
 
 }  // namespace
 
-SiteConfig parse_site_config(const std::string& text, const std::string& source) {
-    SiteConfig cfg;
+SpiderflowConf parse_spiderflow_conf(const std::string& text, const std::string& source) {
+    SpiderflowConf cfg;
     cfg.source = source;
     std::istringstream in(text);
     std::string raw;
@@ -152,21 +152,21 @@ SiteConfig parse_site_config(const std::string& text, const std::string& source)
     return cfg;
 }
 
-SiteConfig load_site_config(const std::string& path) {
+SpiderflowConf load_spiderflow_conf(const std::string& path) {
     std::ifstream f(path);
     if (!f) throw InputError(path, 0, "", "cannot open config file");
     std::ostringstream text;
     text << f.rdbuf();
-    return parse_site_config(text.str(), path);
+    return parse_spiderflow_conf(text.str(), path);
 }
 
-std::string site_config_path(const std::string& plugin_arg) {
+std::string spiderflow_conf_path(const std::string& plugin_arg) {
     if (const char* env = std::getenv("SPIDERFLOW_CONF"); env != nullptr && *env != '\0') return env;
     if (!plugin_arg.empty()) return plugin_arg;
     return "/etc/slurm/spiderflow.conf";
 }
 
-const char* const* site_config_keys() {
+const char* const* spiderflow_conf_keys() {
     static std::vector<const char*> names = [] {
         std::vector<const char*> v;
         for (const auto& k : keys()) v.push_back(k.name);
@@ -176,7 +176,7 @@ const char* const* site_config_keys() {
     return names.data();
 }
 
-NcclSettings nccl_settings(const SiteConfig& config) {
+NcclSettings nccl_settings(const SpiderflowConf& config) {
     NcclSettings n;
     n.socket_ifname = config.socket_ifname;
     n.ib_hca = config.ib_hca;

@@ -41,12 +41,12 @@ TEST(SlurmReader, ReadTopologyPicksTheReaderFromTheFileName) {
 }
 
 TEST(SlurmReader, GpuTypeFromGresConfOrFeature) {
-    slurm::SiteConfig site;
+    slurm::SlurmFiles site;
     site.slurm = slurm::parse_slurm_conf("ClusterName=c\nNodeName=a1 Gres=gpu:4\nNodeName=b1 Gres=gpu:2 Feature=ib,H200\n"
                                          "NodeName=c1 Gres=gpu:1 Feature=ib\n",
                                          "s");
     site.gres = slurm::parse_gres_conf("NodeName=a1 Name=gpu Type=h100_sxm File=/dev/nvidia[0-3]\n", "g");
-    Topology t = topology_from_site(site);
+    Topology t = topology_from_slurm_files(site);
     const Cluster& c = t.clusters[0];
     EXPECT_EQ(c.nodes[0].gpu_type, "H100-SXM");
     EXPECT_EQ(c.nodes[1].gpu_type, "H200");

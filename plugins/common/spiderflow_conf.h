@@ -9,7 +9,7 @@
 
 namespace spiderflow::plugin {
 
-struct SiteConfig {
+struct SpiderflowConf {
     std::string source;                 // file it came from ("<defaults>" when none)
     bool enabled = true;                // false: both plugins pass everything through
     std::string topology;               // topology file: ours, or the cluster's slurm.conf
@@ -40,18 +40,18 @@ struct SiteConfig {
 };
 
 // Parses the text of a config file. Throws InputError(source, line, key, ...).
-SiteConfig parse_site_config(const std::string& text, const std::string& source);
+SpiderflowConf parse_spiderflow_conf(const std::string& text, const std::string& source);
 // Reads a file; a missing file is an InputError too (the caller decides whether to fail open).
-SiteConfig load_site_config(const std::string& path);
+SpiderflowConf load_spiderflow_conf(const std::string& path);
 
 // The NCCL-related part of the site config, as nccl_env() takes it (SPANK and `spiderflow launch`).
-NcclSettings nccl_settings(const SiteConfig& config);
+NcclSettings nccl_settings(const SpiderflowConf& config);
 
 // Where the config is: the SPIDERFLOW_CONF environment variable, else `plugin_arg`
 // (plugstack.conf "conf=PATH"), else /etc/slurm/spiderflow.conf.
-std::string site_config_path(const std::string& plugin_arg = "");
+std::string spiderflow_conf_path(const std::string& plugin_arg = "");
 
 // The documented keys, for messages and the docs test.
-const char* const* site_config_keys();
+const char* const* spiderflow_conf_keys();
 
 }  // namespace spiderflow::plugin

@@ -5,13 +5,13 @@
 #include <sstream>
 
 #include "common/util/errors.h"
-#include "plugins/common/site_config.h"
+#include "plugins/common/spiderflow_conf.h"
 
 using spiderflow::InputError;
 using namespace spiderflow::plugin;
 
-TEST(SiteConfig, ParsesKnownKeysCommentsAndBlanks) {
-    const auto c = parse_site_config(
+TEST(SpiderflowConf, ParsesKnownKeysCommentsAndBlanks) {
+    const auto c = parse_spiderflow_conf(
         "# site\n\ntopology = /etc/slurm/topo.json  # ours\ncluster=us-east\ntime_budget=0.25\n"
         "constrain_gpu_type=yes\nib_tc=106\nwan_ib_sl=3\nsite_env_wins=no\n",
         "spiderflow.conf");
@@ -25,9 +25,9 @@ TEST(SiteConfig, ParsesKnownKeysCommentsAndBlanks) {
     EXPECT_EQ(c.policy, "spinsearch");  // default kept
 }
 
-TEST(SiteConfig, UnknownKeyNamesFileLineAndKey) {
+TEST(SpiderflowConf, UnknownKeyNamesFileLineAndKey) {
     try {
-        parse_site_config("cluster=a\ntopolgy=/x\n", "spiderflow.conf");
+        parse_spiderflow_conf("cluster=a\ntopolgy=/x\n", "spiderflow.conf");
         FAIL() << "unknown key accepted";
     } catch (const InputError& e) {
         EXPECT_EQ(e.source(), "spiderflow.conf");
@@ -37,39 +37,39 @@ TEST(SiteConfig, UnknownKeyNamesFileLineAndKey) {
     }
 }
 
-TEST(SiteConfig, BadValuesAndSyntaxAreErrors) {
-    EXPECT_THROW(parse_site_config("time_budget=fast\n", "f"), InputError);
-    EXPECT_THROW(parse_site_config("time_budget=0\n", "f"), InputError);
-    EXPECT_THROW(parse_site_config("ib_sl=16\n", "f"), InputError);
-    EXPECT_THROW(parse_site_config("enabled=maybe\n", "f"), InputError);
-    EXPECT_THROW(parse_site_config("just words\n", "f"), InputError);
-    EXPECT_THROW(parse_site_config("cluster=a\ncluster=b\n", "f"), InputError);
-    EXPECT_THROW(parse_site_config("master_port_base=65000\nmaster_port_span=1000\n", "f"), InputError);
+TEST(SpiderflowConf, BadValuesAndSyntaxAreErrors) {
+    EXPECT_THROW(parse_spiderflow_conf("time_budget=fast\n", "f"), InputError);
+    EXPECT_THROW(parse_spiderflow_conf("time_budget=0\n", "f"), InputError);
+    EXPECT_THROW(parse_spiderflow_conf("ib_sl=16\n", "f"), InputError);
+    EXPECT_THROW(parse_spiderflow_conf("enabled=maybe\n", "f"), InputError);
+    EXPECT_THROW(parse_spiderflow_conf("just words\n", "f"), InputError);
+    EXPECT_THROW(parse_spiderflow_conf("cluster=a\ncluster=b\n", "f"), InputError);
+    EXPECT_THROW(parse_spiderflow_conf("master_port_base=65000\nmaster_port_span=1000\n", "f"), InputError);
 }
 
-TEST(SiteConfig, PathFromEnvironmentThenArgumentThenDefault) {
+TEST(SpiderflowConf, PathFromEnvironmentThenArgumentThenDefault) {
     unsetenv("SPIDERFLOW_CONF");
-    EXPECT_EQ(site_config_path(""), "/etc/slurm/spiderflow.conf");
-    EXPECT_EQ(site_config_path("/opt/sf.conf"), "/opt/sf.conf");
+    EXPECT_EQ(spiderflow_conf_path(""), "/etc/slurm/spiderflow.conf");
+    EXPECT_EQ(spiderflow_conf_path("/opt/sf.conf"), "/opt/sf.conf");
     setenv("SPIDERFLOW_CONF", "/tmp/x.conf", 1);
-    EXPECT_EQ(site_config_path("/opt/sf.conf"), "/tmp/x.conf");
+    EXPECT_EQ(spiderflow_conf_path("/opt/sf.conf"), "/tmp/x.conf");
     unsetenv("SPIDERFLOW_CONF");
 }
 
-TEST(SiteConfig, MissingFileIsAnInputError) {
-    EXPECT_THROW(load_site_config("/nonexistent/spiderflow.conf"), InputError);
+TEST(SpiderflowConf, MissingFileIsAnInputError) {
+    EXPECT_THROW(load_spiderflow_conf("/nonexistent/spiderflow.conf"), InputError);
 }
 
-TEST(SiteConfig, ShippedExampleLoadsAndDocumentsEveryKey) {
+TEST(SpiderflowConf, ShippedExampleLoadsAndDocumentsEveryKey) {
     const char* src = std::getenv("SF_SRCDIR");
     if (src == nullptr) GTEST_SKIP() << "SF_SRCDIR not set (run through make check)";
     const std::string path = std::string(src) + "/contrib/slurm/spiderflow.conf";
-    const auto c = load_site_config(path);
+    const auto c = load_spiderflow_conf(path);
     EXPECT_TRUE(c.enabled);
     std::ifstream f(path);
     std::stringstream text;
     text << f.rdbuf();
-    for (const char* const* k = site_config_keys(); *k != nullptr; ++k) {
+    for (const char* const* k = spiderflow_conf_keys(); *k != nullptr; ++k) {
         EXPECT_NE(text.str().find(std::string(*k) + " ="), std::string::npos) << "undocumented key " << *k;
     }
 }

@@ -13,16 +13,16 @@ using test::matching;
 namespace {
 
 std::vector<Finding> check_fixture(const std::string& dir) {
-    return check_site_config(slurm::load_site_config(test::data_path("slurm/" + dir + "/slurm.conf")));
+    return check_slurm_files(slurm::load_slurm_files(test::data_path("slurm/" + dir + "/slurm.conf")));
 }
 
 // slurm.conf / gres.conf / topology.conf texts in memory.
 std::vector<Finding> check_texts(const std::string& slurm_conf, const std::string& gres_conf, const std::string& topology_conf) {
-    slurm::SiteConfig site;
+    slurm::SlurmFiles site;
     site.slurm = slurm::parse_slurm_conf(slurm_conf, "slurm.conf");
     if (!gres_conf.empty()) site.gres = slurm::parse_gres_conf(gres_conf, "gres.conf");
     if (!topology_conf.empty()) site.topology = slurm::parse_topology_conf(topology_conf, "topology.conf");
-    return check_site_config(site);
+    return check_slurm_files(site);
 }
 
 const std::string kNodes = "ClusterName=c\nGresTypes=gpu\nNodeName=n[1-4] Gres=gpu:h200:4\n";
@@ -37,7 +37,7 @@ TEST(SiteChecks, GoodFixtureAndInMemoryBaselineAreClean) {
     auto g = check_texts(kNodes, kGres, kTree);
     EXPECT_TRUE(g.empty()) << dump(g);
     // And the Topology built from it passes the topology checks too.
-    auto t = check_topology(topology_from_site(slurm::load_site_config(test::data_path("slurm/good/slurm.conf"))));
+    auto t = check_topology(topology_from_slurm_files(slurm::load_slurm_files(test::data_path("slurm/good/slurm.conf"))));
     EXPECT_TRUE(t.empty()) << dump(t);
 }
 

@@ -109,15 +109,15 @@ TEST(TopologyConf, SwitchesAndErrors) {
     }
 }
 
-TEST(SiteConfig, LoadsTheSiblingsOfSlurmConf) {
-    auto site = load_site_config(test::data_path("slurm/good/slurm.conf"));
+TEST(SlurmFiles, LoadsTheSiblingsOfSlurmConf) {
+    auto site = load_slurm_files(test::data_path("slurm/good/slurm.conf"));
     EXPECT_EQ(site.slurm.cluster_name, "alpha");
     EXPECT_TRUE(site.gres.present);
     EXPECT_TRUE(site.topology.present);
     EXPECT_EQ(site.topology.switches.size(), 3u);
-    EXPECT_THROW(load_site_config(test::data_path("slurm/does-not-exist/slurm.conf")), InputError);
+    EXPECT_THROW(load_slurm_files(test::data_path("slurm/does-not-exist/slurm.conf")), InputError);
     try {
-        load_site_config(test::data_path("slurm/bad-line/slurm.conf"));
+        load_slurm_files(test::data_path("slurm/bad-line/slurm.conf"));
         ADD_FAILURE();
     } catch (const InputError& e) {
         EXPECT_NE(e.source().find("bad-line/slurm.conf"), std::string::npos);
