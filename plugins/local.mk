@@ -24,13 +24,17 @@ libsf_slurmplugin_la_SOURCES = \
 	plugins/common/rank_order.cpp \
 	plugins/common/rank_order.h \
 	plugins/common/slurm_host.h \
-	plugins/common/submit_planner.cpp \
-	plugins/common/submit_planner.h \
 	plugins/common/topology_cache.cpp \
 	plugins/common/topology_cache.h \
 	plugins/common/tres.cpp \
 	plugins/common/tres.h
 libsf_slurmplugin_la_LIBADD = libsf_pluginclient.la
+
+# What job_submit decides: the only plugin code that plans, so the only one that needs the planner.
+noinst_LTLIBRARIES += libsf_submit.la
+libsf_submit_la_SOURCES = \
+	plugins/common/submit_planner.cpp \
+	plugins/common/submit_planner.h
 
 # Plugins are modules loaded by Slurm daemons and clients: libspiderflow goes in statically (its
 # convenience libraries are PIC), no -lslurm, and a version script exports only the API.
@@ -69,7 +73,10 @@ plugins_spank_spiderflow_stepd_la_SOURCES = \
 plugins_spank_spiderflow_stepd_la_CXXFLAGS = $(AM_CXXFLAGS)
 plugins_spank_spiderflow_stepd_la_LDFLAGS = -module -avoid-version -shared \
 	-Wl,--version-script=$(srcdir)/plugins/spank/stepd.map
-plugins_spank_spiderflow_stepd_la_LIBADD = libsf_slurmplugin.la libspiderflow.la
+# Only what steps use: topology readers, the plan schema, NCCL settings and traffic classes; no
+# planner, no solver.
+plugins_spank_spiderflow_stepd_la_LIBADD = libsf_slurmplugin.la libsf_coflow.la libsf_plan.la libsf_topology.la \
+	libsf_model.la libsf_plan_transport.la libsf_util.la $(HWLOC_LIBS) $(ZLIB_LIBS)
 EXTRA_plugins_spank_spiderflow_stepd_la_DEPENDENCIES = $(srcdir)/plugins/spank/stepd.map
 
 plugins_job_submit_job_submit_spiderflow_la_SOURCES = \
@@ -78,7 +85,7 @@ plugins_job_submit_job_submit_spiderflow_la_SOURCES = \
 	plugins/job_submit/job_submit_spiderflow.cpp
 plugins_job_submit_job_submit_spiderflow_la_LDFLAGS = -module -avoid-version -shared \
 	-Wl,--version-script=$(srcdir)/plugins/job_submit/job_submit.map
-plugins_job_submit_job_submit_spiderflow_la_LIBADD = libsf_slurmplugin.la libspiderflow.la
+plugins_job_submit_job_submit_spiderflow_la_LIBADD = libsf_submit.la libsf_slurmplugin.la libspiderflow.la
 EXTRA_plugins_job_submit_job_submit_spiderflow_la_DEPENDENCIES = $(srcdir)/plugins/job_submit/job_submit.map
 
 EXTRA_DIST += plugins/spank/spank.map plugins/spank/stepd.map plugins/job_submit/job_submit.map

@@ -23,7 +23,7 @@ tests_unit_test_plugins_SOURCES = tests/unit/plugins/test_spiderflow_conf.cpp te
 	tests/unit/plugins/test_submit_planner.cpp tests/unit/plugins/test_plugin_symbols.cpp \
 	tests/unit/plugins/test_job_traffic.cpp
 tests_unit_test_plugins_CXXFLAGS = $(TEST_CXXFLAGS)
-tests_unit_test_plugins_LDADD = libsf_slurmplugin.la libspiderflow.la $(GTEST_LIBS_ALL)
+tests_unit_test_plugins_LDADD = libsf_submit.la libsf_slurmplugin.la libspiderflow.la $(GTEST_LIBS_ALL)
 
 # coflow model, schedulers, simulator, traces
 check_PROGRAMS += tests/unit/test_coflow

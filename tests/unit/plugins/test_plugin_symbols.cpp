@@ -63,21 +63,39 @@ TEST(PluginSymbols, StepSideExportsOnlyItsEntryPoints) {
     expect_exports(plugin_path("plugins/spank/.libs/spiderflow_stepd.so"), {"spiderflow_stepd_abi", "spiderflow_stepd_call"});
 }
 
+std::string ldd_of(const std::string& so) {
+    FILE* p = popen(("ldd " + so + " 2>&1").c_str(), "r");
+    std::string all;
+    if (p == nullptr) return all;
+    char line[1024];
+    while (std::fgets(line, sizeof line, p) != nullptr) all += line;
+    pclose(p);
+    return all;
+}
+
 // Every sbatch/srun/salloc loads the SPANK plugin: it must not pull in the planner's solver and
 // numeric libraries (~3 ms more per client command for every user, plain jobs included), nor the
 // shared libstdc++ (~2 ms of relocations; it is linked in statically and hidden).
 TEST(PluginSymbols, SpankPluginLoadsNoHeavyLibraries) {
     const std::string so = plugin_path("plugins/spank/.libs/spiderflow.so");
     if (so.empty()) GTEST_SKIP() << "SF_BUILDDIR not set (run through make check)";
-    FILE* p = popen(("ldd " + so + " 2>&1").c_str(), "r");
-    ASSERT_NE(p, nullptr);
-    std::string all;
-    char line[1024];
-    while (std::fgets(line, sizeof line, p) != nullptr) all += line;
-    pclose(p);
+    const std::string all = ldd_of(so);
     ASSERT_NE(all.find("libz"), std::string::npos) << all;
     for (const char* heavy : {"libCbc", "libClp", "libCoinUtils", "libOsi", "libhwloc", "liblapack", "libblas", "libgfortran",
                               "libcurl", "libsqlite3", "libstdc++"}) {
         EXPECT_EQ(all.find(heavy), std::string::npos) << so << " needs " << heavy << ":\n" << all;
     }
+}
+
+// Each plugin links what it uses: steps never plan, so their side carries no solver; nothing
+// of ours talks HTTP or SQL yet.
+TEST(PluginSymbols, EachPluginLinksOnlyWhatItUses) {
+    const std::string stepd = plugin_path("plugins/spank/.libs/spiderflow_stepd.so");
+    const std::string submit = plugin_path("plugins/job_submit/.libs/job_submit_spiderflow.so");
+    if (stepd.empty()) GTEST_SKIP() << "SF_BUILDDIR not set (run through make check)";
+    const std::string s = ldd_of(stepd), j = ldd_of(submit);
+    ASSERT_NE(s.find("libhwloc"), std::string::npos) << s;
+    for (const char* lib : {"libCbc", "libClp", "libcurl", "libsqlite3"}) EXPECT_EQ(s.find(lib), std::string::npos) << lib << ":\n" << s;
+    ASSERT_NE(j.find("libCbc"), std::string::npos) << j;
+    for (const char* lib : {"libcurl", "libsqlite3"}) EXPECT_EQ(j.find(lib), std::string::npos) << lib << ":\n" << j;
 }
