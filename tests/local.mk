@@ -11,7 +11,7 @@ tests_unit_test_milp_LDADD = libsf_milp.la libsf_util.la $(CBC_LIBS) $(GTEST_LIB
 check_PROGRAMS += tests/unit/test_plan
 TESTS += tests/unit/test_plan
 tests_unit_test_plan_SOURCES = tests/unit/common/small_model.h tests/unit/plan/plan_fixture.h tests/unit/plan/test_plan_json.cpp \
-	tests/unit/plan/test_plan_writers.cpp
+	tests/unit/plan/test_plan_writers.cpp tests/unit/plan/test_plan_parts.cpp
 tests_unit_test_plan_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_plan_LDADD = libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la $(GTEST_LIBS_ALL)
 
@@ -48,7 +48,7 @@ check_PROGRAMS += tests/unit/test_planner
 TESTS += tests/unit/test_planner
 tests_unit_test_planner_SOURCES = tests/unit/planner/fixtures.h tests/unit/planner/test_tpa.cpp \
 	tests/unit/planner/test_fan_out.cpp \
-	tests/unit/planner/test_spinsearch.cpp tests/unit/planner/test_plan_job.cpp
+	tests/unit/planner/test_spinsearch.cpp tests/unit/planner/test_plan_job.cpp tests/unit/planner/test_deadline_planning.cpp
 tests_unit_test_planner_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_planner_LDADD = libsf_planner.la libsf_cost.la libsf_plan.la libsf_milp.la libsf_model.la \
 	libsf_topology.la libsf_util.la $(CBC_LIBS) $(GTEST_LIBS_ALL)

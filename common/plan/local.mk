@@ -12,6 +12,8 @@ libsf_plan_la_SOURCES = \
 	common/plan/plan.h \
 	common/plan/plan_json.cpp \
 	common/plan/plan_json.h \
+	common/plan/plan_parts.cpp \
+	common/plan/plan_parts.h \
 	common/plan/plan_traffic.cpp \
 	common/plan/plan_traffic.h \
 	common/plan/plan_text.cpp \

@@ -2,6 +2,8 @@ noinst_LTLIBRARIES += libsf_planner.la
 libsf_planner_la_SOURCES = \
 	common/planner/planner.h \
 	common/planner/plan_job.h \
+	common/planner/deadline_planning.cpp \
+	common/planner/deadline_planning.h \
 	common/planner/plan_job.cpp \
 	common/planner/policy_factory.cpp \
 	common/planner/shapes.h \

@@ -1,14 +1,12 @@
 #include "plugins/common/submit_planner.h"
 
-#include <atomic>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <future>
 #include <map>
 #include <mutex>
 #include <set>
 #include <sstream>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -17,7 +15,9 @@
 #include "common/model/job_spec.h"
 #include "common/plan/nccl_env.h"
 #include "common/plan/plan_json.h"
+#include "common/plan/plan_parts.h"
 #include "common/plan/plan_transport.h"
+#include "common/planner/deadline_planning.h"
 #include "common/planner/plan_job.h"
 #include "common/planner/planner.h"
 #include "common/util/errors.h"
@@ -37,7 +37,11 @@ const char* to_string(Outcome o) {
 
 namespace {
 
-std::atomic<int> g_running{0};
+// Owned planner threads: one past its budget finishes on its own and is joined later.
+DeadlinePlanner& planner_threads() {
+    static DeadlinePlanner threads;
+    return threads;
+}
 
 std::string fmt(double v, int digits = 3) {
     char buf[64];
@@ -52,40 +56,23 @@ struct PlanOutcome {
     Plan plan;
 };
 
-// The planner runs on its own thread so a slow search can be abandoned at the budget: the
-// thread keeps its own copies (shared topology, request) and finishes in the background.
+// The thread keeps its own copies (shared topology, request), so a slow search can be abandoned
+// at the budget.
 PlanOutcome plan_with_budget(const PlanRequest& request, const std::string& policy,
                              const std::shared_ptr<const Topology>& topology, double budget_s) {
-    auto promise = std::make_shared<std::promise<PlanOutcome>>();
-    auto future = promise->get_future();
-    ++g_running;
-    std::thread([promise, request, policy, topology] {
-        PlanOutcome out;
-        try {
+    const DeadlineOutcome d = planner_threads().plan(
+        [request, policy, topology] {
             auto planner = make_planner(policy);
             CostModel cost(*topology, Catalog::builtin());
-            out.plan = plan_job(*planner, request, cost).plan;
-            out.ok = true;
-        } catch (const InfeasibleError& e) {
-            out.user_error = true;
-            out.message = e.what();
-        } catch (const InputError& e) {
-            out.user_error = true;
-            out.message = e.what();
-        } catch (const std::exception& e) {
-            out.message = std::string("planner failed: ") + e.what();
-        } catch (...) {
-            out.message = "planner failed";
-        }
-        promise->set_value(std::move(out));
-        --g_running;
-    }).detach();
-    if (future.wait_for(std::chrono::duration<double>(budget_s)) != std::future_status::ready) {
-        PlanOutcome late;
-        late.message = "planning exceeded the time budget of " + fmt(budget_s) + " s";
-        return late;
-    }
-    return future.get();
+            return plan_job(*planner, request, cost);
+        },
+        budget_s);
+    PlanOutcome out;
+    out.ok = d.kind == DeadlineOutcome::Kind::planned;
+    out.user_error = d.kind == DeadlineOutcome::Kind::infeasible || d.kind == DeadlineOutcome::Kind::bad_input;
+    out.message = d.message;
+    if (out.ok) out.plan = d.result.plan;
+    return out;
 }
 
 std::string known_models() {
@@ -96,7 +83,8 @@ std::string known_models() {
 
 }  // namespace
 
-int planner_threads_running() { return g_running.load(); }
+int planner_threads_running() { return planner_threads().running(); }
+void join_planner_threads() { planner_threads().join_all(); }
 
 namespace {
 
@@ -202,36 +190,34 @@ std::string even_counts_near(int gpus, const Cluster& here) {
 
 // The request Slurm gets: same GPUs and tasks on every node, so no distribution can put a rank
 // on a device that is not there; the user's explicit choices either agree or are named.
-std::optional<Stop> shape_request(const Plan& plan, int cluster, const Cluster& here, const SlurmRequest& req,
-                                  SubmitRewrite* r) {
-    std::map<int, int> per_node;  // node index -> GPUs
-    for (const auto& c : plan.cells) {
-        if (c.cluster != cluster) {
-            const std::string name = c.cluster >= 0 ? "another cluster" : "no cluster";
-            return Stop{Outcome::reject, "spiderflow: the plan places work on " + name + ", not on this cluster '" + here.name +
-                                             "' (plans across clusters need the federation broker)"};
-        }
-        per_node[c.node] += plan.tp;
+std::optional<Stop> shape_request(const Plan& plan, const Topology& topology, int cluster, const Cluster& here,
+                                  const SlurmRequest& req, SubmitRewrite* r) {
+    const std::vector<PlanPart> parts = split_by_cluster(plan, topology);
+    if (parts.empty()) return Stop{Outcome::fail_open, "plan has no cells"};
+    if (parts.size() > 1 || parts.front().cluster != cluster) {
+        std::string where;
+        for (const auto& p : parts) where += (where.empty() ? "" : ", ") + p.cluster_name + " (" + gpu_words(p.tasks) + ")";
+        return Stop{Outcome::reject, "spiderflow: the plan places work on " + where + ", not only on this cluster '" +
+                                         here.name + "'; plans across clusters need the federation broker"};
     }
-    if (per_node.empty()) return Stop{Outcome::fail_open, "plan has no cells"};
+    const PlanPart& part = parts.front();
     const int world = plan.world_size();
     if (req.gpus && *req.gpus != world) {
         return Stop{Outcome::reject, "spiderflow: " + req.gpus_text + " but the plan uses " + gpu_words(world) +
-                                         "; ask for --gpus=" + std::to_string(world) + " or plan for " + gpu_words(*req.gpus), RejectKind::gpus};
+                                         "; ask for --gpus=" + std::to_string(world) + " or plan for " + gpu_words(*req.gpus),
+                    RejectKind::gpus};
     }
-    int lo = 1 << 30, hi = 0;
-    for (const auto& [node, g] : per_node) {
-        lo = std::min(lo, g);
-        hi = std::max(hi, g);
-    }
-    if (lo != hi) {
+    const int lo = *std::min_element(part.gpus_per_node.begin(), part.gpus_per_node.end());
+    const int hi = *std::max_element(part.gpus_per_node.begin(), part.gpus_per_node.end());
+    if (!part.even()) {
         const std::string near = even_counts_near(world, here);
         return Stop{Outcome::reject, "spiderflow: " + gpu_words(world) + " do not split evenly over this cluster's nodes (the plan "
                                          "puts " + std::to_string(hi) + " on some and " + std::to_string(lo) +
                                          " on others, and Slurm gives every node of a job the same GPUs)" +
-                                         (near.empty() ? "" : "; ask for " + near), RejectKind::gpus};
+                                         (near.empty() ? "" : "; ask for " + near),
+                    RejectKind::gpus};
     }
-    r->nodes = static_cast<int>(per_node.size());
+    r->nodes = static_cast<int>(part.nodes.size());
     r->gpus_per_node = hi;
     if (req.nodes && *req.nodes != r->nodes) {
         return Stop{Outcome::reject, "spiderflow: you asked for " + std::to_string(*req.nodes) + " nodes (-N) but the plan for " +
@@ -262,7 +248,7 @@ std::optional<Stop> shape_request(const Plan& plan, int cluster, const Cluster& 
     r->tasks_per_node = tpn;
     r->num_tasks = tpn * r->nodes;
     r->slurm_gpu_type = req.gpu_type;
-    r->gpu_type = here.nodes[static_cast<size_t>(per_node.begin()->first)].gpu_type;
+    r->gpu_type = here.nodes[static_cast<size_t>(part.nodes.front())].gpu_type;
     return std::nullopt;
 }
 
@@ -317,7 +303,7 @@ SubmitDecision decide_uncached(const JobOptions& opts, const SlurmRequest& req,
             d.reject_kind = stop->kind;
             return finish(stop->outcome, stop->message);
         }
-        if (const auto bad = shape_request(plan, cluster, here, req, &d.rewrite)) {
+        if (const auto bad = shape_request(plan, *topology, cluster, here, req, &d.rewrite)) {
             d.reject_kind = bad->kind;
             return finish(bad->outcome, bad->message);
         }

@@ -70,8 +70,9 @@ SubmitDecision decide_submission(const JobOptions& options, const SlurmRequest& 
 // What a user is told when their SpiderFlow job passes unplanned through our fault.
 std::string unplanned_note(const std::string& why);
 
-// Planner threads still running (abandoned at the budget or not yet done). The plugin's fini()
-// waits for them, so the .so is never unloaded under a running thread.
+// Planner threads still running (abandoned at the budget or not yet done), and a join of all of
+// them: the plugin's fini() joins, so the .so is never unloaded under a running thread.
 int planner_threads_running();
+void join_planner_threads();
 
 }  // namespace spiderflow::plugin
