@@ -5,7 +5,6 @@
 # the cluster loads the SPANK plugin that uses it.
 noinst_LTLIBRARIES += libsf_pluginclient.la
 libsf_pluginclient_la_SOURCES = \
-	plugins/common/job_env.h \
 	plugins/common/job_options.cpp \
 	plugins/common/job_options.h \
 	plugins/common/spiderflow_conf.cpp \

@@ -1,5 +1,7 @@
 #include "common/coflow/traffic_class.h"
 
+#include "common/plan/launch_contract.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -79,9 +81,9 @@ std::map<std::string, std::string> nccl_job_env(const TrafficClass& c) {
 
 std::map<std::string, std::string> nccl_group_env(const TrafficClass& c) {
     const int lower = dscp_for_level(c.level + 1);
-    return {{"SPIDERFLOW_NCCL_TC_EP", std::to_string(c.dscp << 2)},
-            {"SPIDERFLOW_NCCL_TC_PP", std::to_string(c.dscp << 2)},
-            {"SPIDERFLOW_NCCL_TC_DP", std::to_string(lower << 2)}};
+    return {{env::kNcclTcEp, std::to_string(c.dscp << 2)},
+            {env::kNcclTcPp, std::to_string(c.dscp << 2)},
+            {env::kNcclTcDp, std::to_string(lower << 2)}};
 }
 
 void validate(const TcLink& link) {

@@ -1,5 +1,7 @@
 #include "common/plan/launch_writer.h"
 
+#include "common/plan/launch_contract.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -284,16 +286,16 @@ LaunchScript write_launch(const Plan& plan, const CommFacts& facts, const Launch
 
     LaunchScript s;
     s.env = nccl_env(facts, nullptr, 0, req.nccl);
-    s.env.push_back({"SPIDERFLOW_TP", std::to_string(plan.tp)});
-    s.env.push_back({"SPIDERFLOW_PP", std::to_string(plan.pp)});
-    s.env.push_back({"SPIDERFLOW_DP", std::to_string(plan.dp)});
-    s.env.push_back({"SPIDERFLOW_LAYER_SPLIT", join(plan.layers_per_stage)});
-    if (!req.plan_path.empty()) s.env.push_back({"SPIDERFLOW_PLAN", req.plan_path});
+    s.env.push_back({env::kTp, std::to_string(plan.tp)});
+    s.env.push_back({env::kPp, std::to_string(plan.pp)});
+    s.env.push_back({env::kDp, std::to_string(plan.dp)});
+    s.env.push_back({env::kLayerSplit, join(plan.layers_per_stage)});
+    if (!req.plan_path.empty()) s.env.push_back({env::kPlanPath, req.plan_path});
 
     const bool megatron = req.megatron == 1 || (req.megatron < 0 && runs_megatron(req.command));
     std::vector<std::string> program = req.command;
     if (megatron) {
-        const double timeout = std::stod(lookup(s.env, "SPIDERFLOW_NCCL_TIMEOUT_S", "600"));
+        const double timeout = std::stod(lookup(s.env, env::kNcclTimeoutS, "600"));
         for (auto& w : megatron_args(plan, timeout, req.command)) program.push_back(std::move(w));
     }
     std::vector<std::string> step = {"srun", "--nodes=" + std::to_string(num_nodes), "--kill-on-bad-exit=1"};
@@ -302,7 +304,7 @@ LaunchScript write_launch(const Plan& plan, const CommFacts& facts, const Launch
         step.push_back("--ntasks-per-node=" + std::to_string(per_node));
         step.insert(step.end(), program.begin(), program.end());
     } else {
-        const std::string rdzv = lookup(s.env, "SPIDERFLOW_RDZV_TIMEOUT_S", "900");
+        const std::string rdzv = lookup(s.env, env::kRdzvTimeoutS, "900");
         step.push_back("--ntasks=" + std::to_string(num_nodes));
         step.push_back("--ntasks-per-node=1");
         // Static rendezvous with the node rank the SPANK plugin computed from the topology,

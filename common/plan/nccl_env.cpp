@@ -1,5 +1,7 @@
 #include "common/plan/nccl_env.h"
 
+#include "common/plan/launch_contract.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -40,7 +42,7 @@ double env_number(const std::string& s) {
 
 CommFacts comm_facts_from_env(const std::function<std::string(const std::string&)>& lookup) {
     CommFacts f;
-    const std::string clusters = lookup("SPIDERFLOW_CLUSTERS");
+    const std::string clusters = lookup(env::kClusters);
     size_t start = 0;
     while (start < clusters.size()) {
         size_t comma = clusters.find(',', start);
@@ -48,8 +50,8 @@ CommFacts comm_facts_from_env(const std::function<std::string(const std::string&
         if (comma > start) f.clusters.push_back(clusters.substr(start, comma - start));
         start = comma + 1;
     }
-    f.max_rtt_s = env_number(lookup("SPIDERFLOW_WAN_RTT_MS")) / 1e3;
-    f.min_wan_Bps = env_number(lookup("SPIDERFLOW_WAN_GBPS")) * 1e9 / 8;
+    f.max_rtt_s = env_number(lookup(env::kWanRttMs)) / 1e3;
+    f.min_wan_Bps = env_number(lookup(env::kWanGbps)) * 1e9 / 8;
     return f;
 }
 
@@ -143,8 +145,8 @@ EnvList nccl_env(const CommFacts& facts, const Node* node, int gpu, const NcclSe
         env.push_back({"NCCL_IB_QPS_PER_CONNECTION", "4"});
         env.push_back({"NCCL_IB_TIMEOUT", std::to_string(ib_timeout_for_rtt(rtt))});
     }
-    env.push_back({"SPIDERFLOW_NCCL_TIMEOUT_S", std::to_string(static_cast<long>(scaled_timeout_s(site.nccl_timeout_base_s, rtt)))});
-    env.push_back({"SPIDERFLOW_RDZV_TIMEOUT_S", std::to_string(static_cast<long>(scaled_timeout_s(site.rdzv_timeout_base_s, rtt)))});
+    env.push_back({env::kNcclTimeoutS, std::to_string(static_cast<long>(scaled_timeout_s(site.nccl_timeout_base_s, rtt)))});
+    env.push_back({env::kRdzvTimeoutS, std::to_string(static_cast<long>(scaled_timeout_s(site.rdzv_timeout_base_s, rtt)))});
     return env;
 }
 

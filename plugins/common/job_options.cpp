@@ -1,5 +1,7 @@
 #include "plugins/common/job_options.h"
 
+#include "common/plan/launch_contract.h"
+
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -37,14 +39,14 @@ const std::string* find_var(const std::vector<std::string>& vars, const std::str
 
 const std::vector<OptionInfo>& option_table() {
     static const std::vector<OptionInfo> table = {
-        {"llm-model", "NAME", "SpiderFlow: model to train (catalog name, e.g. llama3-70b)", "SPIDERFLOW_MODEL"},
-        {"llm-global-batch", "N", "SpiderFlow: global batch in sequences per iteration", "SPIDERFLOW_GLOBAL_BATCH"},
-        {"llm-micro-batch", "N", "SpiderFlow: micro-batch size (default: planner chooses)", "SPIDERFLOW_MICRO_BATCH"},
-        {"llm-seq-len", "N", "SpiderFlow: sequence length in tokens (default 2048)", "SPIDERFLOW_SEQ_LEN"},
-        {"llm-gpus", "N", "SpiderFlow: GPUs to plan for when --gpus is not given", "SPIDERFLOW_GPUS"},
-        {"llm-objective", "NAME", "SpiderFlow: iteration_time or throughput_per_gpu", "SPIDERFLOW_OBJECTIVE"},
-        {"llm-policy", "NAME", "SpiderFlow: planning policy (default spinsearch)", "SPIDERFLOW_POLICY"},
-        {"llm-plan", "FILE", "SpiderFlow: use this plan (from `spiderflow plan`) instead of planning", "SPIDERFLOW_PLAN_FILE"},
+        {"llm-model", "NAME", "SpiderFlow: model to train (catalog name, e.g. llama3-70b)", env::kModel},
+        {"llm-global-batch", "N", "SpiderFlow: global batch in sequences per iteration", env::kGlobalBatch},
+        {"llm-micro-batch", "N", "SpiderFlow: micro-batch size (default: planner chooses)", env::kMicroBatch},
+        {"llm-seq-len", "N", "SpiderFlow: sequence length in tokens (default 2048)", env::kSeqLen},
+        {"llm-gpus", "N", "SpiderFlow: GPUs to plan for when --gpus is not given", env::kGpus},
+        {"llm-objective", "NAME", "SpiderFlow: iteration_time or throughput_per_gpu", env::kObjective},
+        {"llm-policy", "NAME", "SpiderFlow: planning policy (default spinsearch)", env::kPolicy},
+        {"llm-plan", "FILE", "SpiderFlow: use this plan (from `spiderflow plan`) instead of planning", env::kPlanFile},
     };
     return table;
 }
@@ -101,7 +103,7 @@ JobOptions read_job_options(const std::vector<std::string>& spank_env, const std
         }
     }
     std::string content;
-    if (find_var(spank_env, kPlanContentVar, content) != nullptr) o.plan_content = content;
+    if (find_var(spank_env, env::kPlanContent, content) != nullptr) o.plan_content = content;
     return o;
 }
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "plugins/common/job_env.h"
+#include "common/plan/launch_contract.h"
 
 namespace spiderflow::plugin {
 

@@ -56,7 +56,7 @@ void put(EnvList& env, const std::string& k, const std::string& v) {
 int parse_traffic_level(const std::string& text) {
     if (text.empty()) return kDefaultTrafficLevel;
     if (text.size() == 1 && text[0] >= '0' && text[0] < '0' + TrafficClass::kLevels) return text[0] - '0';
-    throw InputError("job", 0, kTrafficLevelVar,
+    throw InputError("job", 0, env::kTrafficLevel,
                      "expected a level 0.." + std::to_string(TrafficClass::kLevels - 1) + ", got '" + text + "'");
 }
 

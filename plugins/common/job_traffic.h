@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/plan/launch_contract.h"
 #include "common/coflow/command_runner.h"
 #include "common/coflow/traffic_class.h"
 #include "common/plan/nccl_env.h"
@@ -18,9 +19,8 @@ namespace spiderflow::plugin {
 
 // A job nobody gave a level runs at best effort.
 constexpr int kDefaultTrafficLevel = coflow::TrafficClass::kLevels - 1;
-// The job's level travels as this variable (spank env from job_submit or the controller, or
+// The job's level travels as env::kTrafficLevel (spank env from job_submit or the controller, or
 // the job's own environment for `spiderflow launch`).
-constexpr const char* kTrafficLevelVar = "SPIDERFLOW_TRAFFIC_LEVEL";
 // Serialises job starts and ends on one node (they read, then change, the same interface).
 constexpr const char* kTcLockPath = "/run/lock/spiderflow-tc.lock";
 

@@ -1,11 +1,13 @@
 #include "plugins/common/plan_summary.h"
 
+#include "common/plan/launch_contract.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <sstream>
 
-#include "plugins/common/job_env.h"
+#include "common/plan/launch_contract.h"
 
 namespace spiderflow::plugin {
 namespace {
@@ -58,12 +60,12 @@ bool parse_plan_summary(const std::string& text, PlanSummary* out) {
 
 std::vector<std::pair<std::string, std::string>> summary_step_env(const PlanSummary& s) {
     std::vector<std::pair<std::string, std::string>> env = {
-        {"SPIDERFLOW_TP", std::to_string(s.tp)},
-        {"SPIDERFLOW_PP", std::to_string(s.pp)},
-        {"SPIDERFLOW_DP", std::to_string(s.dp)},
-        {"SPIDERFLOW_MICRO_BATCH", std::to_string(s.micro_batch)},
+        {env::kTp, std::to_string(s.tp)},
+        {env::kPp, std::to_string(s.pp)},
+        {env::kDp, std::to_string(s.dp)},
+        {env::kMicroBatch, std::to_string(s.micro_batch)},
     };
-    if (!s.plan_data.empty()) env.push_back({kPlanDataVar, s.plan_data});
+    if (!s.plan_data.empty()) env.push_back({env::kPlanData, s.plan_data});
     return env;
 }
 

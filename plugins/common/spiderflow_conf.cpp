@@ -1,5 +1,7 @@
 #include "plugins/common/spiderflow_conf.h"
 
+#include "common/plan/launch_contract.h"
+
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
@@ -161,7 +163,7 @@ SpiderflowConf load_spiderflow_conf(const std::string& path) {
 }
 
 std::string spiderflow_conf_path(const std::string& plugin_arg) {
-    if (const char* env = std::getenv("SPIDERFLOW_CONF"); env != nullptr && *env != '\0') return env;
+    if (const char* env = std::getenv(env::kConf); env != nullptr && *env != '\0') return env;
     if (!plugin_arg.empty()) return plugin_arg;
     return "/etc/slurm/spiderflow.conf";
 }

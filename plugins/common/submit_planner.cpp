@@ -1,5 +1,7 @@
 #include "plugins/common/submit_planner.h"
 
+#include "common/plan/launch_contract.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -259,18 +261,19 @@ void fill_step_env(const Plan& plan, const Topology& topology, SubmitRewrite* r)
     for (int n : plan.layers_per_stage) layers += (layers.empty() ? "" : ",") + std::to_string(n);
     std::string clusters;
     for (const auto& c : facts.clusters) clusters += (clusters.empty() ? "" : ",") + c;
-    r->job_env.push_back({"SPIDERFLOW_TP", std::to_string(plan.tp)});
-    r->job_env.push_back({"SPIDERFLOW_PP", std::to_string(plan.pp)});
-    r->job_env.push_back({"SPIDERFLOW_DP", std::to_string(plan.dp)});
-    r->job_env.push_back({"SPIDERFLOW_MICRO_BATCH", std::to_string(plan.micro_batch)});
-    r->job_env.push_back({"SPIDERFLOW_GLOBAL_BATCH", std::to_string(plan.job.global_batch)});
-    r->job_env.push_back({"SPIDERFLOW_LAYER_SPLIT", layers});
-    r->job_env.push_back({"SPIDERFLOW_CLUSTERS", clusters});
-    r->job_env.push_back({"SPIDERFLOW_WAN_RTT_MS", fmt(facts.max_rtt_s * 1e3, 6)});
-    r->job_env.push_back({"SPIDERFLOW_WAN_GBPS", fmt(facts.min_wan_Bps * 8 / 1e9, 6)});
+    r->job_env.push_back({env::kContractVersion, std::to_string(env::kLaunchContractVersion)});
+    r->job_env.push_back({env::kTp, std::to_string(plan.tp)});
+    r->job_env.push_back({env::kPp, std::to_string(plan.pp)});
+    r->job_env.push_back({env::kDp, std::to_string(plan.dp)});
+    r->job_env.push_back({env::kMicroBatch, std::to_string(plan.micro_batch)});
+    r->job_env.push_back({env::kGlobalBatch, std::to_string(plan.job.global_batch)});
+    r->job_env.push_back({env::kLayerSplit, layers});
+    r->job_env.push_back({env::kClusters, clusters});
+    r->job_env.push_back({env::kWanRttMs, fmt(facts.max_rtt_s * 1e3, 6)});
+    r->job_env.push_back({env::kWanGbps, fmt(facts.min_wan_Bps * 8 / 1e9, 6)});
     // The plan travels with the job: steps on nodes that share no disk with slurmctld read it
     // from here, and nothing is left on disk to clean up when the job ends.
-    r->job_env.push_back({kPlanDataVar, encode_plan_text(plan_to_json(plan, topology, -1))});
+    r->job_env.push_back({env::kPlanData, encode_plan_text(plan_to_json(plan, topology, -1))});
 }
 
 SubmitDecision decide_uncached(const JobOptions& opts, const SlurmRequest& req,
@@ -323,7 +326,7 @@ SubmitDecision decide_uncached(const JobOptions& opts, const SlurmRequest& req,
         // salloc and srun jobs never see job_submit's environment: their steps and `spiderflow
         // launch` read the plan back from the AdminComment.
         for (const auto& [k, v] : r.job_env) {
-            if (k == kPlanDataVar && v.size() <= kMaxSummaryPlanBytes) summary.plan_data = v;
+            if (k == env::kPlanData && v.size() <= kMaxSummaryPlanBytes) summary.plan_data = v;
         }
         r.summary = format_plan_summary(summary);
         r.user_note = "spiderflow: planned " + plan.job.model.name + " as tp=" + std::to_string(plan.tp) + " pp=" +

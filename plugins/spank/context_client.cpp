@@ -40,7 +40,7 @@ int pass_plan_content(spank_t sp, const PluginState& st) {
         slurm_error("spiderflow: %s", e.what());
         return -1;
     }
-    if (spank_job_control_setenv(sp, kPlanContentVar, encoded.c_str(), 1) != ESPANK_SUCCESS) {
+    if (spank_job_control_setenv(sp, env::kPlanContent, encoded.c_str(), 1) != ESPANK_SUCCESS) {
         slurm_error("spiderflow: cannot pass the plan in %s to the job", st.options.plan_file.c_str());
         return -1;
     }

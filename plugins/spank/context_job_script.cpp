@@ -34,7 +34,7 @@ int job_script_prolog(spank_t sp) {
     if (!cfg.enabled || !cfg.traffic_control) return 0;
     const int job = job_id(sp);
     coflow::ProcessRunner runner;
-    const TcOutcome r = start_job_traffic(cfg, job, script_env(kTrafficLevelVar), runner);
+    const TcOutcome r = start_job_traffic(cfg, job, script_env(env::kTrafficLevel), runner);
     if (r.done) slurm_info("spiderflow: %s", r.message.c_str());
     else slurm_error("spiderflow: job %d runs without its traffic class: %s", job, r.message.c_str());
     return 0;

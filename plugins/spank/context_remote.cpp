@@ -13,6 +13,7 @@ extern "C" {
 #include <slurm/slurm.h>
 }
 
+#include "common/plan/launch_contract.h"
 #include "common/plan/nccl_env.h"
 #include "common/plan/plan_json.h"
 #include "common/plan/plan_transport.h"
@@ -73,10 +74,10 @@ std::string node_address(const std::string& node) {
 
 std::vector<RankSlot> layout_of(spank_t sp, const std::vector<std::string>& nodes, const std::vector<int>& per_node,
                                 const Topology* topo, std::string* note) {
-    const std::string data = planned(sp, kPlanDataVar);
+    const std::string data = planned(sp, env::kPlanData);
     if (!data.empty() && topo != nullptr) {
         try {
-            const Plan plan = plan_from_json(decode_plan_text(data, "job", kPlanDataVar), "job plan", topo);
+            const Plan plan = plan_from_json(decode_plan_text(data, "job", env::kPlanData), "job plan", topo);
             return plan_rank_slots(plan, *topo, nodes);
         } catch (const std::exception& e) {
             *note = std::string("the job's plan does not fit this step (") + e.what() + "); ranks follow the topology";
@@ -113,7 +114,7 @@ int launcher_task_init(spank_t sp, const StepLayout& layout, const std::string& 
         tell_task("node " + me + " is not in the plan's layout; the launcher starts without SpiderFlow's node rank");
         return 0;
     }
-    set(sp, "SPIDERFLOW_NODE_RANK", std::to_string(node_rank), true);
+    set(sp, env::kNodeRank, std::to_string(node_rank), true);
     set(sp, "MASTER_ADDR", layout.master_addr, true);
     set(sp, "MASTER_PORT", std::to_string(master_port(plugin_state().config, sp)), true);
     return 0;
@@ -139,9 +140,9 @@ int remote_user_init(spank_t sp) {
     const PluginState& st = plugin_state();
     StepLayout& out = stepd_state().layout;
     out = StepLayout{};
-    const int tp = to_int(planned(sp, "SPIDERFLOW_TP"), 0);
-    const int pp = to_int(planned(sp, "SPIDERFLOW_PP"), 0);
-    const int dp = to_int(planned(sp, "SPIDERFLOW_DP"), 0);
+    const int tp = to_int(planned(sp, env::kTp), 0);
+    const int pp = to_int(planned(sp, env::kPp), 0);
+    const int dp = to_int(planned(sp, env::kDp), 0);
     if (tp <= 0 && !st.options.any()) return 0;  // not a SpiderFlow job: leave it alone
     if (!st.config.enabled) {
         if (!st.config_error.empty()) out.note = "SpiderFlow is off on this node (" + st.config_error + "); tasks start with Slurm's variables only";
@@ -228,23 +229,23 @@ int remote_task_init(spank_t sp) {
         if (node_order[i] == me) node_rank = static_cast<int>(i);
     }
     const int port = master_port(st.config, sp);
-    const int tp = to_int(planned(sp, "SPIDERFLOW_TP"), 1);
-    const int pp = to_int(planned(sp, "SPIDERFLOW_PP"), 1);
-    const int dp = to_int(planned(sp, "SPIDERFLOW_DP"), 1);
+    const int tp = to_int(planned(sp, env::kTp), 1);
+    const int pp = to_int(planned(sp, env::kPp), 1);
+    const int dp = to_int(planned(sp, env::kDp), 1);
     set(sp, "RANK", std::to_string(rank), true);
     set(sp, "LOCAL_RANK", std::to_string(local_id), true);
     set(sp, "WORLD_SIZE", std::to_string(layout.slots.size()), true);
     set(sp, "LOCAL_WORLD_SIZE", std::to_string(mine.size()), true);
     set(sp, "MASTER_ADDR", layout.master_addr, true);
     set(sp, "MASTER_PORT", std::to_string(port), true);
-    set(sp, "SPIDERFLOW_NODE_RANK", std::to_string(node_rank), true);
-    set(sp, "SPIDERFLOW_TP", std::to_string(tp), true);
-    set(sp, "SPIDERFLOW_PP", std::to_string(pp), true);
-    set(sp, "SPIDERFLOW_DP", std::to_string(dp), true);
+    set(sp, env::kNodeRank, std::to_string(node_rank), true);
+    set(sp, env::kTp, std::to_string(tp), true);
+    set(sp, env::kPp, std::to_string(pp), true);
+    set(sp, env::kDp, std::to_string(dp), true);
     const ParallelCoords c = coords_of_rank(rank, tp, pp, dp);
-    set(sp, "SPIDERFLOW_TP_RANK", std::to_string(c.tp), true);
-    set(sp, "SPIDERFLOW_PP_RANK", std::to_string(c.pp), true);
-    set(sp, "SPIDERFLOW_DP_RANK", std::to_string(c.dp), true);
+    set(sp, env::kTpRank, std::to_string(c.tp), true);
+    set(sp, env::kPpRank, std::to_string(c.pp), true);
+    set(sp, env::kDpRank, std::to_string(c.dp), true);
 
     // LOCAL_RANK stays SLURM_LOCALID; the device each local rank drives comes from reordering
     // CUDA_VISIBLE_DEVICES, so device LOCAL_RANK is the GPU the plan chose (NVLink domains grouped).
@@ -266,15 +267,15 @@ int remote_task_init(spank_t sp) {
                                           : nullptr;
     const CommFacts facts = comm_facts_from_env([&](const std::string& name) { return planned(sp, name); });
     const NcclSettings site = nccl_settings(st.config);
-    EnvList env = nccl_env(facts, node, slot.device, site);
+    EnvList nccl = nccl_env(facts, node, slot.device, site);
     try {
         // The job's traffic class, as `spiderflow launch` exports it (plugins/common/job_traffic.h).
-        for (const auto& name : apply_job_class_env(env, st.config, planned(sp, kTrafficLevelVar)))
+        for (const auto& name : apply_job_class_env(nccl, st.config, planned(sp, env::kTrafficLevel)))
             spank_unsetenv(sp, name.c_str());
     } catch (const std::exception& e) {
         slurm_error("spiderflow: no traffic class for the job: %s", e.what());
     }
-    for (const auto& [k, v] : env) set(sp, k, v, st.config.site_env_wins);
+    for (const auto& [k, v] : nccl) set(sp, k, v, st.config.site_env_wins);
     return 0;
 }
 

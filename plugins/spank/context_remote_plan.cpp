@@ -10,6 +10,7 @@ extern "C" {
 #include <slurm/slurm.h>
 }
 
+#include "common/plan/launch_contract.h"
 #include "plugins/common/plan_summary.h"
 #include "plugins/spank/stepd_state.h"
 
@@ -20,7 +21,7 @@ int remote_plan_from_slurmctld(spank_t sp) {
     const PluginState& st = plugin_state();
     if (!st.config.enabled || !st.options.any()) return 0;
     // Inside a planned batch job the environment already holds the plan.
-    if (!job_getenv(sp, "SLURM_SPANK_SPIDERFLOW_TP").empty() || !job_getenv(sp, "SPIDERFLOW_TP").empty()) return 0;
+    if (!job_getenv(sp, (std::string(env::kSlurmSpankPrefix) + env::kTp).c_str()).empty() || !job_getenv(sp, env::kTp).empty()) return 0;
     uint32_t job_id = 0;
     if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS || job_id == 0) return 0;
     job_info_msg_t* info = nullptr;

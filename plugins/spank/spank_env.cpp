@@ -1,5 +1,7 @@
 #include "plugins/spank/spank_state.h"
 
+#include "common/plan/launch_contract.h"
+
 namespace spiderflow::plugin::spank {
 
 std::string job_getenv(spank_t sp, const char* name) {
@@ -12,8 +14,8 @@ std::string job_getenv(spank_t sp, const char* name) {
 bool is_spiderflow_step(spank_t sp) {
     if (plugin_state().options.any()) return true;
     char buf[16];
-    for (const char* name : {"SLURM_SPANK_SPIDERFLOW_TP", "SPIDERFLOW_TP"}) {
-        if (spank_getenv(sp, name, buf, sizeof buf) == ESPANK_SUCCESS && buf[0] != '\0') return true;
+    for (const std::string& name : {std::string(env::kSlurmSpankPrefix) + env::kTp, std::string(env::kTp)}) {
+        if (spank_getenv(sp, name.c_str(), buf, sizeof buf) == ESPANK_SUCCESS && buf[0] != '\0') return true;
     }
     return false;
 }

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "common/plan/launch_contract.h"
 #include "common/plan/launch_writer.h"
 #include "common/plan/plan_json.h"
 #include "common/plan/plan_transport.h"
@@ -121,7 +122,7 @@ int run_launch(const std::vector<std::string>& args) {
     site.nccl_group_classes = site.nccl_group_classes || group_classes;
     req.nccl = plugin::nccl_settings(site);
     LaunchScript script = write_launch(plan, facts, req);
-    if (traffic_level.empty()) traffic_level = env_or("SLURM_SPANK_SPIDERFLOW_TRAFFIC_LEVEL", plugin::kTrafficLevelVar);
+    if (traffic_level.empty()) traffic_level = env_or((std::string(env::kSlurmSpankPrefix) + env::kTrafficLevel).c_str(), env::kTrafficLevel);
     script.unset = plugin::apply_job_class_env(script.env, site, traffic_level);
     // Inside a job: a host list in the plan's rank order, so Slurm numbers the tasks as the plan does.
     const std::string nodelist = env_or("SLURM_JOB_NODELIST", "SLURM_NODELIST");

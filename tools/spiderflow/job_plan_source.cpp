@@ -8,7 +8,7 @@ extern "C" {
 
 #include "common/plan/plan_transport.h"
 #include "common/util/errors.h"
-#include "plugins/common/job_env.h"
+#include "common/plan/launch_contract.h"
 #include "plugins/common/plan_summary.h"
 
 namespace spiderflow::cli {
@@ -42,7 +42,7 @@ JobPlanText job_plan_text(const std::string& job_id_arg) {
         throw InputError("job-plan", 0, "JOBID", "not inside a Slurm job: give a job id, or --plan FILE");
     }
     if (job_id == own) {
-        for (const std::string& name : {std::string("SLURM_SPANK_") + plugin::kPlanDataVar, std::string(plugin::kPlanDataVar)}) {
+        for (const std::string& name : {std::string("SLURM_SPANK_") + env::kPlanData, std::string(env::kPlanData)}) {
             const std::string data = env(name);
             if (!data.empty()) return {decode_plan_text(data, "$" + name, name), "$" + name};
         }

@@ -123,7 +123,7 @@ TEST(SubmitPlanner, PlanFileIsNeverOpenedOnlyItsCarriedContentIsUsed) {
     const auto planned = decide_submission(opts("llama3-8b", 64), gpus(16), topo, config("/tmp"));
     ASSERT_EQ(planned.outcome, Outcome::rewrite) << planned.message;
     std::map<std::string, std::string> env(planned.rewrite.job_env.begin(), planned.rewrite.job_env.end());
-    const std::string plan_json = decode_plan_text(env.at(kPlanDataVar));
+    const std::string plan_json = decode_plan_text(env.at(env::kPlanData));
 
     JobOptions given;
     given.plan_file = "/etc/shadow";  // named, never read
@@ -163,7 +163,7 @@ TEST(SubmitPlanner, GoodSpecRewritesWithOneTaskLayoutAndCarriesThePlan) {
     const int tp = std::stoi(env.at("SPIDERFLOW_TP")), pp = std::stoi(env.at("SPIDERFLOW_PP")),
               dp = std::stoi(env.at("SPIDERFLOW_DP"));
     EXPECT_EQ(tp * pp * dp, 16);
-    const Plan carried = plan_from_json(decode_plan_text(env.at(kPlanDataVar)), "carried", cluster(4).get());
+    const Plan carried = plan_from_json(decode_plan_text(env.at(env::kPlanData)), "carried", cluster(4).get());
     EXPECT_EQ(carried.world_size(), 16);
     EXPECT_EQ(carried.tp, tp);
     // The job-wide --gpus count sbatch exported would become every inner srun's request.
@@ -178,7 +178,7 @@ TEST(SubmitPlanner, GoodSpecRewritesWithOneTaskLayoutAndCarriesThePlan) {
     EXPECT_EQ(back.dp, dp);
     EXPECT_EQ(back.nodes, r.nodes);
     EXPECT_EQ(back.gpus_per_node, r.gpus_per_node);
-    EXPECT_EQ(back.plan_data, env.at(kPlanDataVar)) << "salloc/srun jobs read the plan back from here";
+    EXPECT_EQ(back.plan_data, env.at(env::kPlanData)) << "salloc/srun jobs read the plan back from here";
     EXPECT_EQ(r.summary.find(".json"), std::string::npos) << "no path: nothing is written to disk";
 }
 
