@@ -74,7 +74,7 @@ plugins_spank_spiderflow_stepd_la_LDFLAGS = -module -avoid-version -shared \
 	-Wl,--version-script=$(srcdir)/plugins/spank/stepd.map
 # Only what steps use: topology readers, the plan schema, NCCL settings and traffic classes; no
 # planner, no solver.
-plugins_spank_spiderflow_stepd_la_LIBADD = libsf_slurmplugin.la libsf_coflow.la libsf_plan.la libsf_topology.la \
+plugins_spank_spiderflow_stepd_la_LIBADD = libsf_slurmplugin.la libsf_coflow.la libsf_cost.la libsf_plan.la libsf_topology.la \
 	libsf_model.la libsf_plan_transport.la libsf_util.la $(HWLOC_LIBS) $(ZLIB_LIBS)
 EXTRA_plugins_spank_spiderflow_stepd_la_DEPENDENCIES = $(srcdir)/plugins/spank/stepd.map
 

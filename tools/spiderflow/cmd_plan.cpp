@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -15,6 +16,7 @@
 #include "common/plan/plan_text.h"
 #include "common/planner/plan_job.h"
 #include "common/planner/planner.h"
+#include "common/site/site_json.h"
 #include "common/topology/reader.h"
 #include "common/util/errors.h"
 #include "tools/spiderflow/command.h"
@@ -34,6 +36,8 @@ constexpr const char* kHelp =
     "                       (its \"recompute\" decides activation recomputation; without it,\n"
     "                       recompute is turned on only when no layout fits memory otherwise)\n"
     "  --catalog FILE       extra GPU/model catalog JSON on top of the built-in one\n"
+    "  --state FILE         site state snapshot (doc/site-state.md): plan on the GPUs free in it\n"
+    "  --at T               with --state: on the GPUs free at time T (default 0, the snapshot's now)\n"
     "  --global-batch N     sequences per iteration\n"
     "  --seq-len S          tokens per sequence\n"
     "  --gpus N             GPUs wanted\n"
@@ -87,7 +91,8 @@ std::vector<std::string> split_list(const std::string& opt, const std::string& s
 
 int run_plan(const std::vector<std::string>& args) {
     std::string topology_file, reader, model_name, job_file, catalog_file, format = "json", output;
-    std::string policy = "spinsearch";
+    std::string policy = "spinsearch", state_file;
+    SiteTime at = 0;
     std::optional<int> global_batch, seq_len, gpus, micro_batch;
     std::optional<GpuCountMode> mode;
     PlanRequest request;
@@ -106,6 +111,8 @@ int run_plan(const std::vector<std::string>& args) {
         else if (a == "--model") model_name = value();
         else if (a == "--job") job_file = value();
         else if (a == "--catalog") catalog_file = value();
+        else if (a == "--state") state_file = value();
+        else if (a == "--at") at = static_cast<SiteTime>(parse_int(a, value(), 0));
         else if (a == "--global-batch") global_batch = static_cast<int>(parse_int(a, value(), 1));
         else if (a == "--seq-len") seq_len = static_cast<int>(parse_int(a, value(), 1));
         else if (a == "--gpus") gpus = static_cast<int>(parse_int(a, value(), 1));
@@ -167,7 +174,10 @@ int run_plan(const std::vector<std::string>& args) {
     job.validate();
     request.job = job;
 
-    const Topology topology = read_topology(topology_file, reader);
+    // With a site state, only what is free counts: busy, reserved, drained and down GPUs are
+    // gone from the topology the planner sees (nodes keep their places, so names and indices agree).
+    auto full = std::make_shared<const Topology>(read_topology(topology_file, reader));
+    const Topology topology = state_file.empty() ? *full : read_site_state(state_file, full).free_view(at);
     const CostModel cost(topology, catalog);
     const auto planner = make_planner(policy);
     const PlanResult result = plan_job(*planner, request, cost);

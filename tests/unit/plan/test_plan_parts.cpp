@@ -33,7 +33,8 @@ TEST(PlanParts, ReplicasAcrossSitesHaveNoSingleOffset) {
     ASSERT_EQ(parts.size(), 2u);
     EXPECT_EQ(parts[0].rank_offset, -1);
     EXPECT_EQ(parts[0].ranks.front(), 0);
-    EXPECT_EQ(parts[0].ranks[4], 16) << "stage 1 of replica 0";
+    EXPECT_EQ(parts[0].ranks[7], 7) << "stage 0 of replicas 0 and 1";
+    EXPECT_EQ(parts[0].ranks[8], 16) << "then stage 1 of replica 0";
     EXPECT_EQ(parts[1].ranks.front(), 8);
     int total = 0;
     for (const auto& part : parts) total += part.tasks;
