@@ -59,21 +59,19 @@ Precision precision_from_string(const std::string& s) {
 const char* to_string(GpuCountMode m) {
     switch (m) {
         case GpuCountMode::exact: return "exact";
-        case GpuCountMode::at_most: return "at_most";
+        case GpuCountMode::at_most: return "at-most";
         case GpuCountMode::best: return "best";
     }
     return "?";
 }
 
-namespace {
-GpuCountMode gpu_mode_from_string(const std::string& s, const std::string& source) {
+GpuCountMode gpu_count_mode_from_string(const std::string& s, const std::string& source, const std::string& field) {
     const std::string l = lower(s);
     if (l == "exact") return GpuCountMode::exact;
-    if (l == "at_most") return GpuCountMode::at_most;
+    if (l == "at-most" || l == "at_most") return GpuCountMode::at_most;
     if (l == "best") return GpuCountMode::best;
-    throw InputError(source, 0, "gpu_mode", "unknown gpu_mode '" + s + "' (exact, at_most or best)");
+    throw InputError(source, 0, field, "unknown gpu mode '" + s + "' (exact, at-most or best)");
 }
-}  // namespace
 
 JobSpec parse_job_spec(const std::string& json_text, const std::string& source, const Catalog& catalog) {
     const nlohmann::json j = jr::parse(json_text, source);
@@ -123,7 +121,7 @@ JobSpec parse_job_spec(const std::string& json_text, const std::string& source, 
     if (j.contains("zero1")) spec.zero1 = jr::get_bool(j.at("zero1"), source, "zero1");
     if (j.contains("gpus")) spec.gpus = jr::get_int(j.at("gpus"), source, "gpus", 0, 10000000);
     if (j.contains("gpu_mode")) {
-        spec.gpu_mode = gpu_mode_from_string(jr::get_string(j.at("gpu_mode"), source, "gpu_mode"), source);
+        spec.gpu_mode = gpu_count_mode_from_string(jr::get_string(j.at("gpu_mode"), source, "gpu_mode"), source, "gpu_mode");
     }
     if (spec.gpu_mode != GpuCountMode::best && j.contains("gpu_mode") && spec.gpus == 0) {
         throw InputError(source, 0, "gpus", std::string("gpu_mode ") + to_string(spec.gpu_mode) + " needs gpus > 0");

@@ -36,7 +36,10 @@ struct JobSpec {
 
 const char* to_string(Precision p);
 Precision precision_from_string(const std::string& s);  // throws InputError
+// "exact", "at-most", "best": the one spelling every writer uses. The reader also takes the
+// older "at_most". Throws InputError(source, 0, field) naming the choices.
 const char* to_string(GpuCountMode m);
+GpuCountMode gpu_count_mode_from_string(const std::string& s, const std::string& source, const std::string& field);
 
 // Reads a job spec from JSON text ({"model": "llama3-70b" | {...dims...}, "seq_len": ..., ...}).
 JobSpec parse_job_spec(const std::string& json_text, const std::string& source, const Catalog& catalog);

@@ -27,15 +27,6 @@ const char* precision_name(Precision p) {
     return "bf16";
 }
 
-const char* gpu_mode_name(GpuCountMode m) {
-    switch (m) {
-    case GpuCountMode::exact: return "exact";
-    case GpuCountMode::at_most: return "at-most";
-    case GpuCountMode::best: return "best";
-    }
-    return "exact";
-}
-
 // Non-finite doubles have no JSON form; write null so the reader reports them, never "inf".
 ordered_json num(double v) { return std::isfinite(v) ? ordered_json(v) : ordered_json(nullptr); }
 
@@ -84,7 +75,7 @@ std::string plan_to_json(const Plan& plan, const Topology& topology, int indent)
     job["recompute"] = plan.job.recompute;
     job["zero1"] = plan.job.zero1;
     job["gpus"] = plan.job.gpus;
-    job["gpu_mode"] = gpu_mode_name(plan.job.gpu_mode);
+    job["gpu_mode"] = to_string(plan.job.gpu_mode);
     j["job"] = job;
 
     ordered_json deg;
@@ -262,10 +253,11 @@ JobSpec read_job(const Reader& rd, const json& j, const std::string& path) {
     job.zero1 = rd.get_bool(j, path, "zero1");
     job.gpus = rd.get_int(j, path, "gpus", 0);
     const std::string mode = rd.get_string(j, path, "gpu_mode");
-    if (mode == "exact") job.gpu_mode = GpuCountMode::exact;
-    else if (mode == "at-most") job.gpu_mode = GpuCountMode::at_most;
-    else if (mode == "best") job.gpu_mode = GpuCountMode::best;
-    else rd.fail(Reader::join(path, "gpu_mode"), "unknown mode '" + mode + "' (exact, at-most, best)");
+    try {
+        job.gpu_mode = gpu_count_mode_from_string(mode, "plan", "gpu_mode");
+    } catch (const InputError& e) {
+        rd.fail(Reader::join(path, "gpu_mode"), e.problem());
+    }
     return job;
 }
 

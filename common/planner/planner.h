@@ -51,6 +51,9 @@ public:
 // Throws InputError listing the valid names on an unknown one.
 std::unique_ptr<PlannerPolicy> make_planner(const std::string& name);
 std::vector<std::string> planner_names();
+// to_string gives "iteration_time" / "throughput_per_gpu"; the reader also takes the CLI's short
+// "time" / "throughput". Throws InputError(source, 0, field) naming the choices.
 const char* to_string(Objective o);
+Objective objective_from_string(const std::string& s, const std::string& source, const std::string& field);
 
 }  // namespace spiderflow

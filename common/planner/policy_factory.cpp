@@ -62,4 +62,10 @@ const char* to_string(Objective o) {
     return "iteration_time";
 }
 
+Objective objective_from_string(const std::string& s, const std::string& source, const std::string& field) {
+    if (s == "iteration_time" || s == "time") return Objective::iteration_time;
+    if (s == "throughput_per_gpu" || s == "throughput") return Objective::throughput_per_gpu;
+    throw InputError(source, 0, field, "expected iteration_time (time) or throughput_per_gpu (throughput), got '" + s + "'");
+}
+
 }  // namespace spiderflow

@@ -78,8 +78,11 @@ void set_job_option(JobOptions& o, const std::string& name, const std::string& v
     } else if (name == "llm-gpus") {
         o.gpus = positive_int(name, value);
     } else if (name == "llm-objective") {
-        if (value != "iteration_time" && value != "throughput_per_gpu") {
-            throw InputError(kSource, 0, "--" + name, "expected iteration_time or throughput_per_gpu, got '" + value + "'");
+        // An early word in sbatch; job_submit reads it with objective_from_string (planner.h), the
+        // one reader, which this light library cannot link.
+        if (value != "iteration_time" && value != "throughput_per_gpu" && value != "time" && value != "throughput") {
+            throw InputError(kSource, 0, "--" + name,
+                             "expected iteration_time (time) or throughput_per_gpu (throughput), got '" + value + "'");
         }
         o.objective = value;
     } else if (name == "llm-policy") {

@@ -155,7 +155,13 @@ std::optional<Stop> plan_from_spec(const JobOptions& opts, const SlurmRequest& r
         return Stop{Outcome::reject,
                     "spiderflow: bad job spec: " + e.problem() + (e.field().empty() ? "" : " (" + e.field() + ")")};
     }
-    if (opts.objective == "throughput_per_gpu") preq.objective = Objective::throughput_per_gpu;
+    if (!opts.objective.empty()) {
+        try {
+            preq.objective = objective_from_string(opts.objective, "job options", "--llm-objective");
+        } catch (const InputError& e) {
+            return Stop{Outcome::reject, std::string("spiderflow: ") + e.what()};
+        }
+    }
     preq.allowed_clusters = {here.name};
     preq.micro_batch = opts.micro_batch;
     preq.time_limit_s = cfg.time_budget_s * 0.8;

@@ -42,7 +42,8 @@ constexpr const char* kHelp =
     "  --seq-len S          tokens per sequence\n"
     "  --gpus N             GPUs wanted\n"
     "  --gpus-mode MODE     exact (default), at-most or best\n"
-    "  --objective OBJ      time (shortest iteration, default) or throughput (per GPU)\n"
+    "  --objective OBJ      time (shortest iteration, default) or throughput (per GPU); also\n"
+    "                       iteration_time / throughput_per_gpu, as sbatch --llm-objective spells them\n"
     "  --allow C1,C2        only these clusters\n"
     "  --forbid C3,...      never these clusters\n"
     "  --tp T --pp P --dp D fix parallel degrees (only the placement is searched)\n"
@@ -116,18 +117,8 @@ int run_plan(const std::vector<std::string>& args) {
         else if (a == "--global-batch") global_batch = static_cast<int>(parse_int(a, value(), 1));
         else if (a == "--seq-len") seq_len = static_cast<int>(parse_int(a, value(), 1));
         else if (a == "--gpus") gpus = static_cast<int>(parse_int(a, value(), 1));
-        else if (a == "--gpus-mode") {
-            const std::string& v = value();
-            if (v == "exact") mode = GpuCountMode::exact;
-            else if (v == "at-most" || v == "at_most") mode = GpuCountMode::at_most;
-            else if (v == "best") mode = GpuCountMode::best;
-            else usage_error(a, "must be exact, at-most or best, not '" + v + "'");
-        } else if (a == "--objective") {
-            const std::string& v = value();
-            if (v == "time") request.objective = Objective::iteration_time;
-            else if (v == "throughput") request.objective = Objective::throughput_per_gpu;
-            else usage_error(a, "must be time or throughput, not '" + v + "'");
-        } else if (a == "--allow") request.allowed_clusters = split_list(a, value());
+        else if (a == "--gpus-mode") mode = gpu_count_mode_from_string(value(), "spiderflow plan", a);
+        else if (a == "--objective") request.objective = objective_from_string(value(), "spiderflow plan", a); else if (a == "--allow") request.allowed_clusters = split_list(a, value());
         else if (a == "--forbid") request.forbidden_clusters = split_list(a, value());
         else if (a == "--tp") request.tp = static_cast<int>(parse_int(a, value(), 1));
         else if (a == "--pp") request.pp = static_cast<int>(parse_int(a, value(), 1));

@@ -102,3 +102,11 @@ TEST(JobSpec, PrecisionNames) {
     EXPECT_STREQ(to_string(GpuCountMode::best), "best");
     EXPECT_THROW(precision_from_string("int4"), InputError);
 }
+
+// One spelling written, both read: the CLI, job specs and plan files agree on "at-most".
+TEST(JobSpec, GpuModeHasOneSpellingAndReadsTheOldOne) {
+    EXPECT_STREQ(to_string(GpuCountMode::at_most), "at-most");
+    EXPECT_EQ(gpu_count_mode_from_string("at-most", "t", "gpu_mode"), GpuCountMode::at_most);
+    EXPECT_EQ(gpu_count_mode_from_string("at_most", "t", "gpu_mode"), GpuCountMode::at_most);
+    EXPECT_THROW(gpu_count_mode_from_string("most", "t", "gpu_mode"), InputError);
+}

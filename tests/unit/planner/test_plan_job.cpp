@@ -145,3 +145,12 @@ TEST(PlanJob, WhenRecomputeDoesNotHelpEitherTheErrorSaysItWasTried) {
         EXPECT_NE(std::string(e.what()).find("with activation recomputation on"), std::string::npos) << e.what();
     }
 }
+
+// sbatch's --llm-objective and the CLI's --objective read the same words.
+TEST(Objective, OneReaderForBothSpellings) {
+    EXPECT_EQ(objective_from_string("time", "t", "o"), Objective::iteration_time);
+    EXPECT_EQ(objective_from_string("iteration_time", "t", "o"), Objective::iteration_time);
+    EXPECT_EQ(objective_from_string("throughput", "t", "o"), Objective::throughput_per_gpu);
+    EXPECT_EQ(objective_from_string(to_string(Objective::throughput_per_gpu), "t", "o"), Objective::throughput_per_gpu);
+    EXPECT_THROW(objective_from_string("speed", "t", "o"), InputError);
+}
