@@ -1,40 +1,5 @@
 # plugins: thin Slurm adapters over libspiderflow.
 
-# Slurm-free code that client commands load: option table and site config parsing. It links
-# nothing heavier than libsf_util and the plan transport, because every sbatch/srun/salloc on
-# the cluster loads the SPANK plugin that uses it.
-noinst_LTLIBRARIES += libsf_pluginclient.la
-libsf_pluginclient_la_SOURCES = \
-	plugins/common/job_options.cpp \
-	plugins/common/job_options.h \
-	plugins/common/spiderflow_conf.cpp \
-	plugins/common/spiderflow_conf.h
-# (convenience libraries never nest one another: each object is linked once)
-
-# Slurm-free code shared by job_submit, the step side of the SPANK plugin and their unit tests.
-noinst_LTLIBRARIES += libsf_slurmplugin.la
-libsf_slurmplugin_la_SOURCES = \
-	plugins/common/hostlist.cpp \
-	plugins/common/hostlist.h \
-	plugins/common/plan_summary.cpp \
-	plugins/common/plan_summary.h \
-	plugins/common/job_traffic.cpp \
-	plugins/common/job_traffic.h \
-	plugins/common/rank_order.cpp \
-	plugins/common/rank_order.h \
-	plugins/common/slurm_host.h \
-	plugins/common/topology_cache.cpp \
-	plugins/common/topology_cache.h \
-	plugins/common/tres.cpp \
-	plugins/common/tres.h
-libsf_slurmplugin_la_LIBADD = libsf_pluginclient.la
-
-# What job_submit decides: the only plugin code that plans, so the only one that needs the planner.
-noinst_LTLIBRARIES += libsf_submit.la
-libsf_submit_la_SOURCES = \
-	plugins/common/submit_planner.cpp \
-	plugins/common/submit_planner.h
-
 # Plugins are modules loaded by Slurm daemons and clients: libspiderflow goes in statically (its
 # convenience libraries are PIC), no -lslurm, and a version script exports only the API.
 slurmplugin_LTLIBRARIES += plugins/spank/spiderflow.la plugins/spank/spiderflow_stepd.la \
@@ -58,7 +23,7 @@ plugins_spank_spiderflow_la_LDFLAGS = -module -avoid-version -shared \
 	-Wl,-Bstatic,-lstdc++,-Bdynamic -XCClinker -static-libgcc -Wl,--gc-sections
 plugins_spank_spiderflow_la_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CC $(AM_LIBTOOLFLAGS) $(LIBTOOLFLAGS) \
 	--mode=link $(CXXLD) $(AM_CXXFLAGS) $(CXXFLAGS) $(plugins_spank_spiderflow_la_LDFLAGS) $(LDFLAGS) -o $@
-plugins_spank_spiderflow_la_LIBADD = libsf_pluginclient.la libsf_plan_transport.la libsf_util.la $(ZLIB_LIBS) $(DL_LIBS)
+plugins_spank_spiderflow_la_LIBADD = libsf_slurmjob_client.la libsf_plan_transport.la libsf_util.la $(ZLIB_LIBS) $(DL_LIBS)
 EXTRA_plugins_spank_spiderflow_la_DEPENDENCIES = $(srcdir)/plugins/spank/spank.map
 
 # Its step side, dlopen()ed by the plugin in slurmstepd and slurmd only.
@@ -74,7 +39,7 @@ plugins_spank_spiderflow_stepd_la_LDFLAGS = -module -avoid-version -shared \
 	-Wl,--version-script=$(srcdir)/plugins/spank/stepd.map
 # Only what steps use: topology readers, the plan schema, NCCL settings and traffic classes; no
 # planner, no solver.
-plugins_spank_spiderflow_stepd_la_LIBADD = libsf_slurmplugin.la libsf_coflow.la libsf_cost.la libsf_plan.la libsf_topology.la \
+plugins_spank_spiderflow_stepd_la_LIBADD = libsf_slurmjob.la libsf_coflow.la libsf_cost.la libsf_plan.la libsf_topology.la \
 	libsf_model.la libsf_plan_transport.la libsf_util.la $(HWLOC_LIBS) $(ZLIB_LIBS)
 EXTRA_plugins_spank_spiderflow_stepd_la_DEPENDENCIES = $(srcdir)/plugins/spank/stepd.map
 
@@ -84,7 +49,7 @@ plugins_job_submit_job_submit_spiderflow_la_SOURCES = \
 	plugins/job_submit/job_submit_spiderflow.cpp
 plugins_job_submit_job_submit_spiderflow_la_LDFLAGS = -module -avoid-version -shared \
 	-Wl,--version-script=$(srcdir)/plugins/job_submit/job_submit.map
-plugins_job_submit_job_submit_spiderflow_la_LIBADD = libsf_submit.la libsf_slurmplugin.la libspiderflow.la
+plugins_job_submit_job_submit_spiderflow_la_LIBADD = libsf_submit.la libsf_slurmjob.la libspiderflow.la
 EXTRA_plugins_job_submit_job_submit_spiderflow_la_DEPENDENCIES = $(srcdir)/plugins/job_submit/job_submit.map
 
 EXTRA_DIST += plugins/spank/spank.map plugins/spank/stepd.map plugins/job_submit/job_submit.map

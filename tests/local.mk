@@ -11,19 +11,25 @@ tests_unit_test_milp_LDADD = libsf_milp.la libsf_util.la $(CBC_LIBS) $(GTEST_LIB
 check_PROGRAMS += tests/unit/test_plan
 TESTS += tests/unit/test_plan
 tests_unit_test_plan_SOURCES = tests/unit/common/small_model.h tests/unit/plan/plan_fixture.h tests/unit/plan/test_plan_json.cpp \
-	tests/unit/plan/test_plan_writers.cpp tests/unit/plan/test_plan_parts.cpp
+	tests/unit/plan/test_plan_writers.cpp tests/unit/plan/test_plan_parts.cpp tests/unit/plan/test_nccl_env.cpp
 tests_unit_test_plan_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_plan_LDADD = libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la $(GTEST_LIBS_ALL)
 
-# plugins: config, options, rank order, NCCL env, launch writer
+# slurmjob: site config, job options, rank order, traffic classes, the submit decision
+check_PROGRAMS += tests/unit/test_slurmjob
+TESTS += tests/unit/test_slurmjob
+tests_unit_test_slurmjob_SOURCES = tests/unit/slurmjob/test_spiderflow_conf.cpp tests/unit/slurmjob/test_job_options.cpp \
+	tests/unit/slurmjob/test_rank_order.cpp tests/unit/slurmjob/test_submit_planner.cpp \
+	tests/unit/slurmjob/test_job_traffic.cpp
+tests_unit_test_slurmjob_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_slurmjob_LDADD = libsf_submit.la libsf_slurmjob.la libspiderflow.la $(GTEST_LIBS_ALL)
+
+# plugins: the built .so files' symbols and linked libraries
 check_PROGRAMS += tests/unit/test_plugins
 TESTS += tests/unit/test_plugins
-tests_unit_test_plugins_SOURCES = tests/unit/plugins/test_spiderflow_conf.cpp tests/unit/plugins/test_job_options.cpp \
-	tests/unit/plugins/test_rank_order.cpp tests/unit/plugins/test_nccl_env.cpp \
-	tests/unit/plugins/test_submit_planner.cpp tests/unit/plugins/test_plugin_symbols.cpp \
-	tests/unit/plugins/test_job_traffic.cpp
+tests_unit_test_plugins_SOURCES = tests/unit/plugins/test_plugin_symbols.cpp
 tests_unit_test_plugins_CXXFLAGS = $(TEST_CXXFLAGS)
-tests_unit_test_plugins_LDADD = libsf_submit.la libsf_slurmplugin.la libspiderflow.la $(GTEST_LIBS_ALL)
+tests_unit_test_plugins_LDADD = $(GTEST_LIBS_ALL)
 
 # coflow model, schedulers, simulator, traces
 check_PROGRAMS += tests/unit/test_coflow
@@ -40,7 +46,7 @@ TESTS += tests/integration/netns_tc_test.sh
 check_PROGRAMS += tests/integration/job_tc_driver
 tests_integration_job_tc_driver_SOURCES = tests/integration/job_tc_driver.cpp
 tests_integration_job_tc_driver_CXXFLAGS = $(TEST_CXXFLAGS)
-tests_integration_job_tc_driver_LDADD = libsf_slurmplugin.la libspiderflow.la
+tests_integration_job_tc_driver_LDADD = libsf_slurmjob.la libspiderflow.la
 EXTRA_DIST += tests/integration/netns_tc_test.sh
 
 # planner

@@ -13,11 +13,11 @@ spiderflow_SOURCES += tools/spiderflow/cmd_estimate.cpp
 # coflow command
 spiderflow_SOURCES += tools/spiderflow/cmd_coflow.cpp
 
-# launch command; reads the site config through the plugins' parser.
+# launch command; reads the site config through common/slurmjob.
 spiderflow_SOURCES += tools/spiderflow/cmd_launch.cpp tools/spiderflow/cmd_job_plan.cpp \
 	tools/spiderflow/job_plan_source.cpp tools/spiderflow/job_plan_source.h \
 	tools/spiderflow/launch_hosts.cpp tools/spiderflow/launch_hosts.h
-spiderflow_LDADD += libsf_slurmplugin.la libspiderflow.la $(SLURM_LIBS)
+spiderflow_LDADD += libsf_slurmjob.la libspiderflow.la $(SLURM_LIBS)
 
 # catalog command: lists the built-in GPU and model catalogs.
 spiderflow_SOURCES += tools/spiderflow/cmd_catalog.cpp

@@ -8,29 +8,32 @@ int Plan::first_layer_of_stage(int stage) const {
     return first;
 }
 
+ParallelCoords coords_of_rank(int rank, int tp, int pp, int dp) {
+    ParallelCoords c;
+    if (tp <= 0 || pp <= 0 || dp <= 0) return c;
+    c.tp = rank % tp;
+    c.dp = (rank / tp) % dp;
+    c.pp = rank / (tp * dp);
+    return c;
+}
+
 std::vector<RankPlacement> Plan::ranks() const {
     std::vector<RankPlacement> out;
     out.reserve(static_cast<size_t>(world_size()));
-    // Megatron-LM's default rank order: tensor fastest, then data, then pipeline.
-    for (int s = 0; s < pp; ++s) {
-        const int first = first_layer_of_stage(s);
-        const int count = s < static_cast<int>(layers_per_stage.size()) ? layers_per_stage[s] : 0;
-        for (int r = 0; r < dp; ++r) {
-            const StageCell& c = cell(s, r);
-            for (int t = 0; t < tp; ++t) {
-                RankPlacement p;
-                p.rank = static_cast<int>(out.size());
-                p.cluster = c.cluster;
-                p.node = c.node;
-                p.gpu = c.first_gpu + t;
-                p.tp = t;
-                p.pp = s;
-                p.dp = r;
-                p.first_layer = first;
-                p.num_layers = count;
-                out.push_back(p);
-            }
-        }
+    for (int rank = 0; rank < world_size(); ++rank) {
+        const ParallelCoords k = coords_of_rank(rank, tp, pp, dp);
+        const StageCell& c = cell(k.pp, k.dp);
+        RankPlacement p;
+        p.rank = rank;
+        p.cluster = c.cluster;
+        p.node = c.node;
+        p.gpu = c.first_gpu + k.tp;
+        p.tp = k.tp;
+        p.pp = k.pp;
+        p.dp = k.dp;
+        p.first_layer = first_layer_of_stage(k.pp);
+        p.num_layers = k.pp < static_cast<int>(layers_per_stage.size()) ? layers_per_stage[static_cast<size_t>(k.pp)] : 0;
+        out.push_back(p);
     }
     return out;
 }

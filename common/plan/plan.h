@@ -68,7 +68,15 @@ struct Plan {
     StageCell& cell(int stage, int replica) { return cells[static_cast<size_t>(stage) * dp + replica]; }
     const StageCell& cell(int stage, int replica) const { return cells[static_cast<size_t>(stage) * dp + replica]; }
     int first_layer_of_stage(int stage) const;
+    // Every rank's place, in Megatron-LM's rank order (coords_of_rank below).
     std::vector<RankPlacement> ranks() const;
 };
+
+// Megatron-LM's rank order, the one every rank table, RANK variable and host list follows:
+// tensor fastest, then data, then pipeline. Plan::ranks() enumerates it; this inverts it.
+struct ParallelCoords {
+    int tp = 0, pp = 0, dp = 0;
+};
+ParallelCoords coords_of_rank(int rank, int tp, int pp, int dp);
 
 }  // namespace spiderflow

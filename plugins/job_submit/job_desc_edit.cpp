@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "plugins/common/slurm_host.h"
+#include "plugins/slurm_host.h"
 
 namespace spiderflow::plugin {
 

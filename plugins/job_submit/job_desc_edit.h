@@ -10,9 +10,12 @@ extern "C" {
 #include <slurm/slurm.h>
 }
 
-#include "plugins/common/submit_planner.h"
+#include "common/slurmjob/submit_planner.h"
 
 namespace spiderflow::plugin {
+
+// The plugins are thin adapters over the Slurm-free job code.
+using namespace spiderflow::slurmjob;
 
 std::vector<std::string> env_vector(char** env, uint32_t size);
 // What the job asked of Slurm itself (GPUs, nodes, tasks), each only when given.

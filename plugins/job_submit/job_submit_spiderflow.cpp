@@ -13,18 +13,18 @@ extern "C" {
 #include <slurm/slurm_errno.h>
 }
 
-#include "plugins/common/spiderflow_conf.h"
-#include "plugins/common/submit_planner.h"
-#include "plugins/common/slurm_host.h"
-#include "plugins/common/topology_cache.h"
+#include "common/slurmjob/spiderflow_conf.h"
+#include "common/slurmjob/submit_planner.h"
+#include "plugins/slurm_host.h"
+#include "common/slurmjob/topology_cache.h"
 #include "common/util/errors.h"
 #include "plugins/job_submit/job_desc_edit.h"
 
 // sbatch always prints "Batch job submission failed: <strerror(code)>" after our message (22.05
 // has no code of its own for job_submit plugins): pick the code whose text fits the problem
 // instead of SLURM_ERROR's "Unspecified error".
-int reject_code(spiderflow::plugin::RejectKind kind) {
-    using spiderflow::plugin::RejectKind;
+int reject_code(spiderflow::slurmjob::RejectKind kind) {
+    using spiderflow::slurmjob::RejectKind;
     switch (kind) {
         case RejectKind::gpus: return ESLURM_INVALID_GRES;
         case RejectKind::gpu_count_missing: return ESLURM_JOB_MISSING_SIZE_SPECIFICATION;
@@ -45,6 +45,7 @@ extern const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 namespace {
 
 using namespace spiderflow::plugin;
+using namespace spiderflow::slurmjob;
 
 struct State {
     std::mutex mu;

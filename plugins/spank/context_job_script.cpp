@@ -7,7 +7,7 @@
 #include <string>
 
 #include "common/coflow/command_runner.h"
-#include "plugins/common/job_traffic.h"
+#include "common/slurmjob/job_traffic.h"
 #include "plugins/spank/stepd_state.h"
 
 namespace spiderflow::plugin::spank {

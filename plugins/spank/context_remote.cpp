@@ -18,8 +18,8 @@ extern "C" {
 #include "common/plan/plan_json.h"
 #include "common/plan/plan_transport.h"
 #include "common/topology/reader.h"
-#include "plugins/common/hostlist.h"
-#include "plugins/common/job_traffic.h"
+#include "common/slurmjob/hostlist.h"
+#include "common/slurmjob/job_traffic.h"
 #include "plugins/spank/stepd_state.h"
 
 namespace spiderflow::plugin::spank {
@@ -269,7 +269,7 @@ int remote_task_init(spank_t sp) {
     const NcclSettings site = nccl_settings(st.config);
     EnvList nccl = nccl_env(facts, node, slot.device, site);
     try {
-        // The job's traffic class, as `spiderflow launch` exports it (plugins/common/job_traffic.h).
+        // The job's traffic class, as `spiderflow launch` exports it (common/slurmjob/job_traffic.h).
         for (const auto& name : apply_job_class_env(nccl, st.config, planned(sp, env::kTrafficLevel)))
             spank_unsetenv(sp, name.c_str());
     } catch (const std::exception& e) {

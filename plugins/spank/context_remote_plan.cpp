@@ -11,7 +11,7 @@ extern "C" {
 }
 
 #include "common/plan/launch_contract.h"
-#include "plugins/common/plan_summary.h"
+#include "common/slurmjob/plan_summary.h"
 #include "plugins/spank/stepd_state.h"
 
 namespace spiderflow::plugin::spank {

@@ -10,10 +10,13 @@ extern "C" {
 #include <slurm/spank.h>
 }
 
-#include "plugins/common/job_options.h"
-#include "plugins/common/spiderflow_conf.h"
+#include "common/slurmjob/job_options.h"
+#include "common/slurmjob/spiderflow_conf.h"
 
 namespace spiderflow::plugin::spank {
+
+// The plugins are thin adapters over the Slurm-free job code.
+using namespace spiderflow::slurmjob;
 
 struct PluginState {
     JobOptions options;

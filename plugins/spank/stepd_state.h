@@ -7,10 +7,13 @@
 #include <vector>
 
 #include "common/topology/topology.h"
-#include "plugins/common/rank_order.h"
+#include "common/slurmjob/rank_order.h"
 #include "plugins/spank/spank_state.h"
 
 namespace spiderflow::plugin::spank {
+
+// The plugins are thin adapters over the Slurm-free job code.
+using namespace spiderflow::slurmjob;
 
 struct StepLayout {
     bool planned = false;            // the step runs the plan's world: ranks are set

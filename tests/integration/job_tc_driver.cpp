@@ -1,5 +1,5 @@
 // Test driver for the SPANK plugin's job prolog/epilog enforcement: calls the functions the
-// hooks call (plugins/common/job_traffic.h) with a real `tc`, so the integration test can run
+// hooks call (common/slurmjob/job_traffic.h) with a real `tc`, so the integration test can run
 // job start and end inside a network namespace without slurmd.
 //   job_tc_driver prolog CONF JOB [LEVEL]   -> the job's class on CONF's wan_interface
 //   job_tc_driver epilog CONF JOB           -> gone again
@@ -10,10 +10,10 @@
 #include <string>
 
 #include "common/coflow/command_runner.h"
-#include "plugins/common/job_traffic.h"
-#include "plugins/common/spiderflow_conf.h"
+#include "common/slurmjob/job_traffic.h"
+#include "common/slurmjob/spiderflow_conf.h"
 
-using namespace spiderflow::plugin;
+using namespace spiderflow::slurmjob;
 
 int main(int argc, char** argv) {
     if (argc < 4) {

@@ -24,8 +24,8 @@
 #include "common/topology/reader.h"
 #include "common/util/errors.h"
 #include "common/util/units.h"
-#include "plugins/common/job_traffic.h"
-#include "plugins/common/spiderflow_conf.h"
+#include "common/slurmjob/job_traffic.h"
+#include "common/slurmjob/spiderflow_conf.h"
 #include "tools/spiderflow/command.h"
 
 namespace spiderflow::cli {
@@ -335,10 +335,10 @@ int cmd_tc(const Options& o) {
 // `set-class`: the job-level entry point for the controller. The interface, its rate and the
 // match come from the site config (traffic_control keys) unless given.
 int cmd_set_class(const Options& o) {
-    plugin::SpiderflowConf site;
-    const std::string path = plugin::spiderflow_conf_path();
-    if (::access(path.c_str(), R_OK) == 0) site = plugin::load_spiderflow_conf(path);
-    TcLink link = plugin::wan_link(site);
+    slurmjob::SpiderflowConf site;
+    const std::string path = slurmjob::spiderflow_conf_path();
+    if (::access(path.c_str(), R_OK) == 0) site = slurmjob::load_spiderflow_conf(path);
+    TcLink link = slurmjob::wan_link(site);
     link.dev = o.get("--dev", link.dev);
     link.rate_mbit = o.number("--link-mbit", link.rate_mbit);
     if (link.dev.empty())
@@ -349,7 +349,7 @@ int cmd_set_class(const Options& o) {
     std::optional<double> share;
     if (!o.get("--share").empty()) share = o.number("--share", 0);
     ProcessRunner runner;
-    const auto cmds = plugin::change_job_class(link, m == "dscp" ? TcMatch::dscp : TcMatch::fwmark,
+    const auto cmds = slurmjob::change_job_class(link, m == "dscp" ? TcMatch::dscp : TcMatch::fwmark,
                                                static_cast<int>(o.number("--job", 0)),
                                                static_cast<int>(o.number("--level", 0)), share, runner);
     return run_or_print(cmds, o.flag("--dry-run"));

@@ -9,8 +9,8 @@
 #include "common/plan/plan_text.h"
 #include "common/topology/reader.h"
 #include "common/util/errors.h"
-#include "plugins/common/hostlist.h"
-#include "plugins/common/spiderflow_conf.h"
+#include "common/slurmjob/hostlist.h"
+#include "common/slurmjob/spiderflow_conf.h"
 #include "tools/spiderflow/command.h"
 #include "tools/spiderflow/job_plan_source.h"
 #include "tools/spiderflow/launch_hosts.h"
@@ -54,9 +54,9 @@ int run_job_plan(const std::vector<std::string>& args) {
     }
     const JobPlanText found = job_plan_text(job_id);
     if (topology_path.empty()) {
-        const std::string conf = plugin::spiderflow_conf_path();
+        const std::string conf = slurmjob::spiderflow_conf_path();
         try {
-            topology_path = plugin::load_spiderflow_conf(conf).topology;
+            topology_path = slurmjob::load_spiderflow_conf(conf).topology;
         } catch (const InputError&) {
             // No readable site config: names come from the plan's own indices.
         }
@@ -77,7 +77,7 @@ int run_job_plan(const std::vector<std::string>& args) {
     if (nodelist == nullptr || (!job_id.empty() && job_id != std::getenv("SLURM_JOB_ID"))) {
         throw InputError("spiderflow job-plan", 0, "--format", "hosts: run it inside the job (it lists the job's nodes)");
     }
-    for (const auto& h : launch_hosts(plan, &*topo, plugin::expand_hostlist(nodelist), "srun")) std::cout << h << "\n";
+    for (const auto& h : launch_hosts(plan, &*topo, slurmjob::expand_hostlist(nodelist), "srun")) std::cout << h << "\n";
     return kExitOk;
 }
 

@@ -14,9 +14,9 @@
 #include "common/plan/plan_transport.h"
 #include "common/topology/reader.h"
 #include "common/util/errors.h"
-#include "plugins/common/hostlist.h"
-#include "plugins/common/job_traffic.h"
-#include "plugins/common/spiderflow_conf.h"
+#include "common/slurmjob/hostlist.h"
+#include "common/slurmjob/job_traffic.h"
+#include "common/slurmjob/spiderflow_conf.h"
 #include "tools/spiderflow/command.h"
 #include "tools/spiderflow/job_plan_source.h"
 #include "tools/spiderflow/launch_hosts.h"
@@ -59,10 +59,10 @@ CommFacts facts_from_env() {
     return comm_facts_from_env([](const std::string& name) { return env_or(("SLURM_SPANK_" + name).c_str(), name.c_str()); });
 }
 
-plugin::SpiderflowConf spiderflow_conf() {
-    const std::string path = plugin::spiderflow_conf_path();
+slurmjob::SpiderflowConf spiderflow_conf() {
+    const std::string path = slurmjob::spiderflow_conf_path();
     if (::access(path.c_str(), R_OK) != 0) return {};
-    return plugin::load_spiderflow_conf(path);
+    return slurmjob::load_spiderflow_conf(path);
 }
 
 int run_launch(const std::vector<std::string>& args) {
@@ -104,7 +104,7 @@ int run_launch(const std::vector<std::string>& args) {
         }
     }
     req.command.assign(args.begin() + static_cast<long>(std::min(i, args.size())), args.end());
-    plugin::SpiderflowConf site = spiderflow_conf();
+    slurmjob::SpiderflowConf site = spiderflow_conf();
     if (topology_path.empty()) topology_path = site.topology;
     std::optional<Topology> topo;
     if (!topology_path.empty()) topo = read_topology(topology_path, site.topology.empty() ? "" : site.topology_format);
@@ -120,14 +120,14 @@ int run_launch(const std::vector<std::string>& args) {
     const Plan plan = plan_from_json(plan_text, plan_source, topo ? &*topo : nullptr);
     const CommFacts facts = topo ? comm_facts(plan, *topo) : facts_from_env();
     site.nccl_group_classes = site.nccl_group_classes || group_classes;
-    req.nccl = plugin::nccl_settings(site);
+    req.nccl = slurmjob::nccl_settings(site);
     LaunchScript script = write_launch(plan, facts, req);
     if (traffic_level.empty()) traffic_level = env_or((std::string(env::kSlurmSpankPrefix) + env::kTrafficLevel).c_str(), env::kTrafficLevel);
-    script.unset = plugin::apply_job_class_env(script.env, site, traffic_level);
+    script.unset = slurmjob::apply_job_class_env(script.env, site, traffic_level);
     // Inside a job: a host list in the plan's rank order, so Slurm numbers the tasks as the plan does.
     const std::string nodelist = env_or("SLURM_JOB_NODELIST", "SLURM_NODELIST");
     std::vector<std::string> hosts;
-    if (!nodelist.empty()) hosts = launch_hosts(plan, topo ? &*topo : nullptr, plugin::expand_hostlist(nodelist), req.launcher);
+    if (!nodelist.empty()) hosts = launch_hosts(plan, topo ? &*topo : nullptr, slurmjob::expand_hostlist(nodelist), req.launcher);
     if (dry_run) {
         if (!hosts.empty()) {
             std::cout << "# Slurm places the tasks in the plan's order (srun --distribution=arbitrary), hosts:\n#";

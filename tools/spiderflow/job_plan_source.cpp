@@ -9,7 +9,7 @@ extern "C" {
 #include "common/plan/plan_transport.h"
 #include "common/util/errors.h"
 #include "common/plan/launch_contract.h"
-#include "plugins/common/plan_summary.h"
+#include "common/slurmjob/plan_summary.h"
 
 namespace spiderflow::cli {
 namespace {
@@ -47,8 +47,8 @@ JobPlanText job_plan_text(const std::string& job_id_arg) {
             if (!data.empty()) return {decode_plan_text(data, "$" + name, name), "$" + name};
         }
     }
-    plugin::PlanSummary summary;
-    if (!plugin::parse_plan_summary(admin_comment(job_id), &summary)) {
+    slurmjob::PlanSummary summary;
+    if (!slurmjob::parse_plan_summary(admin_comment(job_id), &summary)) {
         throw InputError("job-plan", 0, "JOBID", "job " + job_id + " was not planned by SpiderFlow");
     }
     if (summary.plan_data.empty()) {

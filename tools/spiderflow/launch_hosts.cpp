@@ -9,7 +9,7 @@
 #include <iostream>
 
 #include "common/util/errors.h"
-#include "plugins/common/rank_order.h"
+#include "common/slurmjob/rank_order.h"
 
 namespace spiderflow::cli {
 namespace {
@@ -24,9 +24,9 @@ void forward(int sig) {
 
 std::vector<std::string> launch_hosts(const Plan& plan, const Topology* topology, const std::vector<std::string>& job_nodes,
                                       const std::string& launcher) {
-    std::vector<plugin::RankSlot> slots;
+    std::vector<slurmjob::RankSlot> slots;
     if (topology != nullptr) {
-        slots = plugin::plan_rank_slots(plan, *topology, job_nodes);
+        slots = slurmjob::plan_rank_slots(plan, *topology, job_nodes);
     } else {
         // The SPANK plugin without a topology numbers ranks the same way: Slurm's node order.
         const int nodes = static_cast<int>(job_nodes.size());
@@ -35,7 +35,7 @@ std::vector<std::string> launch_hosts(const Plan& plan, const Topology* topology
                              std::to_string(plan.world_size()) + " ranks do not spread evenly over the job's " +
                                  std::to_string(nodes) + " nodes");
         }
-        slots = plugin::ordered_rank_slots(job_nodes, std::vector<int>(job_nodes.size(), plan.world_size() / nodes), nullptr, {});
+        slots = slurmjob::ordered_rank_slots(job_nodes, std::vector<int>(job_nodes.size(), plan.world_size() / nodes), nullptr, {});
     }
     std::vector<std::string> hosts;
     for (const auto& s : slots) {

@@ -1,4 +1,4 @@
-#include "plugins/common/plan_summary.h"
+#include "common/slurmjob/plan_summary.h"
 
 #include "common/plan/launch_contract.h"
 
@@ -9,7 +9,7 @@
 
 #include "common/plan/launch_contract.h"
 
-namespace spiderflow::plugin {
+namespace spiderflow::slurmjob {
 namespace {
 
 constexpr const char* kPrefix = "spiderflow plan ";
@@ -69,4 +69,4 @@ std::vector<std::pair<std::string, std::string>> summary_step_env(const PlanSumm
     return env;
 }
 
-}  // namespace spiderflow::plugin
+}  // namespace spiderflow::slurmjob

@@ -10,7 +10,7 @@
 #include "common/plan/plan.h"
 #include "common/topology/topology.h"
 
-namespace spiderflow::plugin {
+namespace spiderflow::slurmjob {
 
 // Where a node sits in the topology; cluster/node are -1 when the topology does not know it.
 struct NodeLocation {
@@ -29,20 +29,6 @@ std::vector<std::string> topology_node_order(const std::vector<std::string>& ste
 // Device index for each local task (index = local task id): GPUs of one NVLink domain are
 // consecutive. Without locality facts it is the identity.
 std::vector<int> gpu_order(const Node* node, int local_tasks);
-
-struct TaskRanks {
-    int rank = 0;
-    int local_rank = 0;      // device index (CUDA_VISIBLE_DEVICES position) this task drives
-    int world_size = 0;
-    int node_position = 0;   // position of this node in rank order
-    std::string master_addr; // first node in rank order
-};
-
-// slurm_nodes and tasks_per_node are in Slurm's order (SLURM_STEP_NODELIST,
-// SLURM_STEP_TASKS_PER_NODE). Throws InputError when my_node is not in the step.
-TaskRanks compute_task_ranks(const std::vector<std::string>& ordered_nodes, const std::vector<std::string>& slurm_nodes,
-                             const std::vector<int>& tasks_per_node, const std::string& my_node, int local_id,
-                             const std::vector<int>& device_order);
 
 // Where one rank runs: the one rank order that the plan's rank table, the SPANK plugin's RANK and
 // `spiderflow launch`'s host list all come from.
@@ -64,10 +50,4 @@ std::vector<RankSlot> plan_rank_slots(const Plan& plan, const Topology& topology
 std::vector<RankSlot> ordered_rank_slots(const std::vector<std::string>& slurm_nodes, const std::vector<int>& tasks_per_node,
                                          const Topology* topology, const std::vector<std::string>& cluster_order);
 
-// Megatron-LM coordinates of a rank (tp fastest, then dp, then pp), as Plan::ranks() numbers them.
-struct ParallelCoords {
-    int tp = 0, pp = 0, dp = 0;
-};
-ParallelCoords coords_of_rank(int rank, int tp, int pp, int dp);
-
-}  // namespace spiderflow::plugin
+}  // namespace spiderflow::slurmjob

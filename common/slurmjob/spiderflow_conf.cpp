@@ -1,4 +1,4 @@
-#include "plugins/common/spiderflow_conf.h"
+#include "common/slurmjob/spiderflow_conf.h"
 
 #include "common/plan/launch_contract.h"
 
@@ -11,7 +11,7 @@
 
 #include "common/util/errors.h"
 
-namespace spiderflow::plugin {
+namespace spiderflow::slurmjob {
 namespace {
 
 using Setter = std::function<void(SpiderflowConf&, const std::string& value, const std::string& source, int line,
@@ -191,4 +191,4 @@ NcclSettings nccl_settings(const SpiderflowConf& config) {
     return n;
 }
 
-}  // namespace spiderflow::plugin
+}  // namespace spiderflow::slurmjob

@@ -1,8 +1,8 @@
-#include "plugins/common/tres.h"
+#include "common/slurmjob/tres.h"
 
 #include <cstdio>
 
-namespace spiderflow::plugin {
+namespace spiderflow::slurmjob {
 
 std::optional<GpuTres> gpu_in_tres(const char* tres) {
     if (tres == nullptr) return std::nullopt;
@@ -40,15 +40,4 @@ std::optional<int> gpus_in_tres(const char* tres) {
     return g->count;
 }
 
-std::string content_hash(const std::string& text) {
-    unsigned long long h = 1469598103934665603ULL;
-    for (unsigned char c : text) {
-        h ^= c;
-        h *= 1099511628211ULL;
-    }
-    char buf[17];
-    std::snprintf(buf, sizeof buf, "%016llx", h);
-    return buf;
-}
-
-}  // namespace spiderflow::plugin
+}  // namespace spiderflow::slurmjob

@@ -1,4 +1,4 @@
-#include "plugins/common/topology_cache.h"
+#include "common/slurmjob/topology_cache.h"
 
 #include <sys/stat.h>
 
@@ -6,7 +6,7 @@
 
 #include "common/topology/reader.h"
 
-namespace spiderflow::plugin {
+namespace spiderflow::slurmjob {
 
 std::shared_ptr<const Topology> TopologyCache::get(const std::string& path, const std::string& format, std::string* error) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -42,4 +42,4 @@ std::shared_ptr<const Topology> TopologyCache::get(const std::string& path, cons
     return topology_;
 }
 
-}  // namespace spiderflow::plugin
+}  // namespace spiderflow::slurmjob

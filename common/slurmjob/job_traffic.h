@@ -13,9 +13,9 @@
 #include "common/coflow/command_runner.h"
 #include "common/coflow/traffic_class.h"
 #include "common/plan/nccl_env.h"
-#include "plugins/common/spiderflow_conf.h"
+#include "common/slurmjob/spiderflow_conf.h"
 
-namespace spiderflow::plugin {
+namespace spiderflow::slurmjob {
 
 // A job nobody gave a level runs at best effort.
 constexpr int kDefaultTrafficLevel = coflow::TrafficClass::kLevels - 1;
@@ -64,4 +64,4 @@ std::vector<coflow::TcCommand> change_job_class(const coflow::TcLink& link, cofl
 // returns the names to unset.
 std::vector<std::string> apply_job_class_env(EnvList& env, const SpiderflowConf& config, const std::string& level_text);
 
-}  // namespace spiderflow::plugin
+}  // namespace spiderflow::slurmjob

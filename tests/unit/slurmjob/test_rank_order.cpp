@@ -1,11 +1,13 @@
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "common/plan/plan.h"
 #include "common/util/errors.h"
-#include "plugins/common/rank_order.h"
+#include "common/slurmjob/rank_order.h"
 
 using namespace spiderflow;
-using namespace spiderflow::plugin;
+using namespace spiderflow::slurmjob;
 
 namespace {
 
@@ -56,32 +58,28 @@ TEST(RankOrder, UnknownNodesKeepSlurmOrderAtTheEnd) {
 TEST(RankOrder, RanksAreContiguousPerNodeInTopologyOrder) {
     const Topology t = two_switch_topology();
     const std::vector<std::string> slurm = {"a1", "b1", "c1", "d1"};
-    const auto order = topology_node_order(slurm, &t, {});
-    const std::vector<int> tasks = {8, 8, 8, 8};
-    std::vector<int> seen(32, 0);
-    for (const auto& node : slurm) {
-        for (int l = 0; l < 8; ++l) {
-            const auto r = compute_task_ranks(order, slurm, tasks, node, l, gpu_order(nullptr, 8));
-            EXPECT_EQ(r.world_size, 32);
-            EXPECT_EQ(r.master_addr, "a1");
-            ++seen[static_cast<size_t>(r.rank)];
-            if (node == "c1") {
-                EXPECT_EQ(r.rank, 8 + l) << "c1 shares a1's switch, so it holds ranks 8..15";
-                EXPECT_EQ(r.node_position, 1);
-            }
+    const auto slots = ordered_rank_slots(slurm, {8, 8, 8, 8}, &t, {});
+    ASSERT_EQ(slots.size(), 32u);
+    std::map<std::string, int> per_node;
+    for (size_t r = 0; r < slots.size(); ++r) {
+        EXPECT_EQ(slots[r].local, per_node[slots[r].node]++) << "rank " << r << ": locals count up per node";
+        if (r > 0 && slots[r].node != slots[r - 1].node) {
+            EXPECT_EQ(per_node[slots[r].node], 1) << slots[r].node << " holds one contiguous block of ranks";
         }
     }
-    for (int s : seen) EXPECT_EQ(s, 1) << "every rank exactly once";
+    EXPECT_EQ(slots.front().node, "a1") << "rank 0 (MASTER_ADDR) is the first node in topology order";
+    for (int l = 0; l < 8; ++l) EXPECT_EQ(slots[static_cast<size_t>(8 + l)].node, "c1") << "c1 shares a1's switch, so it holds ranks 8..15";
 }
 
 TEST(RankOrder, UnevenTasksPerNode) {
     const std::vector<std::string> nodes = {"x", "y"};
-    const auto r = compute_task_ranks({"y", "x"}, nodes, {2, 3}, "x", 1, {});
-    EXPECT_EQ(r.rank, 3 + 1);
-    EXPECT_EQ(r.world_size, 5);
-    EXPECT_THROW(compute_task_ranks({"y", "x"}, nodes, {2, 3}, "q", 0, {}), InputError);
-    EXPECT_THROW(compute_task_ranks({"y", "x"}, nodes, {2, 3}, "x", 2, {}), InputError);
-    EXPECT_THROW(compute_task_ranks({"y", "x"}, nodes, {2}, "x", 0, {}), InputError);
+    const auto slots = ordered_rank_slots(nodes, {2, 3}, nullptr, {});
+    ASSERT_EQ(slots.size(), 5u);
+    EXPECT_EQ(slots[1].node, "x");
+    EXPECT_EQ(slots[1].local, 1);
+    EXPECT_EQ(slots[4].node, "y");
+    EXPECT_EQ(slots[4].local, 2);
+    EXPECT_THROW(ordered_rank_slots(nodes, {2}, nullptr, {}), InputError);
 }
 
 TEST(RankOrder, LocalRanksGroupNvlinkDomains) {

@@ -1,4 +1,4 @@
-#include "plugins/common/rank_order.h"
+#include "common/slurmjob/rank_order.h"
 
 #include <algorithm>
 #include <map>
@@ -7,7 +7,7 @@
 
 #include "common/util/errors.h"
 
-namespace spiderflow::plugin {
+namespace spiderflow::slurmjob {
 
 NodeLocation locate_node(const Topology* topology, const std::string& node_name) {
     if (topology == nullptr) return {};
@@ -75,42 +75,6 @@ std::vector<int> gpu_order(const Node* node, int local_tasks) {
     std::stable_sort(by_domain.begin(), by_domain.end());
     for (size_t i = 0; i < by_domain.size(); ++i) order[i] = by_domain[i].second;
     return order;
-}
-
-TaskRanks compute_task_ranks(const std::vector<std::string>& ordered_nodes, const std::vector<std::string>& slurm_nodes,
-                             const std::vector<int>& tasks_per_node, const std::string& my_node, int local_id,
-                             const std::vector<int>& device_order) {
-    if (tasks_per_node.size() != slurm_nodes.size()) {
-        throw InputError("step", 0, "SLURM_STEP_TASKS_PER_NODE",
-                         std::to_string(tasks_per_node.size()) + " counts for " + std::to_string(slurm_nodes.size()) +
-                             " nodes");
-    }
-    std::map<std::string, int> tasks_of;
-    int world = 0;
-    for (size_t i = 0; i < slurm_nodes.size(); ++i) {
-        tasks_of[slurm_nodes[i]] = tasks_per_node[i];
-        world += tasks_per_node[i];
-    }
-    TaskRanks r;
-    r.world_size = world;
-    r.master_addr = ordered_nodes.empty() ? std::string() : ordered_nodes.front();
-    int before = 0;
-    bool found = false;
-    for (size_t i = 0; i < ordered_nodes.size(); ++i) {
-        if (ordered_nodes[i] == my_node) {
-            r.node_position = static_cast<int>(i);
-            found = true;
-            break;
-        }
-        before += tasks_of[ordered_nodes[i]];
-    }
-    if (!found) throw InputError("step", 0, "SLURMD_NODENAME", "node '" + my_node + "' is not in the step's node list");
-    if (local_id < 0 || local_id >= tasks_of[my_node]) {
-        throw InputError("step", 0, "SLURM_LOCALID", "local task " + std::to_string(local_id) + " out of range");
-    }
-    r.rank = before + local_id;
-    r.local_rank = local_id < static_cast<int>(device_order.size()) ? device_order[static_cast<size_t>(local_id)] : local_id;
-    return r;
 }
 
 std::vector<RankSlot> plan_rank_slots(const Plan& plan, const Topology& topology,
@@ -185,13 +149,4 @@ std::vector<RankSlot> ordered_rank_slots(const std::vector<std::string>& slurm_n
     return slots;
 }
 
-ParallelCoords coords_of_rank(int rank, int tp, int pp, int dp) {
-    ParallelCoords c;
-    if (tp <= 0 || pp <= 0 || dp <= 0) return c;
-    c.tp = rank % tp;
-    c.dp = (rank / tp) % dp;
-    c.pp = rank / (tp * dp);
-    return c;
-}
-
-}  // namespace spiderflow::plugin
+}  // namespace spiderflow::slurmjob

@@ -9,7 +9,7 @@
 
 #include "common/topology/topology.h"
 
-namespace spiderflow::plugin {
+namespace spiderflow::slurmjob {
 
 class TopologyCache {
 public:
@@ -25,4 +25,4 @@ private:
     std::string error_;
 };
 
-}  // namespace spiderflow::plugin
+}  // namespace spiderflow::slurmjob

@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "common/topology/topology.h"
-#include "plugins/common/job_options.h"
-#include "plugins/common/spiderflow_conf.h"
-#include "plugins/common/tres.h"
+#include "common/slurmjob/job_options.h"
+#include "common/slurmjob/spiderflow_conf.h"
+#include "common/slurmjob/tres.h"
 
-namespace spiderflow::plugin {
+namespace spiderflow::slurmjob {
 
 enum class Outcome { untouched, rewrite, reject, fail_open };
 const char* to_string(Outcome o);
@@ -75,4 +75,4 @@ std::string unplanned_note(const std::string& why);
 int planner_threads_running();
 void join_planner_threads();
 
-}  // namespace spiderflow::plugin
+}  // namespace spiderflow::slurmjob

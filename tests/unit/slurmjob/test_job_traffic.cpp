@@ -1,5 +1,5 @@
 // Which tc commands a job's start and end run for which site config and interface state, and
-// the NCCL variables that carry the job's class (plugins/common/job_traffic.h). A fake runner
+// the NCCL variables that carry the job's class (common/slurmjob/job_traffic.h). A fake runner
 // records commands and answers the `show` queries as the kernel would.
 #include <gtest/gtest.h>
 
@@ -8,11 +8,11 @@
 
 #include "common/util/errors.h"
 #include "common/plan/launch_writer.h"
-#include "plugins/common/job_traffic.h"
+#include "common/slurmjob/job_traffic.h"
 #include "tests/unit/plan/plan_fixture.h"
 
 using namespace spiderflow;
-using namespace spiderflow::plugin;
+using namespace spiderflow::slurmjob;
 using coflow::Argv;
 using coflow::CommandResult;
 

@@ -7,7 +7,7 @@
 
 #include "common/plan/nccl_env.h"
 
-namespace spiderflow::plugin {
+namespace spiderflow::slurmjob {
 
 struct SpiderflowConf {
     std::string source;                 // file it came from ("<defaults>" when none)
@@ -54,4 +54,4 @@ std::string spiderflow_conf_path(const std::string& plugin_arg = "");
 // The documented keys, for messages and the docs test.
 const char* const* spiderflow_conf_keys();
 
-}  // namespace spiderflow::plugin
+}  // namespace spiderflow::slurmjob

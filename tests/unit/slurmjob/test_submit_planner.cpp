@@ -12,11 +12,11 @@
 #include "common/topology/topology.h"
 #include "common/plan/plan_json.h"
 #include "common/plan/plan_transport.h"
-#include "plugins/common/plan_summary.h"
-#include "plugins/common/submit_planner.h"
+#include "common/slurmjob/plan_summary.h"
+#include "common/slurmjob/submit_planner.h"
 
 using namespace spiderflow;
-using namespace spiderflow::plugin;
+using namespace spiderflow::slurmjob;
 
 namespace {
 

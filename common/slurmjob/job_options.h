@@ -9,7 +9,7 @@
 
 #include "common/plan/launch_contract.h"
 
-namespace spiderflow::plugin {
+namespace spiderflow::slurmjob {
 
 struct OptionInfo {
     const char* name;       // SPANK option name, without "--"
@@ -49,4 +49,4 @@ std::string spank_option_var(const std::string& option_name);
 // Sets one option by its name (the SPANK callback and the readers above use it).
 void set_job_option(JobOptions& opts, const std::string& name, const std::string& value);
 
-}  // namespace spiderflow::plugin
+}  // namespace spiderflow::slurmjob

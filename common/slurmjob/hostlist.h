@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-namespace spiderflow::plugin {
+namespace spiderflow::slurmjob {
 
 // Throws InputError(source "hostlist") on unbalanced brackets or a bad range.
 std::vector<std::string> expand_hostlist(const std::string& list);
@@ -12,4 +12,4 @@ std::vector<std::string> expand_hostlist(const std::string& list);
 // Expands SLURM_STEP_TASKS_PER_NODE / SLURM_TASKS_PER_NODE ("8(x3),4") to one count per node.
 std::vector<int> expand_tasks_per_node(const std::string& spec);
 
-}  // namespace spiderflow::plugin
+}  // namespace spiderflow::slurmjob

@@ -1,4 +1,4 @@
-#include "plugins/common/submit_planner.h"
+#include "common/slurmjob/submit_planner.h"
 
 #include "common/plan/launch_contract.h"
 
@@ -23,9 +23,9 @@
 #include "common/planner/plan_job.h"
 #include "common/planner/planner.h"
 #include "common/util/errors.h"
-#include "plugins/common/plan_summary.h"
+#include "common/slurmjob/plan_summary.h"
 
-namespace spiderflow::plugin {
+namespace spiderflow::slurmjob {
 
 const char* to_string(Outcome o) {
     switch (o) {
@@ -405,4 +405,4 @@ SubmitDecision decide_submission(const JobOptions& opts, const SlurmRequest& req
     return d;
 }
 
-}  // namespace spiderflow::plugin
+}  // namespace spiderflow::slurmjob

@@ -1,4 +1,4 @@
-#include "plugins/common/job_options.h"
+#include "common/slurmjob/job_options.h"
 
 #include "common/plan/launch_contract.h"
 
@@ -8,7 +8,7 @@
 
 #include "common/util/errors.h"
 
-namespace spiderflow::plugin {
+namespace spiderflow::slurmjob {
 namespace {
 
 constexpr const char* kSource = "job options";
@@ -110,4 +110,4 @@ JobOptions read_job_options(const std::vector<std::string>& spank_env, const std
     return o;
 }
 
-}  // namespace spiderflow::plugin
+}  // namespace spiderflow::slurmjob

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-namespace spiderflow::plugin {
+namespace spiderflow::slurmjob {
 
 struct PlanSummary {
     std::string model;
@@ -29,4 +29,4 @@ bool parse_plan_summary(const std::string& text, PlanSummary* out);
 // The SPIDERFLOW_* variables a step needs, as job_submit puts them in a batch job's environment.
 std::vector<std::pair<std::string, std::string>> summary_step_env(const PlanSummary& s);
 
-}  // namespace spiderflow::plugin
+}  // namespace spiderflow::slurmjob

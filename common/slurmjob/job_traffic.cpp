@@ -1,4 +1,4 @@
-#include "plugins/common/job_traffic.h"
+#include "common/slurmjob/job_traffic.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -11,7 +11,7 @@
 #include "common/coflow/tc_state.h"
 #include "common/util/errors.h"
 
-namespace spiderflow::plugin {
+namespace spiderflow::slurmjob {
 
 using namespace spiderflow::coflow;
 
@@ -165,4 +165,4 @@ std::vector<std::string> apply_job_class_env(EnvList& env, const SpiderflowConf&
     return unset;
 }
 
-}  // namespace spiderflow::plugin
+}  // namespace spiderflow::slurmjob

@@ -5,10 +5,10 @@
 #include <sstream>
 
 #include "common/util/errors.h"
-#include "plugins/common/spiderflow_conf.h"
+#include "common/slurmjob/spiderflow_conf.h"
 
 using spiderflow::InputError;
-using namespace spiderflow::plugin;
+using namespace spiderflow::slurmjob;
 
 TEST(SpiderflowConf, ParsesKnownKeysCommentsAndBlanks) {
     const auto c = parse_spiderflow_conf(

@@ -1,4 +1,4 @@
-#include "plugins/common/hostlist.h"
+#include "common/slurmjob/hostlist.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -6,7 +6,7 @@
 #include "common/topology/slurm_conf.h"
 #include "common/util/errors.h"
 
-namespace spiderflow::plugin {
+namespace spiderflow::slurmjob {
 namespace {
 
 long to_number(const std::string& s, const std::string& whole) {
@@ -47,4 +47,4 @@ std::vector<int> expand_tasks_per_node(const std::string& spec) {
     return out;
 }
 
-}  // namespace spiderflow::plugin
+}  // namespace spiderflow::slurmjob

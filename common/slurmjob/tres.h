@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-namespace spiderflow::plugin {
+namespace spiderflow::slurmjob {
 
 // One GPU entry of a TRES string: "gres:gpu:16", "gres/gpu=16", "gres:gpu:a100:16".
 struct GpuTres {
@@ -17,7 +17,4 @@ std::optional<GpuTres> gpu_in_tres(const char* tres);
 // Just the count.
 std::optional<int> gpus_in_tres(const char* tres);
 
-// 64-bit FNV-1a as 16 hex digits: a cache key.
-std::string content_hash(const std::string& text);
-
-}  // namespace spiderflow::plugin
+}  // namespace spiderflow::slurmjob

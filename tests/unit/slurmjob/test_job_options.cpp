@@ -1,12 +1,12 @@
 #include <gtest/gtest.h>
 
 #include "common/util/errors.h"
-#include "plugins/common/hostlist.h"
-#include "plugins/common/job_options.h"
-#include "plugins/common/submit_planner.h"
+#include "common/slurmjob/hostlist.h"
+#include "common/slurmjob/job_options.h"
+#include "common/slurmjob/submit_planner.h"
 
 using spiderflow::InputError;
-using namespace spiderflow::plugin;
+using namespace spiderflow::slurmjob;
 
 TEST(JobOptions, SpankVariableNamesFollowSlurm) {
     EXPECT_EQ(spank_option_var("llm-model"), "_SLURM_SPANK_OPTION_spiderflow_llm_model");
@@ -76,8 +76,3 @@ TEST(Hostlist, ExpandsRangesPaddingAndLists) {
     EXPECT_THROW(expand_tasks_per_node("8(x"), InputError);
 }
 
-TEST(Hash, StableAndContentSensitive) {
-    EXPECT_EQ(content_hash("abc"), content_hash("abc"));
-    EXPECT_NE(content_hash("abc"), content_hash("abd"));
-    EXPECT_EQ(content_hash("").size(), 16u);
-}
