@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -112,6 +113,10 @@ public:
     // that are not up), links carry their effective figures. Clusters, nodes and links keep
     // their indices, so a plan made on the view addresses the real topology.
     Topology free_view(SiteTime t) const;
+    // The same, but each node that is up keeps all its GPUs and a drained or down node has
+    // none: what a job queued on this cluster can be placed on once it starts (Slurm queues it
+    // behind the running jobs; it never starts it on a drained node).
+    Topology usable_view() const;
 
     // For the snapshot reader: the epoch recorded in a snapshot.
     void restore_epoch(uint64_t epoch) { epoch_ = epoch; }
@@ -120,6 +125,7 @@ private:
     std::optional<NodeRef> lookup(const NodeName& name) const;
     std::string unknown_node_text(const NodeName& name) const;
     int capacity(NodeRef ref) const;
+    Topology view_with(const std::function<int(NodeRef)>& gpus_of, const char* what) const;
     int peak_used(NodeRef ref, SiteTime start, SiteTime end) const;
     void check_shares(const std::string& what, const std::vector<NodeShare>& nodes, SiteTime start, SiteTime end,
                       bool require_up, std::vector<NodeRef>& refs) const;

@@ -1,18 +1,28 @@
 // SiteState::free_view: the free capacity at one time, as a plain Topology, so that planners
 // written against Topology plan on what is free without knowing about SiteState.
 #include <algorithm>
+#include <functional>
 
 #include "common/site/site_state.h"
 
 namespace spiderflow {
 
 Topology SiteState::free_view(SiteTime t) const {
+    return view_with([&](NodeRef ref) { return free_gpus(ref, t); }, "site state free view");
+}
+
+Topology SiteState::usable_view() const {
+    return view_with([&](NodeRef ref) { return use(ref).state == NodeState::up ? capacity(ref) : 0; },
+                     "site state usable view");
+}
+
+Topology SiteState::view_with(const std::function<int(NodeRef)>& gpus_of, const char* what) const {
     Topology view = *topology_;
     for (size_t c = 0; c < view.clusters.size(); ++c) {
         auto& nodes = view.clusters[c].nodes;
         for (size_t n = 0; n < nodes.size(); ++n) {
             Node& node = nodes[n];
-            const int free = free_gpus(NodeRef{static_cast<int>(c), static_cast<int>(n)}, t);
+            const int free = gpus_of(NodeRef{static_cast<int>(c), static_cast<int>(n)});
             if (free == node.gpus) continue;
             node.gpus = free;
             // Usage is kept as counts, not GPU indices, so which slots are free is unknown:
@@ -28,7 +38,7 @@ Topology SiteState::free_view(SiteTime t) const {
         view.links[static_cast<size_t>(li)].latency_s = m.latency_s;
     }
     // Widest paths follow the effective link figures.
-    view.finalize("site state free view");
+    view.finalize(what);
     return view;
 }
 

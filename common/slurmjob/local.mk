@@ -34,4 +34,6 @@ libsf_slurmjob_la_LIBADD = libsf_slurmjob_client.la
 noinst_LTLIBRARIES += libsf_submit.la
 libsf_submit_la_SOURCES = \
 	common/slurmjob/submit_planner.cpp \
-	common/slurmjob/submit_planner.h
+	common/slurmjob/submit_planner.h \
+	common/slurmjob/submit_site.cpp \
+	common/slurmjob/submit_site.h

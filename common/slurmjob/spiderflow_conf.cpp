@@ -83,6 +83,7 @@ const std::vector<Key>& keys() {
         {"topology", str(&SpiderflowConf::topology)},
         {"topology_format", str(&SpiderflowConf::topology_format)},
         {"cluster", str(&SpiderflowConf::cluster)},
+        {"site_state", str(&SpiderflowConf::site_state)},
         {"policy", str(&SpiderflowConf::policy)},
         {"time_budget", seconds(&SpiderflowConf::time_budget_s, 0.001, 60)},
         {"state_dir", str(&SpiderflowConf::state_dir)},

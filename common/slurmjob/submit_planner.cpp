@@ -10,8 +10,6 @@
 #include <set>
 #include <sstream>
 
-#include <nlohmann/json.hpp>
-
 #include "common/cost/cost_model.h"
 #include "common/model/catalog.h"
 #include "common/model/job_spec.h"
@@ -22,6 +20,8 @@
 #include "common/planner/deadline_planning.h"
 #include "common/planner/plan_job.h"
 #include "common/planner/planner.h"
+#include "common/planner/request_builder.h"
+#include "common/site/site_state.h"
 #include "common/util/errors.h"
 #include "common/slurmjob/plan_summary.h"
 
@@ -77,12 +77,6 @@ PlanOutcome plan_with_budget(const PlanRequest& request, const std::string& poli
     return out;
 }
 
-std::string known_models() {
-    std::string out;
-    for (const auto& n : Catalog::builtin().model_names()) out += (out.empty() ? "" : ", ") + n;
-    return out;
-}
-
 }  // namespace
 
 int planner_threads_running() { return planner_threads().running(); }
@@ -116,16 +110,38 @@ std::optional<Stop> plan_from_content(const JobOptions& opts, const Topology& to
     return std::nullopt;
 }
 
+// How sbatch spells each option, for the builder's messages.
+const OptionNames& sbatch_option_names() {
+    static const OptionNames names = [] {
+        OptionNames n;
+        n.model = "--llm-model";
+        n.global_batch = "--llm-global-batch";
+        n.seq_len = "--llm-seq-len";
+        n.micro_batch = "--llm-micro-batch";
+        n.gpus = "--gpus";
+        n.objective = "--llm-objective";
+        n.policy = "--llm-policy";
+        return n;
+    }();
+    return names;
+}
+
+// "--llm-global-batch is required", "bad --llm-model: unknown model ...".
+std::string option_message(const InputError& e) {
+    if (e.problem().rfind("is required", 0) == 0) return "spiderflow: " + e.field() + " " + e.problem();
+    return "spiderflow: bad " + (e.field().empty() ? std::string("job spec") : e.field()) + ": " + e.problem();
+}
+
+// The GPUs of the cluster a job here can be placed on: the site state's drained and down nodes
+// do not count (Slurm would never start the job there); busy ones do (it queues behind them).
 std::optional<Stop> plan_from_spec(const JobOptions& opts, const SlurmRequest& req, const Cluster& here,
-                                   const std::shared_ptr<const Topology>& topology, const SpiderflowConf& cfg, Plan* plan) {
-    int here_gpus = 0;
-    for (const auto& n : here.nodes) here_gpus += n.gpus;
-    if (opts.model.empty()) return Stop{Outcome::reject, "spiderflow: --llm-model is required (known: " + known_models() + ")"};
-    if (Catalog::builtin().model(opts.model) == nullptr) {
-        return Stop{Outcome::reject,
-                    "spiderflow: unknown model '" + opts.model + "' for --llm-model (known: " + known_models() + ")"};
+                                   const std::shared_ptr<const Topology>& usable, const SpiderflowConf& cfg, Plan* plan) {
+    int here_gpus = 0, unusable_nodes = 0;
+    for (const auto& n : here.nodes) {
+        here_gpus += n.gpus;
+        if (n.gpus == 0) ++unusable_nodes;
     }
-    if (!opts.global_batch) return Stop{Outcome::reject, "spiderflow: --llm-global-batch is required"};
+    const OptionNames& names = sbatch_option_names();
     if (req.gpu_count_missing) {
         return Stop{Outcome::reject, "spiderflow: " + req.gpus_text + " names no GPU count (Slurm reads it as one GPU of type '" +
                                          req.gpu_type + "'); write --gpus=N or --gpus=TYPE:N", RejectKind::gpu_count_missing};
@@ -134,44 +150,36 @@ std::optional<Stop> plan_from_spec(const JobOptions& opts, const SlurmRequest& r
         return Stop{Outcome::reject, "spiderflow: " + req.gpus_text + " and --llm-gpus=" + std::to_string(*opts.gpus) +
                                          " disagree; give one of them", RejectKind::gpus};
     }
-    const std::optional<int> gpus = req.gpus ? req.gpus : opts.gpus;
-    if (!gpus) {
-        return Stop{Outcome::reject, "spiderflow: say how many GPUs with --gpus=N (this cluster has " +
-                                         std::to_string(here_gpus) + ")", RejectKind::gpu_count_missing};
-    }
-    if (*gpus > here_gpus) {
-        return Stop{Outcome::reject, "spiderflow: " + gpu_words(*gpus) + " requested but cluster '" + here.name + "' has " +
-                                         std::to_string(here_gpus) + " (" + std::to_string(here.nodes.size()) +
-                                         " nodes); ask for at most " + std::to_string(here_gpus), RejectKind::no_fit};
-    }
-    nlohmann::json spec = {{"model", opts.model}, {"global_batch", *opts.global_batch}, {"gpus", *gpus}};
-    if (opts.seq_len) spec["seq_len"] = *opts.seq_len;
-    if (opts.micro_batch) spec["micro_batch"] = *opts.micro_batch;
+    RequestOptions ro;
+    ro.model = opts.model;
+    ro.global_batch = opts.global_batch;
+    ro.seq_len = opts.seq_len;
+    ro.micro_batch = opts.micro_batch;
+    ro.gpus = req.gpus ? req.gpus : opts.gpus;
+    ro.objective = opts.objective;
+    ro.allowed_clusters = {here.name};
+    ro.time_limit_s = cfg.time_budget_s * 0.8;
     PlanRequest preq;
+    std::string policy;
     try {
-        preq.job = parse_job_spec(spec.dump(), "job spec", Catalog::builtin());
-        preq.job.validate();
+        preq = build_plan_request(ro, Catalog::builtin(), names, "job options");
+        policy = checked_policy_name(opts.policy, cfg.policy, names, "job options");
     } catch (const InputError& e) {
-        return Stop{Outcome::reject,
-                    "spiderflow: bad job spec: " + e.problem() + (e.field().empty() ? "" : " (" + e.field() + ")")};
-    }
-    if (!opts.objective.empty()) {
-        try {
-            preq.objective = objective_from_string(opts.objective, "job options", "--llm-objective");
-        } catch (const InputError& e) {
-            return Stop{Outcome::reject, std::string("spiderflow: ") + e.what()};
+        if (!ro.gpus && e.field() == names.gpus) {
+            return Stop{Outcome::reject, "spiderflow: say how many GPUs with --gpus=N (this cluster has " +
+                                             std::to_string(here_gpus) + ")", RejectKind::gpu_count_missing};
         }
+        return Stop{Outcome::reject, option_message(e)};
     }
-    preq.allowed_clusters = {here.name};
-    preq.micro_batch = opts.micro_batch;
-    preq.time_limit_s = cfg.time_budget_s * 0.8;
-    const std::string policy = opts.policy.empty() ? cfg.policy : opts.policy;
-    try {
-        (void)make_planner(policy);
-    } catch (const InputError& e) {
-        return Stop{Outcome::reject, std::string("spiderflow: bad --llm-policy: ") + e.problem()};
+    if (*ro.gpus > here_gpus) {
+        const std::string why = unusable_nodes == 0 ? ""
+                                                    : " usable; " + std::to_string(unusable_nodes) + " of its " +
+                                                          std::to_string(here.nodes.size()) + " nodes are drained or down";
+        return Stop{Outcome::reject, "spiderflow: " + gpu_words(*ro.gpus) + " requested but cluster '" + here.name + "' has " +
+                                         std::to_string(here_gpus) + " (" + std::to_string(here.nodes.size() - unusable_nodes) +
+                                         " nodes" + why + "); ask for at most " + std::to_string(here_gpus), RejectKind::no_fit};
     }
-    PlanOutcome po = plan_with_budget(preq, policy, topology, cfg.time_budget_s);
+    PlanOutcome po = plan_with_budget(preq, policy, usable, cfg.time_budget_s);
     if (!po.ok) {
         if (po.user_error) return Stop{Outcome::reject, "spiderflow: cannot plan this job: " + po.message, RejectKind::no_fit};
         return Stop{Outcome::fail_open, po.message};
@@ -283,7 +291,7 @@ void fill_step_env(const Plan& plan, const Topology& topology, SubmitRewrite* r)
 }
 
 SubmitDecision decide_uncached(const JobOptions& opts, const SlurmRequest& req,
-                               const std::shared_ptr<const Topology>& topology, const SpiderflowConf& cfg) {
+                               const std::shared_ptr<const SubmitSite>& site, const SpiderflowConf& cfg) {
     SubmitDecision d;
     const auto t0 = std::chrono::steady_clock::now();
     auto finish = [&](Outcome o, std::string msg) {
@@ -294,7 +302,8 @@ SubmitDecision decide_uncached(const JobOptions& opts, const SlurmRequest& req,
     };
     try {
         if (!opts.any() || !cfg.enabled) return finish(Outcome::untouched, "");
-        if (!topology) return finish(Outcome::fail_open, "no usable topology");
+        if (!site) return finish(Outcome::fail_open, "no usable topology");
+        const Topology* topology = &site->state->topology();
         if (topology->clusters.empty()) return finish(Outcome::fail_open, "topology has no clusters");
         int cluster = 0;
         if (!cfg.cluster.empty()) {
@@ -304,10 +313,11 @@ SubmitDecision decide_uncached(const JobOptions& opts, const SlurmRequest& req,
             }
             if (cluster < 0) return finish(Outcome::fail_open, "cluster '" + cfg.cluster + "' is not in the topology");
         }
-        const Cluster& here = topology->clusters[static_cast<size_t>(cluster)];
+        // Drained and down nodes count for nothing here: the job could never start on them.
+        const Cluster& here = site->usable->clusters[static_cast<size_t>(cluster)];
         Plan plan;
         const std::optional<Stop> stop = !opts.plan_file.empty() ? plan_from_content(opts, *topology, &plan)
-                                                                 : plan_from_spec(opts, req, here, topology, cfg, &plan);
+                                                                 : plan_from_spec(opts, req, here, site->usable, cfg, &plan);
         if (stop) {
             d.reject_kind = stop->kind;
             return finish(stop->outcome, stop->message);
@@ -350,9 +360,9 @@ SubmitDecision decide_uncached(const JobOptions& opts, const SlurmRequest& req,
 // Users resubmit the same spec over and over (sweeps, requeues, arrays of one size); a plan
 // found for a request stays valid for the same request on the same topology, so the decision
 // is kept and a resubmit costs a lookup instead of a search under slurmctld's job write lock. Entries
-// hold the topology weakly: a reloaded topology file is a new object and misses.
+// hold the site weakly: a reloaded topology or site state snapshot is a new object and misses.
 struct CachedDecision {
-    std::weak_ptr<const Topology> topology;
+    std::weak_ptr<const SubmitSite> site;
     SubmitDecision decision;
 };
 
@@ -377,30 +387,30 @@ std::string unplanned_note(const std::string& why) {
 }
 
 SubmitDecision decide_submission(const JobOptions& opts, const SlurmRequest& req,
-                                 const std::shared_ptr<const Topology>& topology, const SpiderflowConf& cfg) {
+                                 const std::shared_ptr<const SubmitSite>& site, const SpiderflowConf& cfg) {
     // A given plan's content may differ between submits: only planned specs are cached.
-    if (!opts.any() || !cfg.enabled || !topology || !opts.plan_file.empty()) {
-        return decide_uncached(opts, req, topology, cfg);
+    if (!opts.any() || !cfg.enabled || !site || !opts.plan_file.empty()) {
+        return decide_uncached(opts, req, site, cfg);
     }
     const auto t0 = std::chrono::steady_clock::now();
     const std::string key = cache_key(opts, req, cfg);
     {
         std::lock_guard<std::mutex> lock(g_cache_mu);
         auto it = g_cache.find(key);
-        if (it != g_cache.end() && it->second.topology.lock() == topology) {
+        if (it != g_cache.end() && it->second.site.lock() == site) {
             SubmitDecision d = it->second.decision;
             d.from_cache = true;
             d.planning_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
             return d;
         }
     }
-    SubmitDecision d = decide_uncached(opts, req, topology, cfg);
+    SubmitDecision d = decide_uncached(opts, req, site, cfg);
     // Rejections are cached too (same spec, same answer); fail-open outcomes (a timeout, an
     // internal error) are not, so the next submit tries again.
     if (d.outcome == Outcome::rewrite || d.outcome == Outcome::reject) {
         std::lock_guard<std::mutex> lock(g_cache_mu);
         if (g_cache.size() >= kCacheEntries) g_cache.clear();
-        g_cache[key] = {topology, d};
+        g_cache[key] = {site, d};
     }
     return d;
 }

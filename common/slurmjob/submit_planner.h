@@ -13,6 +13,7 @@
 #include "common/topology/topology.h"
 #include "common/slurmjob/job_options.h"
 #include "common/slurmjob/spiderflow_conf.h"
+#include "common/slurmjob/submit_site.h"
 #include "common/slurmjob/tres.h"
 
 namespace spiderflow::slurmjob {
@@ -63,9 +64,10 @@ struct SubmitDecision {
     bool from_cache = false;          // the same request on the same topology was decided before
 };
 
-// Never throws. Decisions for planned specs are cached per topology object (see the .cpp).
+// Never throws. Plans on site->usable; decisions for planned specs are cached per site object
+// (see the .cpp), so a new topology or snapshot misses.
 SubmitDecision decide_submission(const JobOptions& options, const SlurmRequest& request,
-                                 const std::shared_ptr<const Topology>& topology, const SpiderflowConf& config);
+                                 const std::shared_ptr<const SubmitSite>& site, const SpiderflowConf& config);
 
 // What a user is told when their SpiderFlow job passes unplanned through our fault.
 std::string unplanned_note(const std::string& why);

@@ -16,7 +16,7 @@ extern "C" {
 #include "common/slurmjob/spiderflow_conf.h"
 #include "common/slurmjob/submit_planner.h"
 #include "plugins/slurm_host.h"
-#include "common/slurmjob/topology_cache.h"
+#include "common/slurmjob/submit_site.h"
 #include "common/util/errors.h"
 #include "plugins/job_submit/job_desc_edit.h"
 
@@ -53,7 +53,8 @@ struct State {
     struct timespec config_mtime {};
     std::shared_ptr<const SpiderflowConf> config;
     std::string config_error;  // why SpiderFlow is off, while no good config was ever read
-    TopologyCache topology;
+    SubmitSiteCache site;
+    std::string last_site_warning;  // logged once per change, not per job
 };
 
 State& state() {
@@ -98,6 +99,16 @@ std::shared_ptr<const SpiderflowConf> current_config(std::string* error) {
     return s.config;
 }
 
+// A broken site state snapshot is the site's problem, not the job's: said in the log once per
+// change, and the job is planned on the whole topology.
+void note_site_warning(const std::string& warning) {
+    State& s = state();
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (warning == s.last_site_warning) return;
+    s.last_site_warning = warning;
+    if (!warning.empty()) slurm_error("spiderflow: %s", warning.c_str());
+}
+
 // A user-visible line with a job that Slurm accepts: sbatch/salloc print job_submit's message.
 void tell_user(char** err_msg, const std::string& text) {
     if (err_msg != nullptr && *err_msg == nullptr) *err_msg = slurm_xstrdup(text.c_str());
@@ -115,10 +126,11 @@ extern "C" int init(void) {
             slurm_error("spiderflow: job_submit loaded but OFF: %s", error.c_str());
             return SLURM_SUCCESS;
         }
-        std::string why;
-        if (cfg->enabled && !cfg->topology.empty() && !state().topology.get(cfg->topology, cfg->topology_format, &why)) {
+        std::string why, warning;
+        if (cfg->enabled && !cfg->topology.empty() && !state().site.get(*cfg, &why, &warning)) {
             slurm_error("spiderflow: topology not usable yet: %s", why.c_str());
         }
+        if (!warning.empty()) slurm_error("spiderflow: %s", warning.c_str());
         slurm_info("spiderflow: job_submit loaded (config %s, topology %s)", state().config_path.c_str(),
                    cfg->topology.c_str());
     } catch (const std::exception& e) {
@@ -150,14 +162,15 @@ extern "C" int job_submit(job_desc_msg_t* job, uint32_t submit_uid, char** err_m
             tell_user(err_msg, unplanned_note("SpiderFlow is off on this cluster: " + config_error));
             return SLURM_SUCCESS;
         }
-        std::string why;
-        auto topo = cfg->enabled ? state().topology.get(cfg->topology, cfg->topology_format, &why) : nullptr;
-        if (cfg->enabled && !topo) {
+        std::string why, warning;
+        auto site = cfg->enabled ? state().site.get(*cfg, &why, &warning) : nullptr;
+        if (cfg->enabled && !site) {
             slurm_error("spiderflow: job of uid %u passes unplanned: %s", job->user_id, why.c_str());
             tell_user(err_msg, unplanned_note("the site's topology is not usable"));
             return SLURM_SUCCESS;
         }
-        const SubmitDecision d = decide_submission(opts, slurm_request(job), topo, *cfg);
+        note_site_warning(warning);
+        const SubmitDecision d = decide_submission(opts, slurm_request(job), site, *cfg);
         switch (d.outcome) {
             case Outcome::untouched:
                 return SLURM_SUCCESS;

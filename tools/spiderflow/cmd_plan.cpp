@@ -16,6 +16,7 @@
 #include "common/plan/plan_text.h"
 #include "common/planner/plan_job.h"
 #include "common/planner/planner.h"
+#include "common/planner/request_builder.h"
 #include "common/site/site_json.h"
 #include "common/topology/reader.h"
 #include "common/util/errors.h"
@@ -91,12 +92,10 @@ std::vector<std::string> split_list(const std::string& opt, const std::string& s
 }
 
 int run_plan(const std::vector<std::string>& args) {
-    std::string topology_file, reader, model_name, job_file, catalog_file, format = "json", output;
-    std::string policy = "spinsearch", state_file;
+    std::string topology_file, reader, job_file, catalog_file, format = "json", output;
+    std::string policy, state_file;
     SiteTime at = 0;
-    std::optional<int> global_batch, seq_len, gpus, micro_batch;
-    std::optional<GpuCountMode> mode;
-    PlanRequest request;
+    RequestOptions options;
     for (size_t i = 1; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (a == "--help" || a == "-h") {
@@ -109,24 +108,25 @@ int run_plan(const std::vector<std::string>& args) {
         };
         if (a == "--topology") topology_file = value();
         else if (a == "--reader") reader = value();
-        else if (a == "--model") model_name = value();
+        else if (a == "--model") options.model = value();
         else if (a == "--job") job_file = value();
         else if (a == "--catalog") catalog_file = value();
         else if (a == "--state") state_file = value();
         else if (a == "--at") at = static_cast<SiteTime>(parse_int(a, value(), 0));
-        else if (a == "--global-batch") global_batch = static_cast<int>(parse_int(a, value(), 1));
-        else if (a == "--seq-len") seq_len = static_cast<int>(parse_int(a, value(), 1));
-        else if (a == "--gpus") gpus = static_cast<int>(parse_int(a, value(), 1));
-        else if (a == "--gpus-mode") mode = gpu_count_mode_from_string(value(), "spiderflow plan", a);
-        else if (a == "--objective") request.objective = objective_from_string(value(), "spiderflow plan", a); else if (a == "--allow") request.allowed_clusters = split_list(a, value());
-        else if (a == "--forbid") request.forbidden_clusters = split_list(a, value());
-        else if (a == "--tp") request.tp = static_cast<int>(parse_int(a, value(), 1));
-        else if (a == "--pp") request.pp = static_cast<int>(parse_int(a, value(), 1));
-        else if (a == "--dp") request.dp = static_cast<int>(parse_int(a, value(), 1));
-        else if (a == "--micro-batch") micro_batch = static_cast<int>(parse_int(a, value(), 1));
+        else if (a == "--global-batch") options.global_batch = static_cast<int>(parse_int(a, value(), 1));
+        else if (a == "--seq-len") options.seq_len = static_cast<int>(parse_int(a, value(), 1));
+        else if (a == "--gpus") options.gpus = static_cast<int>(parse_int(a, value(), 1));
+        else if (a == "--gpus-mode") options.gpu_mode = gpu_count_mode_from_string(value(), "spiderflow plan", a);
+        else if (a == "--objective") options.objective = value();
+        else if (a == "--allow") options.allowed_clusters = split_list(a, value());
+        else if (a == "--forbid") options.forbidden_clusters = split_list(a, value());
+        else if (a == "--tp") options.tp = static_cast<int>(parse_int(a, value(), 1));
+        else if (a == "--pp") options.pp = static_cast<int>(parse_int(a, value(), 1));
+        else if (a == "--dp") options.dp = static_cast<int>(parse_int(a, value(), 1));
+        else if (a == "--micro-batch") options.micro_batch = static_cast<int>(parse_int(a, value(), 1));
         else if (a == "--policy") policy = value();
-        else if (a == "--time-limit") request.time_limit_s = parse_seconds(a, value());
-        else if (a == "--seed") request.seed = static_cast<uint64_t>(parse_int(a, value(), 0));
+        else if (a == "--time-limit") options.time_limit_s = parse_seconds(a, value());
+        else if (a == "--seed") options.seed = static_cast<uint64_t>(parse_int(a, value(), 0));
         else if (a == "--format") {
             format = value();
             if (format != "json" && format != "text" && format != "svg")
@@ -135,35 +135,12 @@ int run_plan(const std::vector<std::string>& args) {
         else usage_error(a, "unknown option (see 'spiderflow plan --help')");
     }
     if (topology_file.empty()) usage_error("--topology", "is required");
-    if (model_name.empty() == job_file.empty()) usage_error("--model", "give exactly one of --model and --job");
+    if (options.model.empty() == job_file.empty()) usage_error("--model", "give exactly one of --model and --job");
 
     const Catalog catalog = catalog_file.empty() ? Catalog::builtin() : Catalog::with_file(catalog_file);
-    JobSpec job;
-    if (!job_file.empty()) {
-        job = read_job_spec(job_file, catalog);
-    } else {
-        const ModelArch* m = catalog.model(model_name);
-        if (!m) {
-            std::string names;
-            for (const auto& n : catalog.model_names()) names += (names.empty() ? "" : ", ") + n;
-            usage_error("--model", "unknown model '" + model_name + "'; known: " + names);
-        }
-        job.model = *m;
-        if (!global_batch) usage_error("--global-batch", "is required with --model");
-        if (!gpus) usage_error("--gpus", "is required with --model");
-    }
-    if (global_batch) job.global_batch = *global_batch;
-    if (seq_len) job.seq_len = *seq_len;
-    if (gpus) job.gpus = *gpus;
-    if (mode) job.gpu_mode = *mode;
-    if (micro_batch) {
-        job.micro_batch = *micro_batch;
-        request.micro_batch = *micro_batch;
-    } else if (job.micro_batch > 0) {
-        request.micro_batch = job.micro_batch;
-    }
-    job.validate();
-    request.job = job;
+    if (!job_file.empty()) options.job = read_job_spec(job_file, catalog);
+    const PlanRequest request = build_plan_request(options, catalog, OptionNames{}, "spiderflow plan");
+    policy = checked_policy_name(policy, "spinsearch", OptionNames{}, "spiderflow plan");
 
     // With a site state, only what is free counts: busy, reserved, drained and down GPUs are
     // gone from the topology the planner sees (nodes keep their places, so names and indices agree).

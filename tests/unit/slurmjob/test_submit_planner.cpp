@@ -1,6 +1,7 @@
 // decide_submission: what job_submit does with a job, without Slurm.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -9,7 +10,9 @@
 #include <map>
 #include <sstream>
 
+#include "common/site/site_json.h"
 #include "common/topology/topology.h"
+#include "common/topology/topology_json.h"
 #include "common/plan/plan_json.h"
 #include "common/plan/plan_transport.h"
 #include "common/slurmjob/plan_summary.h"
@@ -20,7 +23,7 @@ using namespace spiderflow::slurmjob;
 
 namespace {
 
-std::shared_ptr<const Topology> cluster(int nodes, const char* gpu_type = "H100-SXM") {
+std::shared_ptr<Topology> cluster_topology(int nodes, const char* gpu_type = "H100-SXM") {
     auto t = std::make_shared<Topology>();
     Cluster c;
     c.name = "here";
@@ -40,6 +43,14 @@ std::shared_ptr<const Topology> cluster(int nodes, const char* gpu_type = "H100-
     t->clusters.push_back(c);
     t->finalize("test");
     return t;
+}
+
+std::shared_ptr<const SubmitSite> site_of(std::shared_ptr<const Topology> t) {
+    return make_submit_site(std::make_shared<const SiteState>(std::move(t)));
+}
+
+std::shared_ptr<const SubmitSite> cluster(int nodes, const char* gpu_type = "H100-SXM") {
+    return site_of(cluster_topology(nodes, gpu_type));
 }
 
 SpiderflowConf config(const std::string& dir) {
@@ -163,7 +174,7 @@ TEST(SubmitPlanner, GoodSpecRewritesWithOneTaskLayoutAndCarriesThePlan) {
     const int tp = std::stoi(env.at("SPIDERFLOW_TP")), pp = std::stoi(env.at("SPIDERFLOW_PP")),
               dp = std::stoi(env.at("SPIDERFLOW_DP"));
     EXPECT_EQ(tp * pp * dp, 16);
-    const Plan carried = plan_from_json(decode_plan_text(env.at(env::kPlanData)), "carried", cluster(4).get());
+    const Plan carried = plan_from_json(decode_plan_text(env.at(env::kPlanData)), "carried", cluster_topology(4).get());
     EXPECT_EQ(carried.world_size(), 16);
     EXPECT_EQ(carried.tp, tp);
     // The job-wide --gpus count sbatch exported would become every inner srun's request.
@@ -182,14 +193,14 @@ TEST(SubmitPlanner, GoodSpecRewritesWithOneTaskLayoutAndCarriesThePlan) {
     EXPECT_EQ(r.summary.find(".json"), std::string::npos) << "no path: nothing is written to disk";
 }
 
-std::shared_ptr<const Topology> four_gpu_nodes(int nodes) {
-    auto t = std::make_shared<Topology>(*cluster(nodes));
+std::shared_ptr<const SubmitSite> four_gpu_nodes(int nodes) {
+    auto t = cluster_topology(nodes);
     for (auto& n : t->clusters[0].nodes) {
         n.gpus = 4;
         n.nvlink_domain_size = 4;
     }
     t->finalize("test");
-    return t;
+    return site_of(t);
 }
 
 // --gpus=7 on 4-GPU nodes used to become 2 nodes and 7 tasks, and Slurm put 6 on one node.
@@ -255,4 +266,79 @@ TEST(SubmitPlanner, ResubmitsOfTheSameSpecReuseTheDecision) {
     // Another request or a reloaded topology: planned afresh.
     EXPECT_FALSE(decide_submission(opts("llama3-8b", 128), gpus(8), topo, config("/tmp")).from_cache);
     EXPECT_FALSE(decide_submission(opts("llama3-8b", 128), gpus(16), cluster(4), config("/tmp")).from_cache);
+}
+
+// job_submit plans on the site state: a drained or down node can never start the job, so it
+// counts for nothing; busy nodes count (the job queues behind their jobs).
+TEST(SubmitPlanner, DrainedAndDownNodesAreLeftOutBusyOnesCount) {
+    SiteState state(cluster_topology(4));
+    state.set_node_state({"here", "n0"}, NodeState::drained, "bad DIMM");
+    state.set_node_state({"here", "n1"}, NodeState::down);
+    state.allocate("other", {{{"here", "n2"}, 8, 0}}, 0);
+    const auto site = make_submit_site(std::make_shared<const SiteState>(state));
+
+    auto d = decide_submission(opts("llama3-8b", 64), gpus(16), site, config("/tmp"));
+    ASSERT_EQ(d.outcome, Outcome::rewrite) << d.message << " (n2 is busy but usable, n3 is free)";
+    EXPECT_EQ(d.rewrite.nodes, 2);
+
+    d = decide_submission(opts("llama3-8b", 64), gpus(24), site, config("/tmp"));
+    ASSERT_EQ(d.outcome, Outcome::reject);
+    EXPECT_EQ(d.reject_kind, RejectKind::no_fit);
+    EXPECT_NE(d.message.find("2 of its 4 nodes are drained or down"), std::string::npos) << d.message;
+    EXPECT_NE(d.message.find("ask for at most 16"), std::string::npos) << d.message;
+
+    // The bare topology (no snapshot) plans the same request on all four nodes.
+    EXPECT_EQ(decide_submission(opts("llama3-8b", 64), gpus(24), cluster(4), config("/tmp")).outcome, Outcome::rewrite);
+}
+
+// The decision cache is per site object: a new snapshot is a new site and plans afresh.
+TEST(SubmitPlanner, ANewSiteStateMissesTheDecisionCache) {
+    const auto topo = cluster_topology(4);
+    const auto first = site_of(topo);
+    EXPECT_FALSE(decide_submission(opts("llama3-8b", 96), gpus(16), first, config("/tmp")).from_cache);
+    EXPECT_TRUE(decide_submission(opts("llama3-8b", 96), gpus(16), first, config("/tmp")).from_cache);
+    EXPECT_FALSE(decide_submission(opts("llama3-8b", 96), gpus(16), site_of(topo), config("/tmp")).from_cache);
+}
+
+// The cache reads spiderflow.conf's topology= and site_state= files, once per change; a broken
+// snapshot is not used (the bare topology is) and the warning says why.
+TEST(SubmitSiteCache, ReadsTheSnapshotOnceAndFallsBackOnABrokenOne) {
+    char dir_template[] = "/tmp/sf_site_XXXXXX";
+    ASSERT_NE(::mkdtemp(dir_template), nullptr);
+    const std::string dir = dir_template;
+    const auto topo = cluster_topology(4);
+    {
+        std::ofstream(dir + "/topo.json") << topology_to_json(*topo);
+    }
+    SiteState state(topo);
+    state.set_node_state({"here", "n3"}, NodeState::down);
+    {
+        std::ofstream(dir + "/state.json") << site_state_to_json(state);
+    }
+    SpiderflowConf cfg = config("/tmp");
+    cfg.topology = dir + "/topo.json";
+    cfg.site_state = dir + "/state.json";
+    SubmitSiteCache cache;
+    std::string error, warning;
+    const auto site = cache.get(cfg, &error, &warning);
+    ASSERT_NE(site, nullptr) << error;
+    EXPECT_EQ(warning, "");
+    EXPECT_EQ(site->usable->clusters[0].nodes[3].gpus, 0) << "n3 is down in the snapshot";
+    EXPECT_EQ(cache.get(cfg, &error, &warning), site) << "unchanged files: the same site, nothing re-read";
+
+    {
+        std::ofstream(dir + "/state.json") << "{ not json";
+    }
+    struct timespec later[2] = {{0, UTIME_OMIT}, {2000000000, 0}};
+    ASSERT_EQ(::utimensat(AT_FDCWD, (dir + "/state.json").c_str(), later, 0), 0);
+    const auto fallback = cache.get(cfg, &error, &warning);
+    ASSERT_NE(fallback, nullptr);
+    EXPECT_NE(fallback, site);
+    EXPECT_NE(warning.find("site state not used"), std::string::npos) << warning;
+    EXPECT_EQ(fallback->usable->clusters[0].nodes[3].gpus, 8) << "the bare topology: every node counts";
+
+    cfg.site_state = dir + "/missing.json";
+    ASSERT_NE(cache.get(cfg, &error, &warning), nullptr);
+    EXPECT_NE(warning.find("missing.json"), std::string::npos) << warning;
+    std::system(("rm -rf " + dir).c_str());
 }

@@ -1,0 +1,80 @@
+#include "common/planner/request_builder.h"
+
+#include "common/util/errors.h"
+
+namespace spiderflow {
+
+namespace {
+
+std::string known_models(const Catalog& catalog) {
+    std::string out;
+    for (const auto& n : catalog.model_names()) out += (out.empty() ? "" : ", ") + n;
+    return out;
+}
+
+// JobSpec::validate names the spec's own keys; the user typed an option.
+std::string option_for_field(const std::string& field, const OptionNames& names) {
+    if (field == "global_batch") return names.global_batch;
+    if (field == "seq_len") return names.seq_len;
+    if (field == "micro_batch") return names.micro_batch;
+    if (field == "gpus") return names.gpus;
+    if (field.rfind("model", 0) == 0) return names.model;
+    return field;
+}
+
+}  // namespace
+
+PlanRequest build_plan_request(const RequestOptions& o, const Catalog& catalog, const OptionNames& names,
+                               const std::string& source) {
+    auto fail = [&](const std::string& field, const std::string& what) -> void {
+        throw InputError(source, 0, field, what);
+    };
+    if (o.model.empty() && !o.job) fail(names.model, "is required (known: " + known_models(catalog) + ")");
+    if (!o.model.empty() && o.job) fail(names.model, "give a model name or a whole job spec, not both");
+    PlanRequest request;
+    JobSpec& job = request.job;
+    if (o.job) {
+        job = *o.job;
+    } else {
+        const ModelArch* arch = catalog.model(o.model);
+        if (arch == nullptr) fail(names.model, "unknown model '" + o.model + "' (known: " + known_models(catalog) + ")");
+        job.model = *arch;
+        if (!o.global_batch) fail(names.global_batch, "is required");
+    }
+    if (o.global_batch) job.global_batch = *o.global_batch;
+    if (o.seq_len) job.seq_len = *o.seq_len;
+    if (o.gpus) job.gpus = *o.gpus;
+    if (o.gpu_mode) job.gpu_mode = *o.gpu_mode;
+    if (o.micro_batch) job.micro_batch = *o.micro_batch;
+    const bool degrees_fixed = o.tp && o.pp && o.dp;
+    if (!o.job && job.gpus == 0 && !degrees_fixed) fail(names.gpus, "is required: how many GPUs the job may use");
+    if (job.gpus == 0 && degrees_fixed) job.gpus = *o.tp * *o.pp * *o.dp;
+    try {
+        job.validate();
+    } catch (const InputError& e) {
+        fail(option_for_field(e.field(), names), e.problem());
+    }
+    if (job.micro_batch > 0) request.micro_batch = job.micro_batch;
+    if (!o.objective.empty()) request.objective = objective_from_string(o.objective, source, names.objective);
+    request.allowed_clusters = o.allowed_clusters;
+    request.forbidden_clusters = o.forbidden_clusters;
+    request.tp = o.tp;
+    request.pp = o.pp;
+    request.dp = o.dp;
+    request.time_limit_s = o.time_limit_s;
+    request.seed = o.seed;
+    return request;
+}
+
+std::string checked_policy_name(const std::string& name, const std::string& fallback, const OptionNames& names,
+                                const std::string& source) {
+    const std::string chosen = name.empty() ? fallback : name;
+    try {
+        (void)make_planner(chosen);
+    } catch (const InputError& e) {
+        throw InputError(source, 0, names.policy, e.problem());
+    }
+    return chosen;
+}
+
+}  // namespace spiderflow

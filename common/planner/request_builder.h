@@ -1,0 +1,56 @@
+// One builder of a planning request from a front end's options: `spiderflow plan`, job_submit
+// (sbatch --llm-*) and the broker fill RequestOptions and get the same PlanRequest, with the
+// same checks and messages, each message naming the option as that front end spells it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/model/catalog.h"
+#include "common/model/job_spec.h"
+#include "common/planner/planner.h"
+
+namespace spiderflow {
+
+// How a front end spells each option, for messages ("--global-batch" vs "--llm-global-batch").
+struct OptionNames {
+    std::string model = "--model";
+    std::string global_batch = "--global-batch";
+    std::string seq_len = "--seq-len";
+    std::string micro_batch = "--micro-batch";
+    std::string gpus = "--gpus";
+    std::string gpu_mode = "--gpus-mode";
+    std::string objective = "--objective";
+    std::string policy = "--policy";
+};
+
+struct RequestOptions {
+    // Exactly one of: a catalog model name, or a whole job spec (spiderflow plan --job FILE) that
+    // the values below override.
+    std::string model;
+    std::optional<JobSpec> job;
+    std::optional<int> global_batch;
+    std::optional<int> seq_len;
+    std::optional<int> micro_batch;
+    std::optional<int> gpus;
+    std::optional<GpuCountMode> gpu_mode;
+    std::string objective;                    // empty: iteration time
+    std::vector<std::string> allowed_clusters;
+    std::vector<std::string> forbidden_clusters;
+    std::optional<int> tp, pp, dp;
+    double time_limit_s = 0;
+    uint64_t seed = 1;
+};
+
+// Throws InputError(source, 0, field = the option as `names` spells it, problem) for a missing
+// or bad value, an unknown model (listing the known ones) or an unknown objective.
+PlanRequest build_plan_request(const RequestOptions& options, const Catalog& catalog, const OptionNames& names,
+                               const std::string& source);
+
+// The policy to plan with: `name`, or `fallback` when empty. Throws InputError(source, 0,
+// names.policy, ...) listing the policies on an unknown name.
+std::string checked_policy_name(const std::string& name, const std::string& fallback, const OptionNames& names,
+                                const std::string& source);
+
+}  // namespace spiderflow

@@ -1,0 +1,60 @@
+#include "common/slurmjob/submit_site.h"
+
+#include <sys/stat.h>
+
+#include <exception>
+
+#include "common/site/site_json.h"
+
+namespace spiderflow::slurmjob {
+
+std::shared_ptr<const SubmitSite> make_submit_site(std::shared_ptr<const SiteState> state) {
+    auto site = std::make_shared<SubmitSite>();
+    site->usable = std::make_shared<const Topology>(state->usable_view());
+    site->state = std::move(state);
+    return site;
+}
+
+std::shared_ptr<const SubmitSite> SubmitSiteCache::get(const SpiderflowConf& config, std::string* error,
+                                                       std::string* warning) {
+    try {
+        const auto topology = topology_.get(config.topology, config.topology_format, error);
+        if (!topology) return nullptr;
+        std::lock_guard<std::mutex> lock(mu_);
+        struct stat st {};
+        const bool have_file = !config.site_state.empty() && ::stat(config.site_state.c_str(), &st) == 0;
+        const bool same = site_ && for_topology_ == topology && config.site_state == state_path_ &&
+                          (!have_file || (st.st_mtim.tv_sec == state_mtime_.tv_sec &&
+                                          st.st_mtim.tv_nsec == state_mtime_.tv_nsec &&
+                                          static_cast<long long>(st.st_size) == state_size_));
+        if (!same) {
+            for_topology_ = topology;
+            state_path_ = config.site_state;
+            state_mtime_ = have_file ? st.st_mtim : timespec{};
+            state_size_ = have_file ? static_cast<long long>(st.st_size) : -1;
+            warning_.clear();
+            std::shared_ptr<const SiteState> state;
+            if (!config.site_state.empty()) {
+                try {
+                    if (!have_file) throw std::runtime_error("cannot stat " + config.site_state);
+                    if (state_size_ > kMaxSiteStateBytes) {
+                        throw std::runtime_error(config.site_state + " is larger than " +
+                                                 std::to_string(kMaxSiteStateBytes >> 20) + " MiB");
+                    }
+                    state = std::make_shared<const SiteState>(read_site_state(config.site_state, topology));
+                } catch (const std::exception& e) {
+                    warning_ = std::string("site state not used, planning on the whole topology: ") + e.what();
+                }
+            }
+            if (!state) state = std::make_shared<const SiteState>(topology);
+            site_ = make_submit_site(std::move(state));
+        }
+        if (warning) *warning = warning_;
+        return site_;
+    } catch (const std::exception& e) {
+        if (error) *error = std::string("site state: ") + e.what();
+        return nullptr;
+    }
+}
+
+}  // namespace spiderflow::slurmjob

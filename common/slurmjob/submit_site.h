@@ -1,0 +1,48 @@
+// What job_submit plans on: the site state (what is drained, down, reserved, busy on this
+// cluster and, once the agent feeds it, on the others) over the cluster's topology, and the view
+// of it a job queued here can be placed on. Made once per topology file and snapshot, never per
+// job: the submit path runs under slurmctld's job write lock.
+#pragma once
+
+#include <ctime>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "common/site/site_state.h"
+#include "common/slurmjob/spiderflow_conf.h"
+#include "common/slurmjob/topology_cache.h"
+
+namespace spiderflow::slurmjob {
+
+struct SubmitSite {
+    std::shared_ptr<const SiteState> state;   // the snapshot, or the bare topology when there is none
+    std::shared_ptr<const Topology> usable;   // state->usable_view(): drained and down nodes hold no GPUs
+};
+std::shared_ptr<const SubmitSite> make_submit_site(std::shared_ptr<const SiteState> state);
+
+// A snapshot larger than this is refused (and the bare topology used): a bound on what the
+// submit path parses.
+constexpr long long kMaxSiteStateBytes = 64LL << 20;
+
+class SubmitSiteCache {
+public:
+    // The site for `config` (its topology= and site_state= files, re-read only when a file
+    // changes), or null when the topology is not usable (`error` says why). A snapshot that is
+    // missing, unreadable, too large or made for another topology is not used: the site is the
+    // bare topology and `warning` says why (SpiderFlow still plans; the state only sharpens it).
+    // Never throws.
+    std::shared_ptr<const SubmitSite> get(const SpiderflowConf& config, std::string* error, std::string* warning);
+
+private:
+    TopologyCache topology_;
+    std::mutex mu_;
+    std::shared_ptr<const Topology> for_topology_;  // what site_ was made over
+    std::string state_path_;
+    struct timespec state_mtime_ {};
+    long long state_size_ = -1;
+    std::shared_ptr<const SubmitSite> site_;
+    std::string warning_;
+};
+
+}  // namespace spiderflow::slurmjob
