@@ -84,8 +84,10 @@ std::string plan_to_text(const Plan& plan, const Topology& topo, const Plan* run
     const Prediction& q = plan.prediction;
     o << "Plan for " << plan.job.model.name << " (" << plan.job.model.layers << " layers), global batch "
       << plan.job.global_batch << " x " << plan.job.seq_len << " tokens, on " << plan.world_size() << " GPUs\n";
-    o << "policy " << (plan.policy.empty() ? "?" : plan.policy) << ", planned in " << fmt("%.1f", plan.planning_ms)
-      << " ms\n";
+    // A plan without a planning time (spiderflow plan --no-timing, for diffable output) says none.
+    o << "policy " << (plan.policy.empty() ? "?" : plan.policy);
+    if (plan.planning_ms > 0) o << ", planned in " << fmt("%.1f", plan.planning_ms) << " ms";
+    o << "\n";
     if (!note.empty()) o << "note: " << note << "\n";
     o << "\nLayout: " << shape(plan) << ", " << plan.num_micro_batches << " micro-batches per replica; "
       << plan_orientation(plan) << "\n";

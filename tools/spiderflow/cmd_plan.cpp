@@ -53,7 +53,8 @@ constexpr const char* kHelp =
     "  --time-limit S       planning time limit in seconds (default: the policy's)\n"
     "  --seed N             random seed (default 1); same inputs and seed give the same plan\n"
     "  --format FMT         json (default), text or svg\n"
-    "  -o FILE              write to FILE instead of standard output\n\n"
+    "  -o FILE              write to FILE instead of standard output\n"
+    "  --no-timing          leave the planning time out, so the same inputs print the same bytes\n\n"
     "Exit status: 0 planned, 2 bad input or impossible request (the message says which\n"
     "constraint failed and what would fit).\n";
 
@@ -95,6 +96,7 @@ int run_plan(const std::vector<std::string>& args) {
     std::string topology_file, reader, job_file, catalog_file, format = "json", output;
     std::string policy, state_file;
     SiteTime at = 0;
+    bool timing = true;
     RequestOptions options;
     for (size_t i = 1; i < args.size(); ++i) {
         const std::string& a = args[i];
@@ -132,6 +134,7 @@ int run_plan(const std::vector<std::string>& args) {
             if (format != "json" && format != "text" && format != "svg")
                 usage_error(a, "must be json, text or svg, not '" + format + "'");
         } else if (a == "-o" || a == "--output") output = value();
+        else if (a == "--no-timing") timing = false;
         else usage_error(a, "unknown option (see 'spiderflow plan --help')");
     }
     if (topology_file.empty()) usage_error("--topology", "is required");
@@ -148,7 +151,11 @@ int run_plan(const std::vector<std::string>& args) {
     const Topology topology = state_file.empty() ? *full : read_site_state(state_file, full).free_view(at);
     const CostModel cost(topology, catalog);
     const auto planner = make_planner(policy);
-    const PlanResult result = plan_job(*planner, request, cost);
+    PlanResult result = plan_job(*planner, request, cost);
+    if (!timing) {
+        result.plan.planning_ms = 0;
+        if (result.runner_up) result.runner_up->planning_ms = 0;
+    }
     if (!result.note.empty()) std::cerr << "spiderflow: " << result.note << "\n";
 
     std::string text;
