@@ -292,8 +292,7 @@ Prediction read_prediction(const Reader& rd, const json& j) {
 
 // Cluster/node of one cell: by name against the topology when given (indices, if written,
 // must agree), else by the written indices.
-void resolve_cell(const Reader& rd, const json& cj, const std::string& path, const Topology* topo, int tp,
-                  StageCell& cell) {
+void resolve_cell(const Reader& rd, const json& cj, const std::string& path, const Topology* topo, StageCell& cell) {
     cell.first_gpu = rd.get_int(cj, path, "first_gpu", 0);
     cell.cluster = rd.get_int(cj, path, "cluster_index", 0);
     cell.node = rd.get_int(cj, path, "node_index", 0);
@@ -311,10 +310,6 @@ void resolve_cell(const Reader& rd, const json& cj, const std::string& path, con
     if (n != cell.node)
         rd.fail(path + ".node_index", "is " + std::to_string(cell.node) + " but node '" + nname + "' has index " +
                                           std::to_string(n) + " in cluster '" + cname + "'");
-    if (cell.first_gpu + tp > cl.nodes[n].gpus)
-        rd.fail(path + ".first_gpu", "GPUs " + std::to_string(cell.first_gpu) + ".." +
-                                         std::to_string(cell.first_gpu + tp - 1) + " exceed node '" + nname +
-                                         "' (" + std::to_string(cl.nodes[n].gpus) + " GPUs)");
 }
 
 }  // namespace
@@ -353,20 +348,13 @@ Plan plan_from_json(const std::string& text, const std::string& source, const To
 
     const json& lps = rd.member(j, "", "layers_per_stage");
     if (!lps.is_array()) rd.fail("layers_per_stage", "expected an array");
-    if (lps.size() != static_cast<size_t>(plan.pp))
-        rd.fail("layers_per_stage", "has " + std::to_string(lps.size()) + " entries, expected pp = " +
-                                        std::to_string(plan.pp));
-    int layer_sum = 0;
     for (size_t i = 0; i < lps.size(); ++i) {
         const std::string f = "layers_per_stage[" + std::to_string(i) + "]";
-        if (!lps[i].is_number_integer() || lps[i].get<long long>() < 1 || lps[i].get<long long>() > 1000000)
-            rd.fail(f, "expected a positive integer");
-        plan.layers_per_stage.push_back(lps[i].get<int>());
-        layer_sum += plan.layers_per_stage.back();
+        if (!lps[i].is_number_integer()) rd.fail(f, "expected an integer");
+        const auto x = lps[i].get<long long>();
+        if (x < -2147483648LL || x > 2147483647LL) rd.fail(f, "out of range (" + std::to_string(x) + ")");
+        plan.layers_per_stage.push_back(static_cast<int>(x));
     }
-    if (layer_sum != plan.job.model.layers)
-        rd.fail("layers_per_stage", "sums to " + std::to_string(layer_sum) + " but the model has " +
-                                        std::to_string(plan.job.model.layers) + " layers");
 
     const json& cells = rd.member(j, "", "cells");
     if (!cells.is_array()) rd.fail("cells", "expected an array");
@@ -384,8 +372,11 @@ Plan plan_from_json(const std::string& text, const std::string& source, const To
         const size_t idx = static_cast<size_t>(s) * plan.dp + r;
         if (seen[idx]) rd.fail(path, "duplicate cell for stage " + std::to_string(s) + ", replica " + std::to_string(r));
         seen[idx] = true;
-        resolve_cell(rd, cells[i], path, topology, plan.tp, plan.cells[idx]);
+        resolve_cell(rd, cells[i], path, topology, plan.cells[idx]);
     }
+    // Layer split, GPU ranges and GPUs shared by two cells: the plan's own rules, the same
+    // for a file as for a plan built in memory.
+    plan.validate(topology, source);
 
     // Ranks are derived from the cells; a hand-edited plan whose ranks disagree is refused
     // rather than silently launched with the cells' layout.

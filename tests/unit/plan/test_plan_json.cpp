@@ -196,5 +196,23 @@ TEST(PlanJson, NamesAreCheckedAgainstTheTopology) {
     }
 }
 
+TEST(PlanJson, CellsSharingGpusAreRefused) {
+    // A hand-written plan (spiderflow launch --plan, sbatch --llm-plan) that puts two cells on
+    // the same GPUs would start two ranks per GPU.
+    const Topology t = two_sites();
+    auto j = written();
+    j["cells"][5]["first_gpu"] = 2;  // stage 1, replica 1 onto west-n0 GPUs 2..5, under replica 0
+    j.erase("ranks");
+    try {
+        plan_from_json(j.dump(), "plan.json", &t);
+        FAIL() << "an overlapping plan was read";
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.field(), "cells[5]");
+        EXPECT_EQ(std::string(e.what()),
+                  "plan.json: cells[5]: GPU 2 of west/west-n0 is used by two cells: cell (stage 1, replica 0) and "
+                  "cell (stage 1, replica 1)");
+    }
+}
+
 }  // namespace
 }  // namespace spiderflow
