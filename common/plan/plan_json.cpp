@@ -321,6 +321,9 @@ Plan plan_from_json(const std::string& text, const std::string& source, const To
     } catch (const json::parse_error& e) {
         throw InputError(source, line_of(text, e.byte > 0 ? e.byte - 1 : 0), "",
                          std::string("not valid JSON: ") + e.what());
+    } catch (const json::exception& e) {
+        // A number beyond double (1e999) is out_of_range, not parse_error, and has no position.
+        throw InputError(source, 0, "", std::string("not valid JSON: ") + e.what());
     }
     Reader rd(source);
     if (!j.is_object()) rd.fail("", "a plan must be a JSON object");

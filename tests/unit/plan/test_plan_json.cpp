@@ -168,6 +168,18 @@ TEST(PlanJson, SyntaxErrorsGiveTheLine) {
     }
 }
 
+TEST(PlanJson, NumbersBeyondDoubleAreInputErrors) {
+    // nlohmann reports 1e999 as out_of_range, not as a parse error.
+    const std::string text = "{\n  \"schema\": \"spiderflow-plan\",\n  \"planning_ms\": 1e999\n}\n";
+    try {
+        plan_from_json(text, "huge.json");
+        FAIL() << "no error";
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.source(), "huge.json");
+        EXPECT_NE(std::string(e.what()).find("1e999"), std::string::npos) << e.what();
+    }
+}
+
 TEST(PlanJson, NamesAreCheckedAgainstTheTopology) {
     const Topology t = two_sites();
     {
