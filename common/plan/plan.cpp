@@ -56,7 +56,8 @@ PlanProblem placement_problem(const Plan& plan, const Topology* topology) {
         const StageCell& c = plan.cells[i];
         return std::tie(c.cluster, c.node, c.first_gpu);
     };
-    std::sort(order.begin(), order.end(), [&](size_t x, size_t y) { return std::make_pair(at(x), x) < std::make_pair(at(y), y); });
+    std::sort(order.begin(), order.end(),
+              [&](size_t x, size_t y) { return std::make_pair(at(x), x) < std::make_pair(at(y), y); });
     for (size_t k = 1; k < order.size(); ++k) {
         const StageCell& x = plan.cells[order[k - 1]];
         const StageCell& y = plan.cells[order[k]];

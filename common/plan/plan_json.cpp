@@ -9,10 +9,12 @@
 #include <nlohmann/json.hpp>
 
 #include "common/util/errors.h"
+#include "common/util/json_read.h"
 
 namespace spiderflow {
 namespace {
 
+using jsonread::join;
 using nlohmann::json;
 using nlohmann::ordered_json;
 
@@ -173,10 +175,6 @@ public:
         return *it;
     }
 
-    static std::string join(const std::string& path, const char* key) {
-        return path.empty() ? std::string(key) : path + "." + key;
-    }
-
     int get_int(const json& obj, const std::string& path, const char* key, int min_value) const {
         const json& v = member(obj, path, key);
         const std::string f = join(path, key);
@@ -214,14 +212,6 @@ private:
     std::string source_;
 };
 
-// 1-based line of a byte offset, for JSON syntax errors.
-int line_of(const std::string& text, size_t byte) {
-    int line = 1;
-    for (size_t i = 0; i < byte && i < text.size(); ++i)
-        if (text[i] == '\n') ++line;
-    return line;
-}
-
 ModelArch read_model(const Reader& rd, const json& j, const std::string& path) {
     ModelArch m;
     m.name = rd.get_string(j, path, "name");
@@ -240,7 +230,7 @@ ModelArch read_model(const Reader& rd, const json& j, const std::string& path) {
 
 JobSpec read_job(const Reader& rd, const json& j, const std::string& path) {
     JobSpec job;
-    job.model = read_model(rd, rd.member(j, path, "model"), Reader::join(path, "model"));
+    job.model = read_model(rd, rd.member(j, path, "model"), join(path, "model"));
     job.seq_len = rd.get_int(j, path, "seq_len", 1);
     job.global_batch = rd.get_int(j, path, "global_batch", 1);
     job.micro_batch = rd.get_int(j, path, "micro_batch", 0);
@@ -248,7 +238,7 @@ JobSpec read_job(const Reader& rd, const json& j, const std::string& path) {
     if (prec == "bf16") job.precision = Precision::bf16;
     else if (prec == "fp16") job.precision = Precision::fp16;
     else if (prec == "fp32") job.precision = Precision::fp32;
-    else rd.fail(Reader::join(path, "precision"), "unknown precision '" + prec + "' (bf16, fp16, fp32)");
+    else rd.fail(join(path, "precision"), "unknown precision '" + prec + "' (bf16, fp16, fp32)");
     job.recompute = rd.get_bool(j, path, "recompute");
     job.zero1 = rd.get_bool(j, path, "zero1");
     job.gpus = rd.get_int(j, path, "gpus", 0);
@@ -256,7 +246,7 @@ JobSpec read_job(const Reader& rd, const json& j, const std::string& path) {
     try {
         job.gpu_mode = gpu_count_mode_from_string(mode, "plan", "gpu_mode");
     } catch (const InputError& e) {
-        rd.fail(Reader::join(path, "gpu_mode"), e.problem());
+        rd.fail(join(path, "gpu_mode"), e.problem());
     }
     return job;
 }
@@ -315,16 +305,7 @@ void resolve_cell(const Reader& rd, const json& cj, const std::string& path, con
 }  // namespace
 
 Plan plan_from_json(const std::string& text, const std::string& source, const Topology* topology) {
-    json j;
-    try {
-        j = json::parse(text);
-    } catch (const json::parse_error& e) {
-        throw InputError(source, line_of(text, e.byte > 0 ? e.byte - 1 : 0), "",
-                         std::string("not valid JSON: ") + e.what());
-    } catch (const json::exception& e) {
-        // A number beyond double (1e999) is out_of_range, not parse_error, and has no position.
-        throw InputError(source, 0, "", std::string("not valid JSON: ") + e.what());
-    }
+    const json j = jsonread::parse(text, source);
     Reader rd(source);
     if (!j.is_object()) rd.fail("", "a plan must be a JSON object");
     if (rd.get_string(j, "", "schema") != kSchemaName)
