@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <tuple>
+#include <utility>
 
 #include "common/topology/topology.h"
 #include "common/util/errors.h"
@@ -24,17 +25,19 @@ PlanProblem placement_problem(const Plan& plan, const Topology* topology) {
     const int T = plan.tp;
     for (size_t i = 0; i < plan.cells.size(); ++i) {
         const StageCell& c = plan.cells[i];
-        const std::string gpus = "GPUs " + std::to_string(c.first_gpu) + ".." + std::to_string(c.first_gpu + T - 1) +
-                                 " of " + cell_name(plan, i) + " do not exist";
-        const int clusters = topology ? static_cast<int>(topology->clusters.size()) : -1;
-        if (c.cluster < 0 || (topology && c.cluster >= clusters))
+        // Built only on failure: the planners run this for every candidate they score.
+        auto gpus = [&] {
+            return "GPUs " + std::to_string(c.first_gpu) + ".." + std::to_string(c.first_gpu + T - 1) + " of " +
+                   cell_name(plan, i) + " do not exist";
+        };
+        if (c.cluster < 0 || (topology && c.cluster >= static_cast<int>(topology->clusters.size())))
             return {cell_field(i, "cluster_index"), cell_name(plan, i) + " names cluster " + std::to_string(c.cluster) +
                                                         ": no such cluster"};
         if (!topology) {
             if (c.node < 0)
                 return {cell_field(i, "node_index"),
                         cell_name(plan, i) + " names node " + std::to_string(c.node) + ": no such node"};
-            if (c.first_gpu < 0) return {cell_field(i, "first_gpu"), gpus};
+            if (c.first_gpu < 0) return {cell_field(i, "first_gpu"), gpus()};
             continue;
         }
         const Cluster& cl = topology->clusters[static_cast<size_t>(c.cluster)];
@@ -44,7 +47,7 @@ PlanProblem placement_problem(const Plan& plan, const Topology* topology) {
         const Node& node = cl.nodes[static_cast<size_t>(c.node)];
         if (c.first_gpu < 0 || c.first_gpu + T > node.gpus)
             return {cell_field(i, "first_gpu"),
-                    gpus + " on " + cl.name + "/" + node.name + " (" + std::to_string(node.gpus) + " GPUs)"};
+                    gpus() + " on " + cl.name + "/" + node.name + " (" + std::to_string(node.gpus) + " GPUs)"};
     }
     if (!topology) return {};
 
