@@ -101,7 +101,7 @@ PeriodicJob make_job(const Topology& topo, const Catalog& cat, std::mt19937_64& 
     // flows take multi-hop widest paths, as they would.
     p.cells.resize(static_cast<size_t>(p.pp) * p.dp);
     for (int s = 0; s < p.pp; ++s)
-        for (int r = 0; r < p.dp; ++r) p.cell(s, r).cluster = (base + (pp_across ? s : r)) % n;
+        for (int r = 0; r < p.dp; ++r) p.cell(s, r) = StageCell{(base + (pp_across ? s : r)) % n, 0, 0};
     StageTimes t{std::vector<double>(p.pp, 0), std::vector<double>(p.pp, 0)};
     for (int s = 0; s < p.pp; ++s)
         for (int r = 0; r < p.dp; ++r) {

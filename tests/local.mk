@@ -11,7 +11,8 @@ tests_unit_test_milp_LDADD = libsf_milp.la libsf_util.la $(CBC_LIBS) $(GTEST_LIB
 check_PROGRAMS += tests/unit/test_plan
 TESTS += tests/unit/test_plan
 tests_unit_test_plan_SOURCES = tests/unit/common/small_model.h tests/unit/plan/plan_fixture.h tests/unit/plan/test_plan_json.cpp \
-	tests/unit/plan/test_plan_writers.cpp tests/unit/plan/test_plan_parts.cpp tests/unit/plan/test_nccl_env.cpp
+	tests/unit/plan/test_plan_writers.cpp tests/unit/plan/test_plan_parts.cpp tests/unit/plan/test_nccl_env.cpp \
+	tests/unit/plan/test_plan_validate.cpp
 tests_unit_test_plan_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_plan_LDADD = libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la $(GTEST_LIBS_ALL)
 
@@ -121,5 +122,5 @@ check_PROGRAMS += tests/unit/test_site
 TESTS += tests/unit/test_site
 tests_unit_test_site_SOURCES = tests/unit/site/test_site_state.cpp tests/unit/site/test_site_json.cpp
 tests_unit_test_site_CXXFLAGS = $(TEST_CXXFLAGS)
-tests_unit_test_site_LDADD = libsf_site.la libsf_topology.la libsf_model.la libsf_util.la $(HWLOC_LIBS) \
+tests_unit_test_site_LDADD = libsf_site.la libsf_topology.la libsf_util.la $(HWLOC_LIBS) \
 	$(GTEST_LIBS_ALL)

@@ -7,25 +7,8 @@
 
 namespace spiderflow::coflow {
 
-namespace {
-
-void check_plan(const Plan& p) {
-    const std::string src = "plan";
-    if (p.pp < 1 || p.dp < 1 || p.tp < 1) throw InputError(src, 0, "pp/dp/tp", "parallel degrees must be >= 1");
-    if (static_cast<int>(p.cells.size()) != p.pp * p.dp)
-        throw InputError(src, 0, "cells", "expected pp*dp = " + std::to_string(p.pp * p.dp) + " cells, got " +
-                                              std::to_string(p.cells.size()));
-    if (static_cast<int>(p.layers_per_stage.size()) != p.pp)
-        throw InputError(src, 0, "layers_per_stage", "expected one entry per pipeline stage");
-    if (p.num_micro_batches < 1) throw InputError(src, 0, "num_micro_batches", "must be >= 1");
-    for (size_t i = 0; i < p.cells.size(); ++i)
-        if (p.cells[i].cluster < 0) throw InputError(src, 0, "cells[" + std::to_string(i) + "].cluster", "unset");
-}
-
-}  // namespace
-
 StageTimes stage_times_from_flops(const Plan& p, double achieved_flops) {
-    check_plan(p);
+    p.validate();  // structure only: no topology here, cells are read by cluster
     if (!(achieved_flops > 0)) throw InputError("plan", 0, "achieved_flops", "must be > 0");
     StageTimes t;
     const double tokens = static_cast<double>(std::max(1, p.micro_batch)) * p.job.seq_len;
@@ -42,7 +25,7 @@ StageTimes stage_times_from_flops(const Plan& p, double achieved_flops) {
 }
 
 PeriodicJob build_llm_job(const Plan& p, const StageTimes& times, const LlmJobOptions& o, IterationTraffic* traffic) {
-    check_plan(p);
+    p.validate();
     if (static_cast<int>(times.forward_s.size()) != p.pp || static_cast<int>(times.backward_s.size()) != p.pp)
         throw InputError("plan", 0, "stage_times", "need forward and backward times for every stage");
     const int P = p.pp, M = p.num_micro_batches;

@@ -30,8 +30,9 @@ class CostModel {
 public:
     CostModel(const Topology& topology, const Catalog& catalog, CostOptions options = {});
 
-    // Iteration time with breakdown and memory per GPU. A plan that does not fit memory, or that
-    // references GPUs that do not exist, comes back with feasible = false and the reason.
+    // Iteration time with breakdown and memory per GPU. A plan that does not fit memory, is ill
+    // formed on this topology (plan_problem) or runs on GPUs the catalog lacks comes back with
+    // feasible = false and the reason; nothing is thrown.
     Prediction estimate(const Plan& plan) const;
 
     const Topology& topology() const { return topology_; }

@@ -8,9 +8,9 @@
 
 #include "common/model/catalog.h"
 #include "common/model/catalog_data.h"
-#include "common/model/json_read.h"
 #include "common/model/model_json.h"
 #include "common/util/errors.h"
+#include "common/util/json_read.h"
 #include "common/util/units.h"
 
 namespace spiderflow {

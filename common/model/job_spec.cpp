@@ -6,9 +6,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "common/model/json_read.h"
 #include "common/model/model_json.h"
 #include "common/util/errors.h"
+#include "common/util/json_read.h"
 
 namespace spiderflow {
 

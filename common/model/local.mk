@@ -5,8 +5,6 @@ libsf_model_la_SOURCES = \
 	common/model/catalog_data.h \
 	common/model/job_spec.cpp \
 	common/model/job_spec.h \
-	common/model/json_read.cpp \
-	common/model/json_read.h \
 	common/model/model_arch.cpp \
 	common/model/model_json.h
 # The builtin catalog stays in data files; this wraps them into a .cpp at build time.

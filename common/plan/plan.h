@@ -10,6 +10,8 @@
 
 namespace spiderflow {
 
+class Topology;
+
 // One (stage, replica) cell: tp consecutive GPUs of one node (TP never leaves a node).
 struct StageCell {
     int cluster = -1;            // index into Topology::clusters
@@ -70,6 +72,9 @@ struct Plan {
     int first_layer_of_stage(int stage) const;
     // Every rank's place, in Megatron-LM's rank order (coords_of_rank below).
     std::vector<RankPlacement> ranks() const;
+
+    // Throws InputError(source, 0, problem.field, problem.what) unless plan_problem() is empty.
+    void validate(const Topology* topology = nullptr, const std::string& source = "plan") const;
 };
 
 // Megatron-LM's rank order, the one every rank table, RANK variable and host list follows:
@@ -78,5 +83,22 @@ struct ParallelCoords {
     int tp = 0, pp = 0, dp = 0;
 };
 ParallelCoords coords_of_rank(int rank, int tp, int pp, int dp);
+
+// The first thing that makes a plan ill formed. `field` is the path the plan file uses for it
+// ("degrees.tp", "layers_per_stage[2]", "cells[5].first_gpu"; a cell's index is
+// stage * dp + replica), so a reader of that file can point at it.
+struct PlanProblem {
+    std::string field;
+    std::string what;   // empty: well formed
+    bool empty() const { return what.empty(); }
+    std::string message() const { return field.empty() ? what : field + ": " + what; }
+};
+
+// The one definition of a well-formed plan: degrees, micro-batch and micro-batch count >= 1;
+// pp * dp cells; pp layer counts, each >= 1, summing to the model's layers; every cell placed
+// (indices >= 0). With a topology also: every cluster and node exists, each cell's tp GPUs lie
+// on its node, and no two cells share a GPU. Catalog lookups and the job's own fields are the
+// readers' and the cost model's business.
+PlanProblem plan_problem(const Plan& plan, const Topology* topology = nullptr);
 
 }  // namespace spiderflow

@@ -9,10 +9,12 @@
 #include <nlohmann/json.hpp>
 
 #include "common/util/errors.h"
+#include "common/util/json_read.h"
 
 namespace spiderflow {
 namespace {
 
+using jsonread::join;
 using nlohmann::json;
 using nlohmann::ordered_json;
 
@@ -173,10 +175,6 @@ public:
         return *it;
     }
 
-    static std::string join(const std::string& path, const char* key) {
-        return path.empty() ? std::string(key) : path + "." + key;
-    }
-
     int get_int(const json& obj, const std::string& path, const char* key, int min_value) const {
         const json& v = member(obj, path, key);
         const std::string f = join(path, key);
@@ -214,14 +212,6 @@ private:
     std::string source_;
 };
 
-// 1-based line of a byte offset, for JSON syntax errors.
-int line_of(const std::string& text, size_t byte) {
-    int line = 1;
-    for (size_t i = 0; i < byte && i < text.size(); ++i)
-        if (text[i] == '\n') ++line;
-    return line;
-}
-
 ModelArch read_model(const Reader& rd, const json& j, const std::string& path) {
     ModelArch m;
     m.name = rd.get_string(j, path, "name");
@@ -240,7 +230,7 @@ ModelArch read_model(const Reader& rd, const json& j, const std::string& path) {
 
 JobSpec read_job(const Reader& rd, const json& j, const std::string& path) {
     JobSpec job;
-    job.model = read_model(rd, rd.member(j, path, "model"), Reader::join(path, "model"));
+    job.model = read_model(rd, rd.member(j, path, "model"), join(path, "model"));
     job.seq_len = rd.get_int(j, path, "seq_len", 1);
     job.global_batch = rd.get_int(j, path, "global_batch", 1);
     job.micro_batch = rd.get_int(j, path, "micro_batch", 0);
@@ -248,7 +238,7 @@ JobSpec read_job(const Reader& rd, const json& j, const std::string& path) {
     if (prec == "bf16") job.precision = Precision::bf16;
     else if (prec == "fp16") job.precision = Precision::fp16;
     else if (prec == "fp32") job.precision = Precision::fp32;
-    else rd.fail(Reader::join(path, "precision"), "unknown precision '" + prec + "' (bf16, fp16, fp32)");
+    else rd.fail(join(path, "precision"), "unknown precision '" + prec + "' (bf16, fp16, fp32)");
     job.recompute = rd.get_bool(j, path, "recompute");
     job.zero1 = rd.get_bool(j, path, "zero1");
     job.gpus = rd.get_int(j, path, "gpus", 0);
@@ -256,7 +246,7 @@ JobSpec read_job(const Reader& rd, const json& j, const std::string& path) {
     try {
         job.gpu_mode = gpu_count_mode_from_string(mode, "plan", "gpu_mode");
     } catch (const InputError& e) {
-        rd.fail(Reader::join(path, "gpu_mode"), e.problem());
+        rd.fail(join(path, "gpu_mode"), e.problem());
     }
     return job;
 }
@@ -292,8 +282,7 @@ Prediction read_prediction(const Reader& rd, const json& j) {
 
 // Cluster/node of one cell: by name against the topology when given (indices, if written,
 // must agree), else by the written indices.
-void resolve_cell(const Reader& rd, const json& cj, const std::string& path, const Topology* topo, int tp,
-                  StageCell& cell) {
+void resolve_cell(const Reader& rd, const json& cj, const std::string& path, const Topology* topo, StageCell& cell) {
     cell.first_gpu = rd.get_int(cj, path, "first_gpu", 0);
     cell.cluster = rd.get_int(cj, path, "cluster_index", 0);
     cell.node = rd.get_int(cj, path, "node_index", 0);
@@ -311,22 +300,12 @@ void resolve_cell(const Reader& rd, const json& cj, const std::string& path, con
     if (n != cell.node)
         rd.fail(path + ".node_index", "is " + std::to_string(cell.node) + " but node '" + nname + "' has index " +
                                           std::to_string(n) + " in cluster '" + cname + "'");
-    if (cell.first_gpu + tp > cl.nodes[n].gpus)
-        rd.fail(path + ".first_gpu", "GPUs " + std::to_string(cell.first_gpu) + ".." +
-                                         std::to_string(cell.first_gpu + tp - 1) + " exceed node '" + nname +
-                                         "' (" + std::to_string(cl.nodes[n].gpus) + " GPUs)");
 }
 
 }  // namespace
 
 Plan plan_from_json(const std::string& text, const std::string& source, const Topology* topology) {
-    json j;
-    try {
-        j = json::parse(text);
-    } catch (const json::parse_error& e) {
-        throw InputError(source, line_of(text, e.byte > 0 ? e.byte - 1 : 0), "",
-                         std::string("not valid JSON: ") + e.what());
-    }
+    const json j = jsonread::parse(text, source);
     Reader rd(source);
     if (!j.is_object()) rd.fail("", "a plan must be a JSON object");
     if (rd.get_string(j, "", "schema") != kSchemaName)
@@ -353,20 +332,13 @@ Plan plan_from_json(const std::string& text, const std::string& source, const To
 
     const json& lps = rd.member(j, "", "layers_per_stage");
     if (!lps.is_array()) rd.fail("layers_per_stage", "expected an array");
-    if (lps.size() != static_cast<size_t>(plan.pp))
-        rd.fail("layers_per_stage", "has " + std::to_string(lps.size()) + " entries, expected pp = " +
-                                        std::to_string(plan.pp));
-    int layer_sum = 0;
     for (size_t i = 0; i < lps.size(); ++i) {
         const std::string f = "layers_per_stage[" + std::to_string(i) + "]";
-        if (!lps[i].is_number_integer() || lps[i].get<long long>() < 1 || lps[i].get<long long>() > 1000000)
-            rd.fail(f, "expected a positive integer");
-        plan.layers_per_stage.push_back(lps[i].get<int>());
-        layer_sum += plan.layers_per_stage.back();
+        if (!lps[i].is_number_integer()) rd.fail(f, "expected an integer");
+        const auto x = lps[i].get<long long>();
+        if (x < -2147483648LL || x > 2147483647LL) rd.fail(f, "out of range (" + std::to_string(x) + ")");
+        plan.layers_per_stage.push_back(static_cast<int>(x));
     }
-    if (layer_sum != plan.job.model.layers)
-        rd.fail("layers_per_stage", "sums to " + std::to_string(layer_sum) + " but the model has " +
-                                        std::to_string(plan.job.model.layers) + " layers");
 
     const json& cells = rd.member(j, "", "cells");
     if (!cells.is_array()) rd.fail("cells", "expected an array");
@@ -384,8 +356,11 @@ Plan plan_from_json(const std::string& text, const std::string& source, const To
         const size_t idx = static_cast<size_t>(s) * plan.dp + r;
         if (seen[idx]) rd.fail(path, "duplicate cell for stage " + std::to_string(s) + ", replica " + std::to_string(r));
         seen[idx] = true;
-        resolve_cell(rd, cells[i], path, topology, plan.tp, plan.cells[idx]);
+        resolve_cell(rd, cells[i], path, topology, plan.cells[idx]);
     }
+    // Layer split, GPU ranges and GPUs shared by two cells: the plan's own rules, the same
+    // for a file as for a plan built in memory.
+    plan.validate(topology, source);
 
     // Ranks are derived from the cells; a hand-edited plan whose ranks disagree is refused
     // rather than silently launched with the cells' layout.

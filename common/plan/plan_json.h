@@ -12,8 +12,9 @@ namespace spiderflow {
 // Writes cluster and node *names* (from topology) next to indices so that a plan is readable
 // and can be checked against the live topology later.
 std::string plan_to_json(const Plan& plan, const Topology& topology, int indent = 2);
-// Throws InputError naming the field on a malformed or wrong-version plan. Names are resolved
-// against topology when given (indices must then agree), else indices are taken as written.
+// Throws InputError naming the field on a malformed, wrong-version or ill-formed plan
+// (Plan::validate). Names are resolved against topology when given (indices must then agree,
+// and the cells' GPUs must exist and not overlap), else indices are taken as written.
 Plan plan_from_json(const std::string& text, const std::string& source, const Topology* topology = nullptr);
 
 }  // namespace spiderflow

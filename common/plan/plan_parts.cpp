@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <map>
 
-#include "common/util/errors.h"
-
 namespace spiderflow {
 
 bool PlanPart::even() const {
@@ -16,11 +14,10 @@ std::vector<PlanPart> split_by_cluster(const Plan& plan, const Topology& topolog
     std::vector<PlanPart> parts;
     std::map<int, size_t> part_of;                    // cluster -> index in parts
     std::map<std::pair<int, int>, size_t> node_slot;  // (cluster, node) -> index in its part's nodes
+    // Each part becomes a Slurm job asking for these nodes and GPUs: they must exist and be
+    // asked for once.
+    plan.validate(&topology);
     for (const RankPlacement& r : plan.ranks()) {
-        if (r.cluster < 0 || r.cluster >= static_cast<int>(topology.clusters.size()) || r.node < 0 ||
-            r.node >= static_cast<int>(topology.clusters[static_cast<size_t>(r.cluster)].nodes.size())) {
-            throw InputError("plan", 0, "cells", "rank " + std::to_string(r.rank) + " is on a node the topology lacks");
-        }
         auto [it, fresh] = part_of.try_emplace(r.cluster, parts.size());
         if (fresh) {
             PlanPart p;

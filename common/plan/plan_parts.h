@@ -26,7 +26,8 @@ struct PlanPart {
 };
 
 // Parts in order of their first rank (the cluster holding rank 0 first). Throws InputError when
-// a cell names a cluster or node the topology lacks.
+// the plan is ill formed on the topology (Plan::validate): a cell on a cluster, node or GPUs
+// the topology lacks, or two cells on the same GPUs.
 std::vector<PlanPart> split_by_cluster(const Plan& plan, const Topology& topology);
 
 }  // namespace spiderflow

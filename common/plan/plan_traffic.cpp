@@ -8,9 +8,7 @@ namespace spiderflow {
 
 namespace {
 
-bool well_formed(const Plan& plan) {
-    return plan.pp >= 1 && plan.dp >= 1 && plan.cells.size() == static_cast<size_t>(plan.pp) * plan.dp;
-}
+bool well_formed(const Plan& plan) { return plan_problem(plan).empty(); }
 
 }  // namespace
 

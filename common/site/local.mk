@@ -1,5 +1,5 @@
-# Site state: the topology plus what is free on it (layer 2; uses topology, model's strict JSON
-# reading and util only).
+# Site state: the topology plus what is free on it (layer 2; uses topology and util, with util's
+# strict JSON reading, only).
 noinst_LTLIBRARIES += libsf_site.la
 libsf_site_la_SOURCES = \
 	common/site/site_types.h \

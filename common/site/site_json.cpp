@@ -6,9 +6,9 @@
 #include <sstream>
 #include <utility>
 
-#include "common/model/json_read.h"
 #include "common/site/site_json_fields.h"
 #include "common/util/errors.h"
+#include "common/util/json_read.h"
 
 namespace spiderflow {
 

@@ -4,11 +4,14 @@
 #include <cstdlib>
 #include <limits>
 
-#include "common/model/json_read.h"
 #include "common/util/errors.h"
+#include "common/util/json_read.h"
 #include "common/util/units.h"
 
 namespace spiderflow::sitejson {
+
+using jsonread::join;
+
 namespace {
 
 // 12 significant digits, as topology files are written: 0.9 Gbps stays 0.9, and a value read
@@ -51,8 +54,6 @@ std::vector<NodeShare> get_shares(const json& o, const std::string& source, cons
 }
 
 }  // namespace
-
-std::string join(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
 
 const json& member(const json& obj, const char* key, const std::string& source, const std::string& path) {
     auto it = obj.find(key);

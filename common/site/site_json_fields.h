@@ -23,7 +23,6 @@ SiteTime get_time(const json& obj, const char* key, const std::string& source, c
 // The member `key` of obj, InputError "missing" when absent.
 const json& member(const json& obj, const char* key, const std::string& source, const std::string& path);
 std::string get_name(const json& obj, const char* key, const std::string& source, const std::string& path);
-std::string join(const std::string& path, const std::string& key);
 
 // Fields written into / read from an object the caller owns (the caller checks its keys, since
 // a delta adds its "delta" field to the same object).

@@ -7,7 +7,6 @@
 #include <climits>
 #include <cmath>
 #include <fstream>
-#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string_view>
@@ -15,11 +14,13 @@
 
 #include "common/topology/readers.h"
 #include "common/util/errors.h"
+#include "common/util/json_read.h"
 #include "common/util/units.h"
 
 namespace spiderflow {
 namespace {
 
+using jsonread::join;
 using nlohmann::json;
 
 // Bounds that keep a hostile or mistyped file from exhausting memory (finalize is O(n^2) in
@@ -34,7 +35,7 @@ public:
 
     Topology parse(const json& root) {
         expect_object(root, "");
-        check_keys(root, "", {"spiderflow_topology_version", "name", "comment", "clusters", "links"});
+        jsonread::only_keys(root, {"spiderflow_topology_version", "name", "comment", "clusters", "links"}, source_, "");
         if (!root.contains("spiderflow_topology_version")) {
             fail("spiderflow_topology_version", "missing; this reader needs version " +
                                                     std::to_string(Topology::kFormatVersion));
@@ -79,24 +80,9 @@ private:
     }
 
     static std::string idx(const std::string& base, size_t i) { return base + "[" + std::to_string(i) + "]"; }
-    static std::string join(const std::string& path, const std::string& key) {
-        return path.empty() ? key : path + "." + key;
-    }
 
     void expect_object(const json& j, const std::string& path) const {
         if (!j.is_object()) fail(path.empty() ? "(top level)" : path, std::string("must be an object, not ") + j.type_name());
-    }
-
-    void check_keys(const json& j, const std::string& path, std::initializer_list<std::string_view> allowed) const {
-        for (const auto& item : j.items()) {
-            bool ok = false;
-            for (auto a : allowed) ok = ok || item.key() == a;
-            if (!ok) {
-                std::string list;
-                for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-                fail(join(path, item.key()), "unknown key (allowed here: " + list + ")");
-            }
-        }
     }
 
     const json& require(const json& j, const std::string& path, const char* key) const {
@@ -173,7 +159,8 @@ private:
 
     Cluster parse_cluster(const json& j, const std::string& path) {
         expect_object(j, path);
-        check_keys(j, path, {"name", "region", "comment", "intra_gbps", "intra_latency_ms", "nodes", "switches"});
+        jsonread::only_keys(j, {"name", "region", "comment", "intra_gbps", "intra_latency_ms", "nodes", "switches"},
+                            source_, path);
         Cluster c;
         c.name = get_name(j, path, "name");
         c.region = opt_string(j, path, "region", "");
@@ -254,7 +241,8 @@ private:
     }
 
     Node parse_node(const json& j, const std::string& path) {
-        check_keys(j, path, {"name", "gpus", "gpu_type", "nvlink_domain", "nics", "switch", "gpu_slots", "comment"});
+        jsonread::only_keys(j, {"name", "gpus", "gpu_type", "nvlink_domain", "nics", "switch", "gpu_slots", "comment"},
+                            source_, path);
         Node n;
         n.name = get_name(j, path, "name");
         parse_node_body(j, path, n);
@@ -274,8 +262,9 @@ private:
 
     // {"name_prefix": "or-gpu", "count": 16, ...} -> or-gpu001 .. or-gpu016.
     void parse_group(const json& j, const std::string& path, std::vector<Node>& out) {
-        check_keys(j, path, {"name_prefix", "count", "first", "digits", "gpus", "gpu_type", "nvlink_domain", "nics",
-                             "switch", "comment"});
+        jsonread::only_keys(j, {"name_prefix", "count", "first", "digits", "gpus", "gpu_type", "nvlink_domain", "nics",
+                                "switch", "comment"},
+                            source_, path);
         const std::string prefix = get_name(j, path, "name_prefix");
         const int count = get_int_in(j, path, "count", 1, kMaxGroupCount);
         const int first = j.contains("first") ? get_int_in(j, path, "first", 0, 1000000) : 1;
@@ -297,7 +286,7 @@ private:
 
     Nic parse_nic(const json& j, const std::string& path) const {
         expect_object(j, path);
-        check_keys(j, path, {"name", "kind", "gbps", "numa"});
+        jsonread::only_keys(j, {"name", "kind", "gbps", "numa"}, source_, path);
         Nic nic;
         nic.name = get_name(j, path, "name");
         nic.kind = opt_string(j, path, "kind", "ethernet");
@@ -311,7 +300,7 @@ private:
 
     GpuSlot parse_slot(const json& j, const std::string& path) const {
         expect_object(j, path);
-        check_keys(j, path, {"index", "numa", "nvlink_domain", "nearest_nic"});
+        jsonread::only_keys(j, {"index", "numa", "nvlink_domain", "nearest_nic"}, source_, path);
         GpuSlot s;
         s.index = get_int_in(j, path, "index", 0, 1023);
         if (j.contains("numa")) s.numa = get_int_in(j, path, "numa", -1, 4096);
@@ -322,7 +311,7 @@ private:
 
     Switch parse_switch(const json& j, const std::string& path) const {
         expect_object(j, path);
-        check_keys(j, path, {"name", "switches", "nodes", "uplink_gbps", "comment"});
+        jsonread::only_keys(j, {"name", "switches", "nodes", "uplink_gbps", "comment"}, source_, path);
         Switch s;
         s.name = get_name(j, path, "name");
         opt_string(j, path, "comment", "");
@@ -343,7 +332,7 @@ private:
 
     Link parse_link(const json& j, const std::string& path, const std::unordered_map<std::string, int>& names) const {
         expect_object(j, path);
-        check_keys(j, path, {"a", "b", "gbps", "latency_ms", "comment"});
+        jsonread::only_keys(j, {"a", "b", "gbps", "latency_ms", "comment"}, source_, path);
         Link l;
         for (const char* end : {"a", "b"}) {
             const std::string name = get_name(j, path, end);
@@ -359,13 +348,6 @@ private:
     }
 };
 
-int line_of_byte(const std::string& text, size_t byte) {
-    // nlohmann reports the 1-based position of the last character read: count the newlines
-    // before it.
-    const size_t end = std::min(byte > 0 ? byte - 1 : 0, text.size());
-    return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
-}
-
 }  // namespace
 
 std::string group_node_name(const std::string& prefix, int number, int digits) {
@@ -375,20 +357,7 @@ std::string group_node_name(const std::string& prefix, int number, int digits) {
 }
 
 Topology parse_spiderflow_topology(const std::string& text, const std::string& source) {
-    json root;
-    try {
-        root = json::parse(text);
-    } catch (const json::parse_error& e) {
-        // e.what() carries nlohmann's own prefix; keep only the explanation after it.
-        std::string what = e.what();
-        if (auto p = what.find("parse error"); p != std::string::npos) what = what.substr(p);
-        throw InputError(source, line_of_byte(text, e.byte), "", "invalid JSON: " + what);
-    } catch (const json::exception& e) {
-        // Other parser failures (a number too large for a double) carry no position.
-        std::string what = e.what();
-        if (auto p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
-        throw InputError(source, 0, "", "invalid JSON: " + what);
-    }
+    const json root = jsonread::parse(text, source);
     return Parser(source).parse(root);
 }
 

@@ -2,4 +2,6 @@ noinst_LTLIBRARIES += libsf_util.la
 libsf_util_la_SOURCES = \
 	common/util/errors.cpp \
 	common/util/errors.h \
+	common/util/json_read.cpp \
+	common/util/json_read.h \
 	common/util/units.h

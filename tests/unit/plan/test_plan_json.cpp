@@ -168,6 +168,18 @@ TEST(PlanJson, SyntaxErrorsGiveTheLine) {
     }
 }
 
+TEST(PlanJson, NumbersBeyondDoubleAreInputErrors) {
+    // nlohmann reports 1e999 as out_of_range, not as a parse error.
+    const std::string text = "{\n  \"schema\": \"spiderflow-plan\",\n  \"planning_ms\": 1e999\n}\n";
+    try {
+        plan_from_json(text, "huge.json");
+        FAIL() << "no error";
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.source(), "huge.json");
+        EXPECT_NE(std::string(e.what()).find("1e999"), std::string::npos) << e.what();
+    }
+}
+
 TEST(PlanJson, NamesAreCheckedAgainstTheTopology) {
     const Topology t = two_sites();
     {
@@ -193,6 +205,24 @@ TEST(PlanJson, NamesAreCheckedAgainstTheTopology) {
         j["cells"][1]["first_gpu"] = 6;  // 6..9 on an 8-GPU node
         j.erase("ranks");
         EXPECT_EQ(error_field(j.dump(), &t), "cells[1].first_gpu");
+    }
+}
+
+TEST(PlanJson, CellsSharingGpusAreRefused) {
+    // A hand-written plan (spiderflow launch --plan, sbatch --llm-plan) that puts two cells on
+    // the same GPUs would start two ranks per GPU.
+    const Topology t = two_sites();
+    auto j = written();
+    j["cells"][5]["first_gpu"] = 2;  // stage 1, replica 1 onto west-n0 GPUs 2..5, under replica 0
+    j.erase("ranks");
+    try {
+        plan_from_json(j.dump(), "plan.json", &t);
+        FAIL() << "an overlapping plan was read";
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.field(), "cells[5]");
+        EXPECT_EQ(std::string(e.what()),
+                  "plan.json: cells[5]: GPU 2 of west/west-n0 is used by two cells: cell (stage 1, replica 0) and "
+                  "cell (stage 1, replica 1)");
     }
 }
 

@@ -44,9 +44,17 @@ TEST(PlanParts, ReplicasAcrossSitesHaveNoSingleOffset) {
 TEST(PlanParts, UnevenNodesAreFlaggedAndBadCellsRefused) {
     const Topology topo = test::two_sites();
     Plan p = test::cross_plan();
-    p.cell(1, 3) = StageCell{0, 0, 4};  // a third cell on east-n0 is not a rank layout Slurm can ask for
+    p.tp = 2;                           // cells at GPUs 0 and 4 leave 2..3 free on every node
+    p.cell(1, 3) = StageCell{0, 0, 2};  // a third cell on east-n0 is not a rank layout Slurm can ask for
     const auto parts = split_by_cluster(p, topo);
     EXPECT_FALSE(parts[0].even());
     p.cell(0, 0).cluster = 7;
+    EXPECT_THROW(split_by_cluster(p, topo), InputError);
+}
+
+TEST(PlanParts, CellsSharingGpusAreRefused) {
+    const Topology topo = test::two_sites();
+    Plan p = test::cross_plan();
+    p.cell(1, 3) = p.cell(0, 1);  // both on east-n0 GPUs 4..7: two Slurm tasks per GPU
     EXPECT_THROW(split_by_cluster(p, topo), InputError);
 }

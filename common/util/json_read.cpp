@@ -1,4 +1,4 @@
-#include "common/model/json_read.h"
+#include "common/util/json_read.h"
 
 #include <cmath>
 #include <cstring>
@@ -6,8 +6,6 @@
 #include "common/util/errors.h"
 
 namespace spiderflow::jsonread {
-
-namespace {
 
 int line_of(const std::string& text, size_t byte) {
     int line = 1;
@@ -18,8 +16,6 @@ int line_of(const std::string& text, size_t byte) {
 }
 
 std::string join(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
-
-}  // namespace
 
 nlohmann::json parse(const std::string& text, const std::string& source) {
     try {
