@@ -81,8 +81,8 @@ TEST(JobTraffic, FirstJobSetsUpTheRootLaterJobsKeepIt) {
 }
 
 TEST(JobTraffic, LastJobOutTakesTheRootWithIt) {
-    EXPECT_FALSE(std::any_of(job_end_commands(tc_site(), 42, true).begin(), job_end_commands(tc_site(), 42, true).end(),
-                             [](const auto& c) { return c.argv[1] == "qdisc"; }));
+    const auto others_left = job_end_commands(tc_site(), 42, true);
+    EXPECT_FALSE(std::any_of(others_left.begin(), others_left.end(), [](const auto& c) { return c.argv[1] == "qdisc"; }));
     const auto last = job_end_commands(tc_site(), 42, false);
     EXPECT_EQ(coflow::to_string(last.back().argv), "tc qdisc del dev wan0 root");
 }
