@@ -2,6 +2,7 @@
 
 #include "common/cost/comm.h"
 #include "common/cost/cost_parts.h"
+#include "common/plan/plan_traffic.h"
 #include "common/cost/flops.h"
 
 namespace spiderflow::cost {
@@ -21,8 +22,7 @@ MicroBatchCompute micro_batch_compute(const Plan& plan, int stage, double achiev
 CellTimes cell_times(const CostModel& model, const Plan& plan) {
     const JobSpec& job = plan.job;
     const int P = plan.pp, D = plan.dp, T = plan.tp;
-    const double tokens = static_cast<double>(plan.micro_batch) * job.seq_len;
-    const double msg_bytes = tokens * job.model.hidden * job.bytes_per_param();
+    const double msg_bytes = activation_bytes(plan);
     // Megatron's TP all-reduces per layer and micro-batch: two forward, two backward, and two
     // more in the forward that recomputation repeats.
     const int tp_allreduces = job.recompute ? 6 : 4;

@@ -5,25 +5,11 @@
 #include "common/cost/comm.h"
 #include "common/cost/cost_links.h"
 #include "common/cost/cost_parts.h"
-#include "common/cost/memory.h"
+#include "common/plan/plan_traffic.h"
 
 namespace spiderflow::cost {
 
 namespace {
-
-// Replicas of `stage` grouped by cluster, clusters ascending, each group in replica order.
-std::vector<std::vector<int>> groups_of(const Plan& plan, int stage) {
-    std::vector<int> order(static_cast<size_t>(plan.dp));
-    for (int r = 0; r < plan.dp; ++r) order[static_cast<size_t>(r)] = r;
-    std::stable_sort(order.begin(), order.end(),
-                     [&](int x, int y) { return plan.cell(stage, x).cluster < plan.cell(stage, y).cluster; });
-    std::vector<std::vector<int>> groups;
-    for (size_t k = 0; k < order.size(); ++k) {
-        if (k == 0 || plan.cell(stage, order[k]).cluster != plan.cell(stage, order[k - 1]).cluster) groups.emplace_back();
-        groups.back().push_back(order[k]);
-    }
-    return groups;
-}
 
 // The edges of a ring over `members`; two members share one full-duplex link, one has none.
 std::vector<std::pair<int, int>> ring_edges(const std::vector<int>& members) {
@@ -44,7 +30,7 @@ struct StageRings {
 StageRings rings_of(const Plan& plan, int stage, bool single_site) {
     StageRings out;
     std::vector<std::vector<int>> groups;
-    if (!single_site && plan.hierarchical_dp) groups = groups_of(plan, stage);
+    if (!single_site && plan.hierarchical_dp) groups = dp_groups(plan, stage);
     if (groups.size() < 2) {
         std::vector<int> all(static_cast<size_t>(plan.dp));
         for (int r = 0; r < plan.dp; ++r) all[static_cast<size_t>(r)] = r;
@@ -103,7 +89,7 @@ DataParallelTimes dp_allreduce_times(const CostModel& model, const Plan& plan, b
 
     for (int s = 0; s < P; ++s) {
         const StageRings& sr = rings[static_cast<size_t>(s)];
-        const double grad = stage_params_per_gpu(plan, s) * T * plan.job.bytes_per_param();  // one cell's gradients
+        const double grad = stage_gradient_bytes(plan, s);
         double t = 0;
         if (sr.across.empty()) {
             const RingFigures f = ring_figures(s, sr.inside.front());

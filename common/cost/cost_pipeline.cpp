@@ -2,14 +2,14 @@
 
 #include "common/cost/cost_links.h"
 #include "common/cost/cost_parts.h"
+#include "common/plan/plan_traffic.h"
 
 namespace spiderflow::cost {
 
 PipelineTimes pipeline_times(const CostModel& model, const Plan& plan, const CellTimes& cells, bool single_site) {
-    const JobSpec& job = plan.job;
     const int P = plan.pp, D = plan.dp, M = plan.num_micro_batches;
     const int V = P > 1 ? std::max(model.options().virtual_stages, 1) : 1;
-    const double msg_bytes = static_cast<double>(plan.micro_batch) * job.seq_len * job.model.hidden * job.bytes_per_param();
+    const double msg_bytes = activation_bytes(plan);
     auto link = [&](int s, int r) { return link_between(model, plan.cell(s, r), plan.cell(s + 1, r), plan.tp, single_site); };
 
     // Every replica sends at once, so all their WAN crossings share the links first.

@@ -65,12 +65,26 @@ std::vector<int> clusters_of_stage(const Plan& plan, int stage) {
     return out;
 }
 
+std::vector<std::vector<int>> dp_groups(const Plan& plan, int stage) {
+    std::vector<std::vector<int>> groups;
+    if (!well_formed(plan) || stage < 0 || stage >= plan.pp) return groups;
+    std::vector<int> order(static_cast<size_t>(plan.dp));
+    for (int r = 0; r < plan.dp; ++r) order[static_cast<size_t>(r)] = r;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int x, int y) { return plan.cell(stage, x).cluster < plan.cell(stage, y).cluster; });
+    for (size_t k = 0; k < order.size(); ++k) {
+        if (k == 0 || plan.cell(stage, order[k]).cluster != plan.cell(stage, order[k - 1]).cluster) groups.emplace_back();
+        groups.back().push_back(order[k]);
+    }
+    return groups;
+}
+
 std::vector<ClusterFlow> dp_allreduce_flows(const Plan& plan, int stage) {
     std::vector<ClusterFlow> flows;
     if (!well_formed(plan) || stage < 0 || stage >= plan.pp) return flows;
     std::vector<int> ring;
     if (plan.hierarchical_dp) {
-        ring = clusters_of_stage(plan, stage);
+        for (const auto& group : dp_groups(plan, stage)) ring.push_back(plan.cell(stage, group.front()).cluster);
     } else {
         for (int r = 0; r < plan.dp; ++r) ring.push_back(plan.cell(stage, r).cluster);
     }
