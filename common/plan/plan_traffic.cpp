@@ -25,21 +25,11 @@ double pp_boundary_bytes(const Plan& plan) {
 }
 
 double stage_gradient_bytes(const Plan& plan, int stage) {
-    const ModelArch& m = plan.job.model;
     const int layers = stage >= 0 && stage < static_cast<int>(plan.layers_per_stage.size())
                            ? plan.layers_per_stage[static_cast<size_t>(stage)]
                            : 0;
-    double params = layers * m.params_per_layer();
-    // The input embedding lives on the first stage, the output head on the last; a tied head is
-    // the embedding itself with one stage, and Megatron's copy of it on the last stage with
-    // several (all-reduced with the rest of that stage). The same count as the memory model.
-    const double table = static_cast<double>(m.vocab) * m.hidden;
-    if (stage == 0) params += table;
-    if (stage == plan.pp - 1) {
-        if (!(m.tied_embeddings && plan.pp == 1)) params += table;
-        params += m.hidden;   // final norm
-    }
-    return params * plan.job.bytes_per_param();
+    // Megatron's copy of a tied head on the last stage is all-reduced with the rest of that stage.
+    return plan.job.model.stage_params(layers, stage, plan.pp) * plan.job.bytes_per_param();
 }
 
 std::vector<ClusterFlow> pp_boundary_flows(const Plan& plan, int boundary, bool forward) {

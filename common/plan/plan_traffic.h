@@ -39,8 +39,7 @@ double activation_bytes(const Plan& plan);
 // replica, summed over the replica's micro-batches in one iteration.
 double pp_boundary_bytes(const Plan& plan);
 // Gradient bytes of one stage (all of its layers, whole TP group), the DP all-reduce payload:
-// the stage's layers, the input embedding on the first stage, the output head (or the tied
-// embedding's copy when pp > 1) and the final norm on the last.
+// one gradient per parameter of ModelArch::stage_params.
 double stage_gradient_bytes(const Plan& plan, int stage);
 
 // The flows of one micro-batch across pipeline boundary s | s+1: s -> s+1 forward
