@@ -30,6 +30,7 @@ struct StageRings {
 StageRings rings_of(const Plan& plan, int stage, bool single_site) {
     StageRings out;
     std::vector<std::vector<int>> groups;
+    // The one-site estimate prices the same GPUs as if they shared a cluster: nothing to cross.
     if (!single_site && plan.hierarchical_dp) groups = dp_groups(plan, stage);
     if (groups.size() < 2) {
         std::vector<int> all(static_cast<size_t>(plan.dp));
