@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "common/cost/flops.h"
+#include "common/cost/cost_parts.h"
 #include "common/util/errors.h"
 
 namespace spiderflow::coflow {
@@ -11,15 +11,10 @@ StageTimes stage_times_from_flops(const Plan& p, double achieved_flops) {
     p.validate();  // structure only: no topology here, cells are read by cluster
     if (!(achieved_flops > 0)) throw InputError("plan", 0, "achieved_flops", "must be > 0");
     StageTimes t;
-    const double tokens = static_cast<double>(std::max(1, p.micro_batch)) * p.job.seq_len;
-    const double per_layer = cost::layer_forward_flops_per_token(p.job.model, p.job.seq_len);
     for (int s = 0; s < p.pp; ++s) {
-        const double layers = p.layers_per_stage[s] * per_layer * tokens;
-        const double logits = s == p.pp - 1 ? cost::logits_forward_flops_per_token(p.job.model) * tokens : 0.0;
-        const double rate = p.tp * achieved_flops;
-        const double fwd = (layers + logits) / rate;
-        t.forward_s.push_back(fwd);
-        t.backward_s.push_back(2 * fwd + (p.job.recompute ? layers / rate : 0.0));
+        const cost::MicroBatchCompute c = cost::micro_batch_compute(p, s, achieved_flops);
+        t.forward_s.push_back(c.forward_s);
+        t.backward_s.push_back(c.backward_s());
     }
     return t;
 }

@@ -33,9 +33,9 @@ struct StageTimes {
     std::vector<double> backward_s;
 };
 
-// Forward = the cost model's FLOPs (common/cost/flops.h: layers, attention, the logits on the
-// last stage) / (tp * achieved FLOP/s per GPU); backward = 2x forward, plus one more forward
-// with full recomputation. `achieved_flops` is peak * efficiency of the GPU type.
+// The cost model's compute time of one micro-batch on each stage (cost::micro_batch_compute), so
+// the simulated DAG and the prediction it is checked against never differ in their compute.
+// `achieved_flops` is peak * efficiency of the GPU type.
 StageTimes stage_times_from_flops(const Plan& plan, double achieved_flops);
 
 // What crosses the WAN per iteration, by type (bytes), for reports and tests.

@@ -32,7 +32,8 @@ public:
 
     // Iteration time with breakdown and memory per GPU. A plan that does not fit memory, is ill
     // formed on this topology (plan_problem) or runs on GPUs the catalog lacks comes back with
-    // feasible = false and the reason; nothing is thrown.
+    // feasible = false and the reason; nothing is thrown. Its parts, one at a time:
+    // common/cost/cost_parts.h.
     Prediction estimate(const Plan& plan) const;
 
     const Topology& topology() const { return topology_; }
@@ -46,6 +47,10 @@ public:
         double local_Bps = 0;           // GPU to GPU inside the node: NVLink, else PCIe
         int nvlink_domain = 0;          // GPUs per NVLink domain (node.gpus when unknown)
     };
+    // The facts of a cell's node; the cell must name an existing node (cost::estimate_problem).
+    const NodeFacts& facts(const StageCell& c) const {
+        return nodes_[static_cast<size_t>(c.cluster)][static_cast<size_t>(c.node)];
+    }
 
 private:
     Prediction estimate_impl(const Plan& plan, bool single_site) const;

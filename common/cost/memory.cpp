@@ -5,16 +5,7 @@
 namespace spiderflow::cost {
 
 double stage_params_per_gpu(const Plan& plan, int stage) {
-    const ModelArch& m = plan.job.model;
-    const double layers = plan.layers_per_stage[static_cast<size_t>(stage)];
-    const double table = static_cast<double>(m.vocab) * m.hidden;
-    double p = layers * m.params_per_layer();
-    if (stage == 0) p += table;
-    if (stage == plan.pp - 1) {
-        if (!(m.tied_embeddings && plan.pp == 1)) p += table;
-        p += m.hidden;  // final norm
-    }
-    return p / plan.tp;
+    return plan.job.model.stage_params(plan.layers_per_stage[static_cast<size_t>(stage)], stage, plan.pp) / plan.tp;
 }
 
 double layer_activation_bytes(const JobSpec& job, int micro_batch, int tp, ActivationOptions opt) {

@@ -16,8 +16,7 @@ struct StageMemory {
     double total() const { return weights + gradients + optimizer + activations; }
 };
 
-// Parameters held by one GPU of `stage` (layers/tp, plus the input embedding on the first stage
-// and the output head on the last; a tied head is still a separate copy when pp > 1).
+// Parameters held by one GPU of `stage`: ModelArch::stage_params split over the cell's tp GPUs.
 double stage_params_per_gpu(const Plan& plan, int stage);
 // Activation bytes of one layer for one micro-batch on one GPU.
 struct ActivationOptions {

@@ -66,6 +66,11 @@ struct ModelArch {
     double params_per_layer() const;     // all experts counted
     double active_params_per_layer() const;  // experts_per_token experts counted
     double embedding_params() const;     // input embedding (+ output head unless tied)
+    // Parameters of pipeline stage `stage` of `pp` holding `layers` layers, all TP ranks together:
+    // the layers, the input embedding on the first stage, the output head and final norm on the
+    // last. A tied head is the embedding itself only with pp = 1; with several stages Megatron
+    // keeps a copy of it on the last.
+    double stage_params(int layers, int stage, int pp) const;
     double total_params() const;
 };
 

@@ -52,6 +52,17 @@ double ModelArch::embedding_params() const {
     return static_cast<double>(vocab) * hidden * (tied_embeddings ? 1.0 : 2.0);
 }
 
+double ModelArch::stage_params(int layers, int stage, int pp) const {
+    double p = layers * params_per_layer();
+    const double table = static_cast<double>(vocab) * hidden;
+    if (stage == 0) p += table;
+    if (stage == pp - 1) {
+        if (!(tied_embeddings && pp == 1)) p += table;
+        p += hidden;  // final norm
+    }
+    return p;
+}
+
 double ModelArch::total_params() const {
     // + final norm
     return layers * params_per_layer() + embedding_params() + hidden;

@@ -134,13 +134,8 @@ std::string plan_to_svg(const Plan& plan, const Topology& topo) {
     o << "<g id=\"links\">\n";
     const double boundary = pp_boundary_bytes(plan);
     std::map<std::pair<int, int>, int> pp_dir;  // directed (from stage s to s+1) -> boundaries
-    if (plan.cells.size() == static_cast<size_t>(plan.pp) * plan.dp) {
-        for (int r = 0; r < plan.dp; ++r)
-            for (int s = 0; s + 1 < plan.pp; ++s) {
-                const int a = plan.cell(s, r).cluster, b = plan.cell(s + 1, r).cluster;
-                if (a != b) pp_dir[{a, b}] += 1;
-            }
-    }
+    for (int s = 0; s + 1 < plan.pp; ++s)
+        for (const ClusterFlow& f : pp_boundary_flows(plan, s, true)) pp_dir[{f.src, f.dst}] += 1;
     for (const auto& [ab, count] : pp_dir) {
         const Box& A = pos(ab.first);
         const Box& B = pos(ab.second);

@@ -23,21 +23,11 @@ double pp_boundary_bytes(const Plan& plan) {
 }
 
 double stage_gradient_bytes(const Plan& plan, int stage) {
-    const ModelArch& m = plan.job.model;
     const int layers = stage >= 0 && stage < static_cast<int>(plan.layers_per_stage.size())
                            ? plan.layers_per_stage[static_cast<size_t>(stage)]
                            : 0;
-    double params = layers * m.params_per_layer();
-    // The input embedding lives on the first stage, the output head on the last; a tied head is
-    // the embedding itself with one stage, and Megatron's copy of it on the last stage with
-    // several (all-reduced with the rest of that stage). The same count as the memory model.
-    const double table = static_cast<double>(m.vocab) * m.hidden;
-    if (stage == 0) params += table;
-    if (stage == plan.pp - 1) {
-        if (!(m.tied_embeddings && plan.pp == 1)) params += table;
-        params += m.hidden;   // final norm
-    }
-    return params * plan.job.bytes_per_param();
+    // Megatron's copy of a tied head on the last stage is all-reduced with the rest of that stage.
+    return plan.job.model.stage_params(layers, stage, plan.pp) * plan.job.bytes_per_param();
 }
 
 std::vector<ClusterFlow> pp_boundary_flows(const Plan& plan, int boundary, bool forward) {
@@ -63,12 +53,26 @@ std::vector<int> clusters_of_stage(const Plan& plan, int stage) {
     return out;
 }
 
+std::vector<std::vector<int>> dp_groups(const Plan& plan, int stage) {
+    std::vector<std::vector<int>> groups;
+    if (!well_formed(plan) || stage < 0 || stage >= plan.pp) return groups;
+    std::vector<int> order(static_cast<size_t>(plan.dp));
+    for (int r = 0; r < plan.dp; ++r) order[static_cast<size_t>(r)] = r;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int x, int y) { return plan.cell(stage, x).cluster < plan.cell(stage, y).cluster; });
+    for (size_t k = 0; k < order.size(); ++k) {
+        if (k == 0 || plan.cell(stage, order[k]).cluster != plan.cell(stage, order[k - 1]).cluster) groups.emplace_back();
+        groups.back().push_back(order[k]);
+    }
+    return groups;
+}
+
 std::vector<ClusterFlow> dp_allreduce_flows(const Plan& plan, int stage) {
     std::vector<ClusterFlow> flows;
     if (!well_formed(plan) || stage < 0 || stage >= plan.pp) return flows;
     std::vector<int> ring;
     if (plan.hierarchical_dp) {
-        ring = clusters_of_stage(plan, stage);
+        for (const auto& group : dp_groups(plan, stage)) ring.push_back(plan.cell(stage, group.front()).cluster);
     } else {
         for (int r = 0; r < plan.dp; ++r) ring.push_back(plan.cell(stage, r).cluster);
     }

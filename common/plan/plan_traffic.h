@@ -1,8 +1,9 @@
 // Bytes a plan moves between clusters per iteration: the one definition of the flows every
 // collective step puts on inter-cluster links. The coflow model (common/coflow/llm_traffic)
 // builds its per-iteration DAG from these flows; the writers that explain a plan (text, SVG)
-// and the planners sum them. Volumes only: how long they take is the cost model's business
-// (common/cost), which sits above this layer.
+// and the planners sum them. Volumes and ring membership only: how long they take is the cost
+// model's business (common/cost), which sits above this layer and prices these same bytes and
+// rings, so a time and a byte count can never disagree about what moves.
 //
 // What is counted, and why it matches the cost model and the memory model:
 // - PP: one activation tensor (micro-batch x sequence x hidden) per micro-batch, per replica
@@ -38,8 +39,7 @@ double activation_bytes(const Plan& plan);
 // replica, summed over the replica's micro-batches in one iteration.
 double pp_boundary_bytes(const Plan& plan);
 // Gradient bytes of one stage (all of its layers, whole TP group), the DP all-reduce payload:
-// the stage's layers, the input embedding on the first stage, the output head (or the tied
-// embedding's copy when pp > 1) and the final norm on the last.
+// one gradient per parameter of ModelArch::stage_params.
 double stage_gradient_bytes(const Plan& plan, int stage);
 
 // The flows of one micro-batch across pipeline boundary s | s+1: s -> s+1 forward
@@ -66,5 +66,10 @@ std::vector<CrossTraffic> cross_cluster_traffic(const Plan& plan);
 
 // Distinct clusters holding a cell of `stage`, ascending.
 std::vector<int> clusters_of_stage(const Plan& plan, int stage);
+
+// The replicas of `stage` grouped by cluster, clusters ascending, each group in replica order:
+// the hierarchical all-reduce's rings. The first replica of each group is its member of the
+// ring across clusters. Empty for a malformed plan or stage.
+std::vector<std::vector<int>> dp_groups(const Plan& plan, int stage);
 
 }  // namespace spiderflow

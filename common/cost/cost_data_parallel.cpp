@@ -1,0 +1,151 @@
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "common/cost/comm.h"
+#include "common/cost/cost_links.h"
+#include "common/cost/cost_parts.h"
+#include "common/plan/plan_traffic.h"
+
+namespace spiderflow::cost {
+
+namespace {
+
+// The edges of a ring over `members`; two members share one full-duplex link, one has none.
+std::vector<std::pair<int, int>> ring_edges(const std::vector<int>& members) {
+    std::vector<std::pair<int, int>> edges;
+    const size_t n = members.size();
+    if (n < 2) return edges;
+    for (size_t k = 0; k < (n == 2 ? 1 : n); ++k) edges.emplace_back(members[k], members[(k + 1) % n]);
+    return edges;
+}
+
+// How one stage's all-reduce runs: one flat ring over all replicas, or (hierarchical) a ring
+// inside each cluster group and one over the groups' first members.
+struct StageRings {
+    std::vector<std::vector<int>> inside;   // flat: the one ring
+    std::vector<int> across;                // empty when flat
+};
+
+StageRings rings_of(const Plan& plan, int stage, bool single_site) {
+    StageRings out;
+    std::vector<std::vector<int>> groups;
+    // The one-site estimate prices the same GPUs as if they shared a cluster: nothing to cross.
+    if (!single_site && plan.hierarchical_dp) groups = dp_groups(plan, stage);
+    if (groups.size() < 2) {
+        std::vector<int> all(static_cast<size_t>(plan.dp));
+        for (int r = 0; r < plan.dp; ++r) all[static_cast<size_t>(r)] = r;
+        out.inside.push_back(std::move(all));
+        return out;
+    }
+    for (const auto& g : groups) out.across.push_back(g.front());
+    out.inside = std::move(groups);
+    return out;
+}
+
+// The slowest edge of a ring: least bandwidth, most latency.
+struct RingFigures {
+    std::string problem;
+    double bw = INFINITY;
+    double lat = 0;
+};
+
+}  // namespace
+
+DataParallelTimes dp_allreduce_times(const CostModel& model, const Plan& plan, bool single_site) {
+    const int P = plan.pp, D = plan.dp, T = plan.tp;
+    DataParallelTimes out;
+    out.allreduce_s.assign(static_cast<size_t>(P), 0.0);
+    if (D <= 1) return out;
+    auto link = [&](int s, int x, int y) { return link_between(model, plan.cell(s, x), plan.cell(s, y), T, single_site); };
+
+    std::vector<StageRings> rings;
+    for (int s = 0; s < P; ++s) rings.push_back(rings_of(plan, s, single_site));
+    // Every stage reduces at once: all their WAN crossings share the links before any is priced.
+    WanShares shares(model.topology());
+    for (int s = 0; s < P; ++s) {
+        const StageRings& sr = rings[static_cast<size_t>(s)];
+        for (const auto& ring : sr.inside) {
+            for (const auto& [x, y] : ring_edges(ring)) {
+                const LinkFigures l = link(s, x, y);
+                if (l.wan_Bps > 0) shares.add(l.a, l.b);
+            }
+        }
+        for (const auto& [x, y] : ring_edges(sr.across)) {
+            const LinkFigures l = link(s, x, y);
+            if (l.wan_Bps > 0) shares.add(l.a, l.b);
+        }
+    }
+    auto ring_figures = [&](int s, const std::vector<int>& members) {
+        RingFigures f;
+        for (const auto& [x, y] : ring_edges(members)) {
+            const LinkFigures l = link(s, x, y);
+            f.problem = link_problem(model, l, plan.cell(s, x), plan.cell(s, y));
+            if (!f.problem.empty()) return f;
+            f.bw = std::min(f.bw, effective_Bps(l, shares));
+            f.lat = std::max(f.lat, l.latency_s);
+        }
+        return f;
+    };
+
+    for (int s = 0; s < P; ++s) {
+        const StageRings& sr = rings[static_cast<size_t>(s)];
+        const double grad = stage_gradient_bytes(plan, s);
+        double t = 0;
+        if (sr.across.empty()) {
+            const RingFigures f = ring_figures(s, sr.inside.front());
+            if (!f.problem.empty()) return {f.problem, {}};
+            t = ring_allreduce_s(grad, D, f.bw, f.lat);
+        } else {
+            // Reduce-scatter inside each cluster, all-reduce of the shards across clusters,
+            // all-gather inside.
+            double inside = 0;
+            int smallest = D;
+            for (const auto& group : sr.inside) {
+                const int n = static_cast<int>(group.size());
+                const RingFigures f = ring_figures(s, group);
+                if (!f.problem.empty()) return {f.problem, {}};
+                if (n > 1) inside = std::max(inside, ring_half_s(grad, n, f.bw, f.lat));
+                smallest = std::min(smallest, n);
+            }
+            const int C = static_cast<int>(sr.across.size());
+            double wan_min = INFINITY, nic_min = INFINITY, lat_max = 0;
+            for (const auto& [x, y] : ring_edges(sr.across)) {
+                const LinkFigures l = link(s, x, y);
+                std::string why = link_problem(model, l, plan.cell(s, x), plan.cell(s, y));
+                if (!why.empty()) return {std::move(why), {}};
+                wan_min = std::min(wan_min, shares.per_crossing_Bps(l.a, l.b));
+                nic_min = std::min(nic_min, l.nic_Bps);
+                lat_max = std::max(lat_max, l.latency_s);
+            }
+            // The shard rings run in parallel, one per member of the smallest group, each over
+            // its own NIC; together they cannot beat the WAN path.
+            const double across = std::max(ring_allreduce_s(grad, C, wan_min, lat_max),
+                                           ring_allreduce_s(grad / smallest, C, nic_min, 0.0));
+            t = 2.0 * inside + across;
+        }
+        out.allreduce_s[static_cast<size_t>(s)] = t;
+    }
+    return out;
+}
+
+double dp_exposed_s(const CostOptions& options, const Plan& plan, const std::vector<double>& allreduce_s,
+                    const CellTimes& cells) {
+    const int P = plan.pp, D = plan.dp;
+    if (D <= 1) return 0;
+    double backward_max = 0;
+    for (double b : cells.backward_s) backward_max = std::max(backward_max, b);
+    double exposed = 0;
+    for (int s = 0; s < P; ++s) {
+        const double t = allreduce_s[static_cast<size_t>(s)];
+        double stage_backward = 0;
+        for (int r = 0; r < D; ++r) stage_backward = std::max(stage_backward, cells.backward_s[static_cast<size_t>(s) * D + r]);
+        // Up to dp_overlap of it hides behind the last micro-batch's backward; a stage also
+        // finishes s backward steps before stage 0 ends the iteration.
+        const double hidden = std::min(options.dp_overlap * t, stage_backward);
+        exposed = std::max(exposed, std::max(0.0, t - hidden - s * backward_max));
+    }
+    return exposed;
+}
+
+}  // namespace spiderflow::cost
