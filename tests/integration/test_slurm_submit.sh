@@ -232,6 +232,23 @@ else
     expect "--gpus=14: refused with the counts that fit" grep -q 'ask for --gpus=8 or --gpus=16' "$SF_TMP/uneven.err"
 fi
 
+# --- 5d. a site state snapshot: drained and down nodes are left out of plans --------------------
+printf 'drain a1 bad DIMM\ndown b1\nsnapshot\n' | "$SF_BUILDDIR/spiderflow" query --topology "$SF_TMP/topology.json" | sed -n '/^{/,$p' >"$SF_TMP/site-state.json"
+expect "site state: the snapshot has the two nodes" grep -q '"down"' "$SF_TMP/site-state.json"
+cp "$SF_TMP/spiderflow.conf" "$SF_TMP/spiderflow.conf.good"
+echo "site_state = $SF_TMP/site-state.json" >> "$SF_TMP/spiderflow.conf"
+bad_spec "site state: 24 GPUs with two of four nodes out" "2 of its 4 nodes are drained or down); ask for at most 16" \
+    --llm-model=llama3-8b --llm-global-batch=64 --gpus=24
+id=$(sbatch --parsable -o /dev/null --llm-model=llama3-8b --llm-global-batch=64 --gpus=16 --hold --wrap=true 2>/dev/null)
+expect "site state: 16 GPUs on the two usable nodes are planned" grep -q 'AdminComment=spiderflow' <<<"$(scontrol show job "$id" 2>&1)"
+scancel "$id" 2>/dev/null
+echo '{ "spiderflow_site_state_version": 1, broken' > "$SF_TMP/site-state.json"
+id=$(sbatch --parsable -o /dev/null --llm-model=llama3-8b --llm-global-batch=64 --gpus=24 --hold --wrap=true 2>/dev/null)
+expect "broken site state: the job is planned on the whole topology" grep -q 'AdminComment=spiderflow' <<<"$(scontrol show job "$id" 2>&1)"
+expect "broken site state: slurmctld's log says why" grep -q 'spiderflow: site state not used' "$SF_TMP/slurmctld.log"
+scancel "$id" 2>/dev/null
+cp "$SF_TMP/spiderflow.conf.good" "$SF_TMP/spiderflow.conf"
+
 # --- 5. a broken topology file lets SpiderFlow jobs through unchanged (fail open) -----------------
 echo '{"spiderflow_topology_version": 1, "clusters": [ broken' > "$SF_TMP/topology.json"
 id=$(sbatch --parsable -o /dev/null --llm-model=llama3-8b --llm-global-batch=64 --gpus=8 --hold --wrap=true 2>"$SF_TMP/unplanned.err")
