@@ -2,73 +2,30 @@
 
 #include "common/plan/launch_contract.h"
 
-#include <cerrno>
 #include <cstdlib>
-#include <fstream>
 #include <functional>
-#include <sstream>
-#include <string_view>
 
 #include "common/util/errors.h"
+#include "common/util/key_value_conf.h"
 
 namespace spiderflow::slurmjob {
 namespace {
 
-using Setter = std::function<void(SpiderflowConf&, const std::string& value, const std::string& source, int line,
-                                  const std::string& key)>;
-
-std::string trim(std::string_view s) {
-    const auto b = s.find_first_not_of(" \t\r");
-    if (b == std::string_view::npos) return {};
-    const auto e = s.find_last_not_of(" \t\r");
-    return std::string(s.substr(b, e - b + 1));
-}
-
-long parse_long(const std::string& v, long lo, long hi, const std::string& src, int line, const std::string& key) {
-    errno = 0;
-    char* end = nullptr;
-    const long n = std::strtol(v.c_str(), &end, 10);
-    if (v.empty() || *end != '\0' || errno == ERANGE || n < lo || n > hi) {
-        throw InputError(src, line, key,
-                         "expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got '" + v + "'");
-    }
-    return n;
-}
-
-double parse_seconds(const std::string& v, double lo, double hi, const std::string& src, int line, const std::string& key) {
-    errno = 0;
-    char* end = nullptr;
-    const double d = std::strtod(v.c_str(), &end);
-    if (v.empty() || *end != '\0' || errno == ERANGE || !(d >= lo && d <= hi)) {
-        throw InputError(src, line, key, "expected seconds in [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                                             "], got '" + v + "'");
-    }
-    return d;
-}
-
-bool parse_bool(const std::string& v, const std::string& src, int line, const std::string& key) {
-    if (v == "yes" || v == "true" || v == "1" || v == "on") return true;
-    if (v == "no" || v == "false" || v == "0" || v == "off") return false;
-    throw InputError(src, line, key, "expected yes or no, got '" + v + "'");
-}
+using Setter = std::function<void(SpiderflowConf&, const ConfLine& line, const std::string& source)>;
 
 Setter str(std::string SpiderflowConf::*field) {
-    return [field](SpiderflowConf& c, const std::string& v, const std::string&, int, const std::string&) { c.*field = v; };
+    return [field](SpiderflowConf& c, const ConfLine& l, const std::string&) { c.*field = l.value; };
 }
 Setter integer(int SpiderflowConf::*field, long lo, long hi) {
-    return [=](SpiderflowConf& c, const std::string& v, const std::string& s, int l, const std::string& k) {
-        c.*field = static_cast<int>(parse_long(v, lo, hi, s, l, k));
+    return [=](SpiderflowConf& c, const ConfLine& l, const std::string& s) {
+        c.*field = static_cast<int>(conf_integer(l, lo, hi, s));
     };
 }
 Setter seconds(double SpiderflowConf::*field, double lo, double hi) {
-    return [=](SpiderflowConf& c, const std::string& v, const std::string& s, int l, const std::string& k) {
-        c.*field = parse_seconds(v, lo, hi, s, l, k);
-    };
+    return [=](SpiderflowConf& c, const ConfLine& l, const std::string& s) { c.*field = conf_seconds(l, lo, hi, s); };
 }
 Setter boolean(bool SpiderflowConf::*field) {
-    return [=](SpiderflowConf& c, const std::string& v, const std::string& s, int l, const std::string& k) {
-        c.*field = parse_bool(v, s, l, k);
-    };
+    return [=](SpiderflowConf& c, const ConfLine& l, const std::string& s) { c.*field = conf_bool(l, s); };
 }
 
 struct Key {
@@ -102,19 +59,15 @@ const std::vector<Key>& keys() {
         {"traffic_control", boolean(&SpiderflowConf::traffic_control)},
         {"wan_interface", str(&SpiderflowConf::wan_interface)},
         {"wan_rate_mbit", integer(&SpiderflowConf::wan_rate_mbit, 1, 10000000)},
-        {"tc_match", [](SpiderflowConf& c, const std::string& v, const std::string& s, int l, const std::string& k) {
-             if (v != "dscp" && v != "fwmark") throw InputError(s, l, k, "expected dscp or fwmark, got '" + v + "'");
-             c.tc_match = v;
+        {"tc_match", [](SpiderflowConf& c, const ConfLine& l, const std::string& s) {
+             if (l.value != "dscp" && l.value != "fwmark") {
+                 throw InputError(s, l.line, l.key, "expected dscp or fwmark, got '" + l.value + "'");
+             }
+             c.tc_match = l.value;
          }},
         {"nccl_group_classes", boolean(&SpiderflowConf::nccl_group_classes)},
     };
     return table;
-}
-
-std::string key_list() {
-    std::string out;
-    for (const auto& k : keys()) out += (out.empty() ? "" : ", ") + std::string(k.name);
-    return out;
 }
 
 }  // namespace
@@ -122,29 +75,12 @@ std::string key_list() {
 SpiderflowConf parse_spiderflow_conf(const std::string& text, const std::string& source) {
     SpiderflowConf cfg;
     cfg.source = source;
-    std::istringstream in(text);
-    std::string raw;
-    int line = 0;
-    std::vector<std::string> seen;
-    while (std::getline(in, raw)) {
-        ++line;
-        const auto hash = raw.find('#');
-        const std::string body = trim(hash == std::string::npos ? raw : raw.substr(0, hash));
-        if (body.empty()) continue;
-        const auto eq = body.find('=');
-        if (eq == std::string::npos) throw InputError(source, line, "", "expected key=value, got '" + body + "'");
-        const std::string key = trim(body.substr(0, eq));
-        const std::string value = trim(body.substr(eq + 1));
-        const Key* found = nullptr;
+    std::vector<std::string> names;
+    for (const auto& k : keys()) names.push_back(k.name);
+    for (const ConfLine& l : read_conf_lines(text, source, names)) {
         for (const auto& k : keys()) {
-            if (key == k.name) found = &k;
+            if (l.key == k.name) k.set(cfg, l, source);
         }
-        if (found == nullptr) throw InputError(source, line, key, "unknown key; valid keys: " + key_list());
-        for (const auto& s : seen) {
-            if (s == key) throw InputError(source, line, key, "key given twice");
-        }
-        seen.push_back(key);
-        found->set(cfg, value, source, line, key);
     }
     if (cfg.master_port_base + cfg.master_port_span > 65535) {
         throw InputError(source, 0, "master_port_span", "master_port_base + master_port_span exceeds 65535");
@@ -155,13 +91,7 @@ SpiderflowConf parse_spiderflow_conf(const std::string& text, const std::string&
     return cfg;
 }
 
-SpiderflowConf load_spiderflow_conf(const std::string& path) {
-    std::ifstream f(path);
-    if (!f) throw InputError(path, 0, "", "cannot open config file");
-    std::ostringstream text;
-    text << f.rdbuf();
-    return parse_spiderflow_conf(text.str(), path);
-}
+SpiderflowConf load_spiderflow_conf(const std::string& path) { return parse_spiderflow_conf(read_conf_file(path), path); }
 
 std::string spiderflow_conf_path(const std::string& plugin_arg) {
     if (const char* env = std::getenv(env::kConf); env != nullptr && *env != '\0') return env;

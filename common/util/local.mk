@@ -4,4 +4,6 @@ libsf_util_la_SOURCES = \
 	common/util/errors.h \
 	common/util/json_read.cpp \
 	common/util/json_read.h \
+	common/util/key_value_conf.cpp \
+	common/util/key_value_conf.h \
 	common/util/units.h

@@ -1,0 +1,92 @@
+#include "common/util/key_value_conf.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string_view>
+
+#include "common/util/errors.h"
+
+namespace spiderflow {
+namespace {
+
+std::string trim(std::string_view s) {
+    const auto b = s.find_first_not_of(" \t\r");
+    if (b == std::string_view::npos) return {};
+    const auto e = s.find_last_not_of(" \t\r");
+    return std::string(s.substr(b, e - b + 1));
+}
+
+std::string key_list(const std::vector<std::string>& keys) {
+    std::string out;
+    for (const auto& k : keys) out += (out.empty() ? "" : ", ") + k;
+    return out;
+}
+
+}  // namespace
+
+std::vector<ConfLine> read_conf_lines(const std::string& text, const std::string& source,
+                                      const std::vector<std::string>& keys) {
+    std::vector<ConfLine> out;
+    std::istringstream in(text);
+    std::string raw;
+    int line = 0;
+    while (std::getline(in, raw)) {
+        ++line;
+        const auto hash = raw.find('#');
+        const std::string body = trim(hash == std::string::npos ? raw : raw.substr(0, hash));
+        if (body.empty()) continue;
+        const auto eq = body.find('=');
+        if (eq == std::string::npos) throw InputError(source, line, "", "expected key=value, got '" + body + "'");
+        ConfLine l{line, trim(body.substr(0, eq)), trim(body.substr(eq + 1))};
+        bool known = false;
+        for (const auto& k : keys) known = known || k == l.key;
+        if (!known) throw InputError(source, line, l.key, "unknown key; valid keys: " + key_list(keys));
+        for (const auto& seen : out) {
+            if (seen.key == l.key) throw InputError(source, line, l.key, "key given twice");
+        }
+        out.push_back(std::move(l));
+    }
+    return out;
+}
+
+std::string read_conf_file(const std::string& path) {
+    std::ifstream f(path);
+    if (!f) throw InputError(path, 0, "", "cannot open config file");
+    std::ostringstream text;
+    text << f.rdbuf();
+    return text.str();
+}
+
+long conf_integer(const ConfLine& l, long lo, long hi, const std::string& source) {
+    errno = 0;
+    char* end = nullptr;
+    const long n = std::strtol(l.value.c_str(), &end, 10);
+    if (l.value.empty() || *end != '\0' || errno == ERANGE || n < lo || n > hi) {
+        throw InputError(source, l.line, l.key,
+                         "expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got '" +
+                             l.value + "'");
+    }
+    return n;
+}
+
+double conf_seconds(const ConfLine& l, double lo, double hi, const std::string& source) {
+    errno = 0;
+    char* end = nullptr;
+    const double d = std::strtod(l.value.c_str(), &end);
+    if (l.value.empty() || *end != '\0' || errno == ERANGE || !(d >= lo && d <= hi)) {
+        throw InputError(source, l.line, l.key, "expected seconds in [" + std::to_string(lo) + ", " +
+                                                    std::to_string(hi) + "], got '" + l.value + "'");
+    }
+    return d;
+}
+
+bool conf_bool(const ConfLine& l, const std::string& source) {
+    const std::string& v = l.value;
+    if (v == "yes" || v == "true" || v == "1" || v == "on") return true;
+    if (v == "no" || v == "false" || v == "0" || v == "off") return false;
+    throw InputError(source, l.line, l.key, "expected yes or no, got '" + v + "'");
+}
+
+}  // namespace spiderflow
