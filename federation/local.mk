@@ -1,1 +1,27 @@
-# federation: files are listed here as they land
+# federation: spiderflow-brokerd (and, next, the agent and the broker client library).
+
+# The broker's logic without its HTTP server and main(), for the unit tests.
+noinst_LTLIBRARIES += libsf_broker.la
+libsf_broker_la_SOURCES = \
+	federation/brokerd/federation_state.cpp \
+	federation/brokerd/federation_state.h \
+	federation/brokerd/broker_store.h \
+	federation/brokerd/sqlite_store.cpp \
+	federation/brokerd/brokerd_conf.cpp \
+	federation/brokerd/brokerd_conf.h \
+	federation/brokerd/tokens.cpp \
+	federation/brokerd/tokens.h \
+	federation/brokerd/metrics.cpp \
+	federation/brokerd/metrics.h \
+	federation/brokerd/rate_limit.cpp \
+	federation/brokerd/rate_limit.h
+libsf_broker_la_CPPFLAGS = $(AM_CPPFLAGS) $(SQLITE_CFLAGS) $(LIBCRYPTO_CFLAGS)
+
+sbin_PROGRAMS += spiderflow-brokerd
+spiderflow_brokerd_SOURCES = \
+	federation/brokerd/broker_api.cpp \
+	federation/brokerd/broker_api.h \
+	federation/brokerd/brokerd_main.cpp
+spiderflow_brokerd_CPPFLAGS = $(AM_CPPFLAGS) $(HTTPLIB_CFLAGS)
+spiderflow_brokerd_LDADD = libsf_broker.la libsf_site.la libsf_topology.la libsf_model.la libsf_util.la \
+	$(HTTPLIB_LIBS) $(SQLITE_LIBS) $(LIBCRYPTO_LIBS) $(HWLOC_LIBS) -lpthread

@@ -105,6 +105,9 @@ tests_unit_test_baselines_LDADD = libsf_planner.la libsf_cost.la libsf_plan.la l
 # integration: the submit path on a real Slurm cluster started on localhost;
 # exits 77 (skipped) without root or the Slurm/munge binaries.
 TESTS += tests/integration/test_slurm_submit.sh
+# The federation broker on loopback: auth, limits, restart, kill -9.
+TESTS += tests/integration/test_brokerd.sh
+EXTRA_DIST += tests/integration/test_brokerd.sh
 EXTRA_DIST += tests/integration/slurm_cluster.sh tests/integration/test_slurm_submit.sh
 # ... and the job prolog/epilog's traffic class on a stand-in WAN interface.
 TESTS += tests/integration/test_slurm_job_tc.sh

@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential autoconf automake libtool pkg-config
   coinor-libcbc-dev libhwloc-dev libhwloc-plugins hwloc libcurl4-openssl-dev libsqlite3-dev
-  nlohmann-json3-dev zlib1g-dev libgtest-dev libgmock-dev
+  nlohmann-json3-dev zlib1g-dev libgtest-dev libgmock-dev libcpp-httplib-dev libssl-dev curl openssl
   libslurm-dev slurmctld slurmd slurm-client munge
   clang libclang-rt-dev iproute2 iperf3
 )

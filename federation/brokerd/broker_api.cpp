@@ -1,0 +1,199 @@
+#include "federation/brokerd/broker_api.h"
+
+#include <httplib.h>
+
+#include <chrono>
+#include <ctime>
+
+#include <nlohmann/json.hpp>
+
+#include "common/site/site_json.h"
+#include "common/topology/topology_json.h"
+#include "common/util/errors.h"
+#include "common/util/json_read.h"
+
+namespace spiderflow::broker {
+namespace {
+
+using nlohmann::json;
+
+int64_t unix_now() { return static_cast<int64_t>(std::time(nullptr)); }
+
+void answer(httplib::Response& res, int status, const json& body) {
+    res.status = status;
+    res.set_content(body.dump() + "\n", "application/json");
+}
+
+void error(httplib::Response& res, int status, const std::string& why) { answer(res, status, json{{"error", why}}); }
+
+// "Authorization: Bearer TOKEN" -> TOKEN.
+std::string bearer(const httplib::Request& req) {
+    const std::string h = req.get_header_value("Authorization");
+    const std::string prefix = "Bearer ";
+    return h.rfind(prefix, 0) == 0 ? h.substr(prefix.size()) : std::string();
+}
+
+}  // namespace
+
+BrokerService::BrokerService(std::shared_ptr<const Topology> topology, std::unique_ptr<BrokerStore> store,
+                             TokenTable tokens, double rate_per_s)
+    : state_(std::move(topology)), store_(std::move(store)), tokens_(std::move(tokens)), limiter_(rate_per_s) {
+    uint64_t epoch = 0;
+    for (const StoredPart& p : store_->load_parts(&epoch)) state_.replace_part(p.cluster, p.snapshot_json, p.updated_at);
+    state_.restore(epoch);
+}
+
+uint64_t BrokerService::epoch() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return state_.epoch();
+}
+
+void BrokerService::install(httplib::Server& server) {
+    server.Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
+        res.set_content("ok\n", "text/plain");
+        metrics_.observe("/healthz", 200, 0);
+    });
+    server.Get("/metrics", [this](const httplib::Request& q, httplib::Response& r) {
+        serve("/metrics", q, r, &BrokerService::get_metrics);
+    });
+    server.Get("/v1/federation", [this](const httplib::Request& q, httplib::Response& r) {
+        serve("/v1/federation", q, r, &BrokerService::get_federation);
+    });
+    server.Get("/v1/clusters", [this](const httplib::Request& q, httplib::Response& r) {
+        serve("/v1/clusters", q, r, &BrokerService::get_clusters);
+    });
+    server.Put(R"(/v1/clusters/([^/]+)/inventory)", [this](const httplib::Request& q, httplib::Response& r) {
+        serve("/v1/clusters/{name}/inventory", q, r, &BrokerService::put_inventory);
+    });
+    server.Post(R"(/v1/clusters/([^/]+)/deltas)", [this](const httplib::Request& q, httplib::Response& r) {
+        serve("/v1/clusters/{name}/deltas", q, r, &BrokerService::post_deltas);
+    });
+}
+
+void BrokerService::serve(const char* route, const httplib::Request& req, httplib::Response& res, Handler handler) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::optional<Caller> caller = tokens_.find(bearer(req));
+    if (!caller) {
+        error(res, 401, "a valid token is required (Authorization: Bearer TOKEN)");
+    } else if (!limiter_.allow(caller->name)) {
+        error(res, 429, "too many requests from '" + caller->name + "'");
+    } else {
+        try {
+            (this->*handler)(req, res, *caller);
+        } catch (const InputError& e) {
+            error(res, 400, e.what());
+        } catch (const std::exception& e) {
+            error(res, 500, e.what());
+        }
+    }
+    metrics_.observe(route, res.status, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+}
+
+void BrokerService::get_federation(const httplib::Request&, httplib::Response& res, const Caller&) {
+    std::string state, topology;
+    uint64_t epoch = 0;
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        state = site_state_to_json(state_.merged(), -1);
+        topology = topology_to_json(state_.topology(), -1);
+        epoch = state_.epoch();
+    }
+    res.status = 200;
+    res.set_content("{\"api_version\":" + std::to_string(kApiVersion) + ",\"epoch\":" + std::to_string(epoch) +
+                        ",\"topology\":" + topology + ",\"state\":" + state + "}\n",
+                    "application/json");
+}
+
+void BrokerService::get_clusters(const httplib::Request&, httplib::Response& res, const Caller&) {
+    const int64_t now = unix_now();
+    json list = json::array();
+    std::lock_guard<std::mutex> lock(mu_);
+    const SiteState& merged = state_.merged();
+    const Topology& t = state_.topology();
+    for (size_t c = 0; c < t.clusters.size(); ++c) {
+        int gpus = 0;
+        for (const auto& n : t.clusters[c].nodes) gpus += n.gpus;
+        const int64_t at = state_.updated_at(t.clusters[c].name);
+        json entry = {{"name", t.clusters[c].name},
+                      {"nodes", t.clusters[c].nodes.size()},
+                      {"gpus", gpus},
+                      {"free_gpus", merged.free_gpus(static_cast<int>(c), now)},
+                      {"published", at > 0}};
+        if (at > 0) {
+            entry["updated_at"] = at;
+            entry["age_s"] = now - at;
+        }
+        list.push_back(entry);
+    }
+    answer(res, 200, json{{"api_version", kApiVersion}, {"epoch", state_.epoch()}, {"clusters", list}});
+}
+
+void BrokerService::get_metrics(const httplib::Request&, httplib::Response& res, const Caller&) {
+    std::vector<std::pair<std::string, int64_t>> clusters;
+    uint64_t epoch = 0;
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        for (const auto& c : state_.topology().clusters) clusters.emplace_back(c.name, state_.updated_at(c.name));
+        epoch = state_.epoch();
+    }
+    res.status = 200;
+    res.set_content(metrics_.render(clusters, epoch, unix_now()), "text/plain; version=0.0.4");
+}
+
+bool BrokerService::may_write(const std::string& name, const Caller& caller, httplib::Response& res) const {
+    if (!state_.has_cluster(name)) {
+        error(res, 404, "no cluster '" + name + "' in the federation topology");
+        return false;
+    }
+    if (caller.role != Caller::Role::cluster || caller.name != name) {
+        error(res, 403, "'" + caller.name + "' may not write cluster '" + name + "'");
+        return false;
+    }
+    return true;
+}
+
+void BrokerService::persist(const std::string& cluster, int64_t now) {
+    store_->save_part({cluster, state_.part_json(cluster), now}, state_.epoch());
+}
+
+void BrokerService::put_inventory(const httplib::Request& req, httplib::Response& res, const Caller& caller) {
+    const std::string name = req.matches[1];
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!may_write(name, caller, res)) return;
+    const int64_t now = unix_now();
+    FederationState before = state_;
+    state_.replace_part(name, req.body, now);
+    try {
+        persist(name, now);
+    } catch (...) {
+        state_ = std::move(before);
+        throw;
+    }
+    answer(res, 200, json{{"epoch", state_.epoch()}});
+}
+
+void BrokerService::post_deltas(const httplib::Request& req, httplib::Response& res, const Caller& caller) {
+    const std::string name = req.matches[1];
+    const std::string source = "deltas of " + name;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!may_write(name, caller, res)) return;
+    const json body = jsonread::parse(req.body, source);
+    jsonread::only_keys(body, {"deltas"}, source, "");
+    if (!body.contains("deltas") || !body.at("deltas").is_array()) {
+        throw InputError(source, 0, "deltas", "expected an array of site deltas");
+    }
+    std::vector<SiteDelta> deltas;
+    for (const auto& d : body.at("deltas")) deltas.push_back(delta_from_json(d.dump(), source));
+    const int64_t now = unix_now();
+    FederationState before = state_;
+    state_.apply_deltas(name, deltas, now);
+    try {
+        persist(name, now);
+    } catch (...) {
+        state_ = std::move(before);
+        throw;
+    }
+    answer(res, 200, json{{"epoch", state_.epoch()}, {"applied", deltas.size()}});
+}
+
+}  // namespace spiderflow::broker

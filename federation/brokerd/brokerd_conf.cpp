@@ -1,0 +1,33 @@
+#include "federation/brokerd/brokerd_conf.h"
+
+#include "common/util/errors.h"
+#include "common/util/key_value_conf.h"
+
+namespace spiderflow::broker {
+
+BrokerdConf parse_brokerd_conf(const std::string& text, const std::string& source) {
+    BrokerdConf c;
+    const std::vector<std::string> keys = {"listen",   "port",       "db",      "topology", "tokens",
+                                           "max_body", "rate_limit", "threads", "tls_cert", "tls_key"};
+    for (const ConfLine& l : read_conf_lines(text, source, keys)) {
+        if (l.key == "listen") c.listen = l.value;
+        else if (l.key == "port") c.port = static_cast<int>(conf_integer(l, 1, 65535, source));
+        else if (l.key == "db") c.db = l.value;
+        else if (l.key == "topology") c.topology = l.value;
+        else if (l.key == "tokens") c.tokens = l.value;
+        else if (l.key == "max_body") c.max_body_bytes = conf_integer(l, 1024, 1L << 30, source);
+        else if (l.key == "rate_limit") c.rate_per_s = static_cast<int>(conf_integer(l, 1, 100000, source));
+        else if (l.key == "threads") c.threads = static_cast<int>(conf_integer(l, 1, 256, source));
+        else if (l.key == "tls_cert") c.tls_cert = l.value;
+        else if (l.key == "tls_key") c.tls_key = l.value;
+    }
+    if (c.tls_cert.empty() != c.tls_key.empty()) {
+        throw InputError(source, 0, c.tls_cert.empty() ? "tls_cert" : "tls_key", "tls_cert and tls_key go together");
+    }
+    if (c.db.empty()) throw InputError(source, 0, "db", "needs a database file");
+    return c;
+}
+
+BrokerdConf load_brokerd_conf(const std::string& path) { return parse_brokerd_conf(read_conf_file(path), path); }
+
+}  // namespace spiderflow::broker

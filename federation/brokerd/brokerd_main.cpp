@@ -1,0 +1,108 @@
+// spiderflow-brokerd: the federation broker. Reads its config, the federation topology and the
+// hashed tokens, restores the state from its store, and serves the HTTP API until SIGTERM/SIGINT.
+#include <httplib.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <thread>
+#include <unistd.h>
+
+#include "common/topology/reader.h"
+#include "federation/brokerd/broker_api.h"
+#include "federation/brokerd/brokerd_conf.h"
+
+namespace {
+
+constexpr const char* kHelp =
+    "usage: spiderflow-brokerd [--config FILE] [--db FILE]\n"
+    "       spiderflow-brokerd --hash-token < TOKEN\n\n"
+    "The SpiderFlow federation broker: every cluster's agent publishes its site state here and\n"
+    "every cluster plans against the merged federation (doc/broker-api.md).\n\n"
+    "  --config FILE   broker config (default /etc/spiderflow/brokerd.conf; every key is\n"
+    "                  documented in contrib/federation/brokerd.conf)\n"
+    "  --db FILE       state database, overriding the config's db (SQLite, WAL mode)\n"
+    "  --hash-token    read a token on standard input and print its SHA-256, the form the\n"
+    "                  tokens file keeps ('cluster NAME HASH' or 'reader NAME HASH')\n"
+    "  --help          this text\n\n"
+    "Exit status: 0 after a clean stop (SIGTERM, SIGINT), 2 on a bad config, topology, token\n"
+    "file or database, 1 when the address cannot be bound.\n";
+
+std::atomic<bool> g_stop{false};
+void on_signal(int) { g_stop = true; }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    using namespace spiderflow;
+    using namespace spiderflow::broker;
+    std::string config_path = "/etc/spiderflow/brokerd.conf", db_override;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--help" || a == "-h") {
+            std::cout << kHelp;
+            return 0;
+        } else if (a == "--hash-token") {
+            std::string token;
+            std::getline(std::cin, token);
+            if (token.empty()) {
+                std::cerr << "spiderflow: --hash-token: no token on standard input\n";
+                return 2;
+            }
+            std::cout << token_hash(token) << "\n";
+            return 0;
+        } else if ((a == "--config" || a == "--db") && i + 1 < argc) {
+            (a == "--config" ? config_path : db_override) = argv[++i];
+        } else {
+            std::cerr << "spiderflow: brokerd: unknown or incomplete option '" << a << "' (see --help)\n";
+            return 2;
+        }
+    }
+    std::unique_ptr<BrokerService> service;
+    BrokerdConf conf;
+    try {
+        conf = load_brokerd_conf(config_path);
+        if (!db_override.empty()) conf.db = db_override;
+        auto topology = std::make_shared<const Topology>(read_topology(conf.topology, ""));
+        TokenTable tokens = TokenTable::load(conf.tokens);
+        service = std::make_unique<BrokerService>(topology, open_store(conf.db), std::move(tokens), conf.rate_per_s);
+        std::cerr << "spiderflow: brokerd: " << topology->clusters.size() << " clusters in " << conf.topology
+                  << ", state in " << conf.db << " (epoch " << service->epoch() << ")\n";
+    } catch (const std::exception& e) {
+        std::cerr << "spiderflow: brokerd: " << e.what() << "\n";
+        return 2;
+    }
+    std::unique_ptr<httplib::Server> server;
+    if (!conf.tls_cert.empty()) server = std::make_unique<httplib::SSLServer>(conf.tls_cert.c_str(), conf.tls_key.c_str());
+    else server = std::make_unique<httplib::Server>();
+    if (!server->is_valid()) {
+        std::cerr << "spiderflow: brokerd: cannot use TLS certificate " << conf.tls_cert << " / key " << conf.tls_key << "\n";
+        return 2;
+    }
+    server->set_payload_max_length(static_cast<size_t>(conf.max_body_bytes));
+    server->new_task_queue = [threads = conf.threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
+    server->set_read_timeout(10, 0);
+    server->set_write_timeout(10, 0);
+    service->install(*server);
+    if (!server->bind_to_port(conf.listen.c_str(), conf.port)) {
+        std::cerr << "spiderflow: brokerd: cannot listen on " << conf.listen << ":" << conf.port << "\n";
+        return 1;
+    }
+    std::signal(SIGTERM, on_signal);
+    std::signal(SIGINT, on_signal);
+    std::signal(SIGPIPE, SIG_IGN);
+    // httplib's stop() is not async-signal-safe: a watcher thread calls it.
+    std::thread watcher([&] {
+        while (!g_stop) ::usleep(100000);
+        server->stop();
+    });
+    std::cerr << "spiderflow: brokerd listening on " << (conf.tls_cert.empty() ? "http" : "https") << "://"
+              << conf.listen << ":" << conf.port << "\n";
+    server->listen_after_bind();
+    g_stop = true;
+    watcher.join();
+    std::cerr << "spiderflow: brokerd stopped\n";
+    return 0;
+}

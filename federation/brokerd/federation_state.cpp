@@ -1,0 +1,163 @@
+#include "federation/brokerd/federation_state.h"
+
+#include <type_traits>
+
+#include "common/site/site_json.h"
+#include "common/util/errors.h"
+
+namespace spiderflow::broker {
+
+std::string federation_name(const std::string& cluster, const std::string& local) { return cluster + ":" + local; }
+
+FederationState::FederationState(std::shared_ptr<const Topology> topology) : topology_(std::move(topology)) {}
+
+bool FederationState::has_cluster(const std::string& name) const { return topology_->cluster_index(name) >= 0; }
+
+namespace {
+
+void refuse(const std::string& source, const std::string& field, const std::string& what) {
+    throw InputError(source, 0, field, what);
+}
+
+bool on_cluster(const std::vector<NodeShare>& nodes, const std::string& cluster) {
+    for (const auto& n : nodes)
+        if (n.node.cluster != cluster) return false;
+    return true;
+}
+
+}  // namespace
+
+// Everything in `part` must be the cluster's own: its nodes' states, jobs and reservations on
+// its nodes only, and link figures for links that touch it.
+void FederationState::check_owned(const std::string& cluster, const SiteState& part, const std::string& source) const {
+    const Topology& t = *topology_;
+    for (size_t c = 0; c < t.clusters.size(); ++c) {
+        if (t.clusters[c].name == cluster) continue;
+        for (size_t n = 0; n < t.clusters[c].nodes.size(); ++n) {
+            const NodeUse& u = part.use(NodeRef{static_cast<int>(c), static_cast<int>(n)});
+            if (u.state != NodeState::up || !u.features.empty()) {
+                refuse(source, "nodes", "node " + t.clusters[c].name + ":" + t.clusters[c].nodes[n].name +
+                                            " belongs to cluster '" + t.clusters[c].name + "', not '" + cluster + "'");
+            }
+        }
+    }
+    for (const auto& [name, a] : part.jobs()) {
+        if (!on_cluster(a.nodes, cluster)) refuse(source, "jobs", "job '" + name + "' uses nodes outside cluster '" + cluster + "'");
+    }
+    for (const auto& [name, r] : part.reservations()) {
+        if (!on_cluster(r.nodes, cluster)) {
+            refuse(source, "reservations", "reservation '" + name + "' uses nodes outside cluster '" + cluster + "'");
+        }
+    }
+    for (const auto& [li, m] : part.measured_links()) {
+        if (m.a != cluster && m.b != cluster) {
+            refuse(source, "links", "link " + m.a + "-" + m.b + " does not touch cluster '" + cluster + "'");
+        }
+    }
+}
+
+void FederationState::replace_part(const std::string& cluster, const std::string& snapshot_json, int64_t now) {
+    const std::string source = "inventory of " + cluster;
+    if (!has_cluster(cluster)) refuse(source, "", "cluster '" + cluster + "' is not in the federation topology");
+    SiteState part = site_state_from_json(snapshot_json, topology_, source);
+    check_owned(cluster, part, source);
+    parts_.insert_or_assign(cluster, std::move(part));
+    updated_[cluster] = now;
+    ++epoch_;
+    merged_.reset();
+}
+
+void FederationState::apply_deltas(const std::string& cluster, const std::vector<SiteDelta>& deltas, int64_t now) {
+    const std::string source = "deltas of " + cluster;
+    if (!has_cluster(cluster)) refuse(source, "", "cluster '" + cluster + "' is not in the federation topology");
+    auto it = parts_.find(cluster);
+    SiteState part = it != parts_.end() ? it->second.clone() : SiteState(topology_);
+    for (size_t i = 0; i < deltas.size(); ++i) {
+        const std::string field = "deltas[" + std::to_string(i) + "]";
+        std::visit(
+            [&](const auto& d) {
+                using D = std::decay_t<decltype(d)>;
+                if constexpr (std::is_same_v<D, NodeStateChanged>) {
+                    if (d.node.cluster != cluster) refuse(source, field, "node " + d.node.text() + " is not in cluster '" + cluster + "'");
+                } else if constexpr (std::is_same_v<D, JobAllocated>) {
+                    if (!on_cluster(d.allocation.nodes, cluster)) refuse(source, field, "job '" + d.allocation.job + "' uses nodes outside cluster '" + cluster + "'");
+                } else if constexpr (std::is_same_v<D, ReservationAdded>) {
+                    if (!on_cluster(d.reservation.nodes, cluster)) refuse(source, field, "reservation '" + d.reservation.name + "' uses nodes outside cluster '" + cluster + "'");
+                } else if constexpr (std::is_same_v<D, LinkMeasured>) {
+                    if (d.measurement.a != cluster && d.measurement.b != cluster) {
+                        refuse(source, field, "link " + d.measurement.a + "-" + d.measurement.b + " does not touch cluster '" + cluster + "'");
+                    }
+                }
+            },
+            deltas[i]);
+        try {
+            part.apply(deltas[i]);
+        } catch (const InputError& e) {
+            refuse(source, field, e.problem());
+        }
+    }
+    parts_.insert_or_assign(cluster, std::move(part));
+    updated_[cluster] = now;
+    ++epoch_;
+    merged_.reset();
+}
+
+std::string FederationState::part_json(const std::string& cluster) const {
+    auto it = parts_.find(cluster);
+    return it == parts_.end() ? site_state_to_json(SiteState(topology_), -1) : site_state_to_json(it->second, -1);
+}
+
+int64_t FederationState::updated_at(const std::string& cluster) const {
+    auto it = updated_.find(cluster);
+    return it == updated_.end() ? 0 : it->second;
+}
+
+std::vector<std::string> FederationState::published_clusters() const {
+    std::vector<std::string> out;
+    for (const auto& [name, part] : parts_) out.push_back(name);
+    return out;
+}
+
+const SiteState& FederationState::merged() const {
+    if (merged_) return *merged_;
+    auto all = std::make_shared<SiteState>(topology_);
+    // In the snapshot reader's order (jobs, reservations, node states, links): a drained node
+    // keeps the jobs it had, which allocate() would refuse once it is drained. Each part was
+    // accepted whole over the same topology and parts share no node, so the replay cannot fail.
+    for (const auto& [cluster, part] : parts_) {
+        for (const auto& [name, a] : part.jobs()) {
+            JobAllocation copy = a;
+            copy.job = federation_name(cluster, name);
+            all->allocate(copy);
+        }
+    }
+    for (const auto& [cluster, part] : parts_) {
+        for (const auto& [name, r] : part.reservations()) {
+            Reservation copy = r;
+            copy.name = federation_name(cluster, name);
+            all->add_reservation(copy);
+        }
+    }
+    // Link figures: the newest measurement of each link, whichever end published it.
+    std::map<int, LinkMeasurement> newest;
+    for (const auto& [cluster, part] : parts_) {
+        const int c = topology_->cluster_index(cluster);
+        const auto& nodes = topology_->clusters[static_cast<size_t>(c)].nodes;
+        for (size_t n = 0; n < nodes.size(); ++n) {
+            const NodeUse& u = part.use(NodeRef{c, static_cast<int>(n)});
+            if (u.state != NodeState::up || !u.features.empty()) {
+                all->set_node_state({cluster, nodes[n].name}, u.state, u.reason, u.features);
+            }
+        }
+        for (const auto& [li, m] : part.measured_links()) {
+            auto it = newest.find(li);
+            if (it == newest.end() || it->second.timestamp < m.timestamp) newest[li] = m;
+        }
+    }
+    for (const auto& [li, m] : newest) all->measure_link(m);
+    all->restore_epoch(epoch_);
+    merged_ = all;
+    return *merged_;
+}
+
+}  // namespace spiderflow::broker

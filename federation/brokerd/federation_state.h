@@ -1,0 +1,59 @@
+// The broker's picture of the federation: one SiteState per cluster, each over the shared
+// federation topology but holding only that cluster's nodes, jobs, reservations and the link
+// figures it measured. A cluster's token writes only its own part, so one cluster can never
+// overwrite another's; the merged view that planners read is made from the parts.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/site/site_delta.h"
+#include "common/site/site_state.h"
+
+namespace spiderflow::broker {
+
+class FederationState {
+public:
+    explicit FederationState(std::shared_ptr<const Topology> topology);
+
+    const Topology& topology() const { return *topology_; }
+    const std::shared_ptr<const Topology>& shared_topology() const { return topology_; }
+    bool has_cluster(const std::string& name) const;
+
+    // A cluster's whole part from its snapshot (site_state_to_json format, over this topology).
+    // Throws InputError naming the entry when the snapshot is malformed, made over another
+    // topology, or touches anything outside `cluster`; nothing changes then.
+    void replace_part(const std::string& cluster, const std::string& snapshot_json, int64_t now);
+    // Deltas for one cluster, all or nothing: each must concern `cluster` only.
+    void apply_deltas(const std::string& cluster, const std::vector<SiteDelta>& deltas, int64_t now);
+
+    // One cluster's part as a snapshot (what the store keeps), and when it last changed.
+    std::string part_json(const std::string& cluster) const;
+    int64_t updated_at(const std::string& cluster) const;  // 0 = never published
+    std::vector<std::string> published_clusters() const;
+
+    // The federation as planners see it: every part merged. Job and reservation names carry
+    // their cluster ("b:1234"), since two clusters' schedulers number jobs independently. Made
+    // once per change.
+    const SiteState& merged() const;
+    // Changes with every accepted write; kept by the store across restarts.
+    uint64_t epoch() const { return epoch_; }
+    void restore(uint64_t epoch) { epoch_ = epoch; merged_.reset(); }
+
+private:
+    void check_owned(const std::string& cluster, const SiteState& part, const std::string& source) const;
+
+    std::shared_ptr<const Topology> topology_;
+    std::map<std::string, SiteState> parts_;
+    std::map<std::string, int64_t> updated_;
+    uint64_t epoch_ = 0;
+    mutable std::shared_ptr<const SiteState> merged_;
+};
+
+// "b:1234" for job 1234 of cluster b.
+std::string federation_name(const std::string& cluster, const std::string& local);
+
+}  // namespace spiderflow::broker

@@ -1,0 +1,121 @@
+// The SQLite store: WAL journal with synchronous=FULL, so a committed write survives a crash of
+// the process or the machine; prepared statements only.
+#include <sqlite3.h>
+
+#include <stdexcept>
+
+#include "federation/brokerd/broker_store.h"
+
+namespace spiderflow::broker {
+namespace {
+
+class Statement {
+public:
+    Statement(sqlite3* db, const char* sql) : db_(db) {
+        if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) fail("prepare");
+    }
+    ~Statement() { sqlite3_finalize(stmt_); }
+    Statement(const Statement&) = delete;
+    Statement& operator=(const Statement&) = delete;
+
+    void bind(int i, const std::string& v) {
+        if (sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT) != SQLITE_OK) fail("bind");
+    }
+    void bind(int i, int64_t v) {
+        if (sqlite3_bind_int64(stmt_, i, v) != SQLITE_OK) fail("bind");
+    }
+    // true while a row is there
+    bool step() {
+        const int rc = sqlite3_step(stmt_);
+        if (rc == SQLITE_ROW) return true;
+        if (rc != SQLITE_DONE) fail("step");
+        return false;
+    }
+    std::string text(int col) const {
+        const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
+        return p ? std::string(p, static_cast<size_t>(sqlite3_column_bytes(stmt_, col))) : std::string();
+    }
+    int64_t integer(int col) const { return sqlite3_column_int64(stmt_, col); }
+
+private:
+    [[noreturn]] void fail(const char* what) const {
+        throw std::runtime_error(std::string("sqlite ") + what + ": " + sqlite3_errmsg(db_));
+    }
+    sqlite3* db_;
+    sqlite3_stmt* stmt_ = nullptr;
+};
+
+class SqliteStore : public BrokerStore {
+public:
+    explicit SqliteStore(const std::string& path) : path_(path) {
+        if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+                            nullptr) != SQLITE_OK) {
+            const std::string why = db_ ? sqlite3_errmsg(db_) : "out of memory";
+            sqlite3_close(db_);
+            throw std::runtime_error("cannot open " + path + ": " + why);
+        }
+        sqlite3_busy_timeout(db_, 5000);
+        exec("PRAGMA journal_mode=WAL");
+        exec("PRAGMA synchronous=FULL");
+        exec("CREATE TABLE IF NOT EXISTS parts (cluster TEXT PRIMARY KEY, snapshot TEXT NOT NULL, "
+             "updated_at INTEGER NOT NULL)");
+        exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)");
+    }
+    ~SqliteStore() override { sqlite3_close(db_); }
+
+    std::vector<StoredPart> load_parts(uint64_t* epoch) override {
+        std::vector<StoredPart> out;
+        Statement parts(db_, "SELECT cluster, snapshot, updated_at FROM parts ORDER BY cluster");
+        while (parts.step()) out.push_back({parts.text(0), parts.text(1), parts.integer(2)});
+        Statement meta(db_, "SELECT value FROM meta WHERE key = 'epoch'");
+        *epoch = meta.step() ? static_cast<uint64_t>(meta.integer(0)) : 0;
+        return out;
+    }
+
+    void save_part(const StoredPart& part, uint64_t epoch) override {
+        exec("BEGIN IMMEDIATE");
+        try {
+            Statement put(db_, "INSERT INTO parts (cluster, snapshot, updated_at) VALUES (?1, ?2, ?3) "
+                               "ON CONFLICT(cluster) DO UPDATE SET snapshot = ?2, updated_at = ?3");
+            put.bind(1, part.cluster);
+            put.bind(2, part.snapshot_json);
+            put.bind(3, part.updated_at);
+            put.step();
+            Statement meta(db_, "INSERT INTO meta (key, value) VALUES ('epoch', ?1) "
+                                "ON CONFLICT(key) DO UPDATE SET value = ?1");
+            meta.bind(1, static_cast<int64_t>(epoch));
+            meta.step();
+            exec("COMMIT");
+        } catch (...) {
+            sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+            throw;
+        }
+    }
+
+    std::string describe() const override { return "sqlite:" + path_; }
+
+private:
+    void exec(const char* sql) {
+        char* err = nullptr;
+        if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+            const std::string why = err ? err : sqlite3_errmsg(db_);
+            sqlite3_free(err);
+            throw std::runtime_error(std::string("sqlite: ") + sql + ": " + why);
+        }
+    }
+    std::string path_;
+    sqlite3* db_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<BrokerStore> open_store(const std::string& location) {
+    if (location.rfind("mysql://", 0) == 0 || location.rfind("mariadb://", 0) == 0) {
+        throw std::runtime_error("'" + location + "': this build's broker stores state in SQLite only (a file path)");
+    }
+    const std::string path = location.rfind("sqlite:", 0) == 0 ? location.substr(7) : location;
+    if (path.empty()) throw std::runtime_error("no database file given");
+    return std::make_unique<SqliteStore>(path);
+}
+
+}  // namespace spiderflow::broker

@@ -1,0 +1,142 @@
+#!/bin/bash
+# Integration: spiderflow-brokerd on loopback, started under a temporary directory and stopped
+# by PID. Clusters publish snapshots and deltas with their tokens; requests without a token, with
+# another cluster's token, oversized or malformed are refused and leave the store byte-identical;
+# kill -9 in the middle of a burst of updates loses no acknowledged update and half-applies none.
+set -u
+B=$SF_BUILDDIR/spiderflow-brokerd
+S=$SF_BUILDDIR/spiderflow
+TOPO=$SF_SRCDIR/contrib/topologies/aws-4.json
+command -v curl >/dev/null || { echo "SKIP: curl not installed"; exit 77; }
+T=$(mktemp -d "${TMPDIR:-/tmp}/sf-brokerd.XXXXXX")
+PID=
+stop() { [ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null; PID=; }
+trap 'stop; rm -rf "$T"' EXIT
+
+FAILS=0
+ok() { echo "ok - $1"; }
+not_ok() { echo "not ok - $1"; FAILS=$((FAILS + 1)); }
+expect() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
+
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+URL=http://127.0.0.1:$PORT
+cat >"$T/brokerd.conf" <<CONF
+listen = 127.0.0.1
+port = $PORT
+db = $T/broker.db
+topology = $TOPO
+tokens = $T/tokens
+max_body = 65536
+rate_limit = 10000
+CONF
+{
+    echo "cluster oregon $(echo tok-oregon | "$B" --hash-token)"
+    echo "cluster ohio $(echo tok-ohio | "$B" --hash-token)"
+    echo "reader tools $(echo tok-tools | "$B" --hash-token)"
+} >"$T/tokens"
+start() {
+    "$B" --config "$T/brokerd.conf" >>"$T/brokerd.log" 2>&1 &
+    PID=$!
+    for _ in $(seq 50); do curl -sf "$URL/healthz" >/dev/null && return 0; sleep 0.1; done
+    echo "brokerd did not start:"; cat "$T/brokerd.log"; return 1
+}
+# code METHOD PATH TOKEN [BODY_FILE]: prints the HTTP status; the body goes to $T/body
+code() {
+    local args=(-s -o "$T/body" -w '%{http_code}' -X "$1")
+    [ -n "$3" ] && args+=(-H "Authorization: Bearer $3")
+    [ -n "${4:-}" ] && args+=(--data-binary "@$4")
+    curl "${args[@]}" "$URL$2"
+}
+snapshot() { "$S" query --topology "$TOPO" | sed -n '/^{/,$p'; }
+store_sum() { cat "$T"/broker.db* 2>/dev/null | sha256sum; }
+
+start || exit 1
+expect "healthz needs no token" test "$(code GET /healthz '')" = 200
+expect "--help names the config" bash -c "'$B' --help | grep -q -- '--config FILE'"
+
+# --- 1. clusters publish; readers read the merged federation ----------------------------------
+printf 'allocate train oregon:or-gpu[001-004]=8\ndrain or-gpu005 bad DIMM\nsnapshot\n' | snapshot >"$T/oregon.json"
+printf 'allocate train ohio:oh-gpu001=8\nsnapshot\n' | snapshot >"$T/ohio.json"
+expect "oregon publishes its inventory" test "$(code PUT /v1/clusters/oregon/inventory tok-oregon "$T/oregon.json")" = 200
+expect "ohio publishes its inventory" test "$(code PUT /v1/clusters/ohio/inventory tok-ohio "$T/ohio.json")" = 200
+expect "a reader lists the clusters" test "$(code GET /v1/clusters tok-tools)" = 200
+expect "oregon: 128 GPUs, 4 nodes busy and 1 drained leave 88 free" grep -q '"free_gpus":88,"gpus":128,"name":"oregon"' "$T/body"
+expect "ohio: 24 of 32 free" grep -q '"free_gpus":24,"gpus":32,"name":"ohio"' "$T/body"
+expect "virginia has not published" grep -q '"name":"virginia","nodes":8,"published":false' "$T/body"
+expect "the federation view is served" test "$(code GET /v1/federation tok-tools)" = 200
+expect "job names carry their cluster" grep -q '"job":"oregon:train"' "$T/body"
+expect "both clusters' jobs are in it" grep -q '"job":"ohio:train"' "$T/body"
+echo '{"deltas": [{"delta": "job_released", "job": "train"}]}' >"$T/release.json"
+expect "oregon sends a delta" test "$(code POST /v1/clusters/oregon/deltas tok-oregon "$T/release.json")" = 200
+code GET /v1/clusters tok-tools >/dev/null
+expect "the released GPUs are free again (120 of 128)" grep -q '"free_gpus":120,"gpus":128,"name":"oregon"' "$T/body"
+expect "metrics count requests by route and status" bash -c "[ \$(curl -s -H 'Authorization: Bearer tok-tools' $URL/metrics | grep -c 'spiderflow_broker_requests_total{route=\"/v1/clusters/{name}/inventory\",status=\"200\"} 2') = 1 ]"
+expect "metrics give each cluster's update age" bash -c "curl -s -H 'Authorization: Bearer tok-tools' $URL/metrics | grep -q 'spiderflow_broker_update_age_seconds{cluster=\"ohio\"}'"
+
+# --- 2. refused requests change nothing ------------------------------------------------------
+before=$(store_sum)
+head -c 70000 /dev/zero | tr '\0' ' ' >"$T/big.json"
+echo '{"deltas": [], "extra": 1}' >"$T/unknown_key.json"
+echo '{"deltas": [{"delta": "job_released", "job": "no-such-job"}]}' >"$T/bad_delta.json"
+printf 'allocate x ohio:oh-gpu002=8\nsnapshot\n' | snapshot >"$T/foreign.json"
+expect "no token: 401" test "$(code PUT /v1/clusters/oregon/inventory '' "$T/oregon.json")" = 401
+expect "a wrong token: 401" test "$(code PUT /v1/clusters/oregon/inventory not-a-token "$T/oregon.json")" = 401
+expect "ohio's token on oregon: 403" test "$(code PUT /v1/clusters/oregon/inventory tok-ohio "$T/oregon.json")" = 403
+expect "a reader's token cannot write: 403" test "$(code POST /v1/clusters/oregon/deltas tok-tools "$T/release.json")" = 403
+expect "an unknown cluster: 404" test "$(code PUT /v1/clusters/mars/inventory tok-oregon "$T/oregon.json")" = 404
+expect "oversized: 413" test "$(code PUT /v1/clusters/oregon/inventory tok-oregon "$T/big.json")" = 413
+expect "an unknown key: 400" test "$(code POST /v1/clusters/oregon/deltas tok-oregon "$T/unknown_key.json")" = 400
+expect "the 400 names the key" grep -q 'extra: unknown key' "$T/body"
+expect "a delta that does not apply: 400" test "$(code POST /v1/clusters/oregon/deltas tok-oregon "$T/bad_delta.json")" = 400
+expect "another cluster's nodes in oregon's inventory: 400" test "$(code PUT /v1/clusters/oregon/inventory tok-oregon "$T/foreign.json")" = 400
+expect "malformed JSON: 400" test "$(code PUT /v1/clusters/oregon/inventory tok-oregon /dev/null)" = 400
+expect "the store is byte-identical after every refused request" test "$(store_sum)" = "$before"
+
+# --- 3. restart: the state comes back from the store ------------------------------------------
+code GET /v1/federation tok-tools >/dev/null
+grep -o '"epoch":[0-9]*' "$T/body" | head -1 >"$T/epoch.before"
+stop
+start || exit 1
+code GET /v1/federation tok-tools >/dev/null
+expect "after a restart: the same epoch" test "$(grep -o '"epoch":[0-9]*' "$T/body" | head -1)" = "$(cat "$T/epoch.before")"
+expect "after a restart: ohio's job is there" grep -q '"job":"ohio:train"' "$T/body"
+
+# --- 4. kill -9 during a burst: every acknowledged update is there, none half-applied --------
+# Each request allocates two jobs (cores only, so the nodes never fill): both or neither.
+: >"$T/acked"
+(
+    for i in $(seq 1 400); do
+        printf '{"deltas": [{"delta": "job_allocated", "job": "a%d", "start": 0, "end": null, "nodes": [{"cluster": "oregon", "node": "or-gpu%03d", "gpus": 0, "cores": 1}]}, {"delta": "job_allocated", "job": "b%d", "start": 0, "end": null, "nodes": [{"cluster": "oregon", "node": "or-gpu%03d", "gpus": 0, "cores": 1}]}]}' \
+            "$i" $((9 + i % 8)) "$i" $((9 + i % 8)) >"$T/burst.json"
+        [ "$(code POST /v1/clusters/oregon/deltas tok-oregon "$T/burst.json")" = 200 ] && echo "$i" >>"$T/acked"
+    done
+) &
+burst=$!
+sleep 1
+kill -9 "$PID"
+wait "$PID" 2>/dev/null
+PID=
+wait "$burst" 2>/dev/null
+acked=$(wc -l <"$T/acked")
+start || exit 1
+code GET /v1/federation tok-tools >/dev/null
+missing=0
+half=0
+for i in $(seq 1 400); do
+    a=0; b=0
+    grep -q "\"job\":\"oregon:a$i\"" "$T/body" && a=1
+    grep -q "\"job\":\"oregon:b$i\"" "$T/body" && b=1
+    [ $a != $b ] && half=$((half + 1))
+    grep -qx "$i" "$T/acked" && [ $a = 0 ] && missing=$((missing + 1))
+done
+expect "kill -9 came in the middle of the burst ($acked of 400 acknowledged)" test "$acked" -gt 0 -a "$acked" -lt 400
+expect "every acknowledged update survived kill -9 ($missing missing)" test "$missing" = 0
+expect "no update was half-applied ($half halves)" test "$half" = 0
+
+stop
+if [ $FAILS -ne 0 ]; then
+    echo "$FAILS check(s) failed; brokerd log:" >&2
+    cat "$T/brokerd.log" >&2
+    exit 1
+fi
+exit 0
