@@ -15,3 +15,12 @@ dist_traces_DATA = \
 
 # Slurm integration examples
 EXTRA_DIST += contrib/slurm/spiderflow.conf contrib/slurm/slurm.conf.example contrib/slurm/plugstack.conf.example
+
+# The federation broker: an example config and a systemd unit (its binary path filled in at build).
+dist_pkgdata_DATA += contrib/federation/brokerd.conf
+systemdunitdir = $(prefix)/lib/systemd/system
+systemdunit_DATA = contrib/federation/spiderflow-brokerd.service
+EXTRA_DIST += contrib/federation/spiderflow-brokerd.service.in
+CLEANFILES += contrib/federation/spiderflow-brokerd.service
+contrib/federation/spiderflow-brokerd.service: $(srcdir)/contrib/federation/spiderflow-brokerd.service.in
+	$(MKDIR_P) contrib/federation && sed 's|@sbindir[@]|$(sbindir)|g' $(srcdir)/contrib/federation/spiderflow-brokerd.service.in >$@
