@@ -105,6 +105,13 @@ tests_unit_test_baselines_LDADD = libsf_planner.la libsf_cost.la libsf_plan.la l
 # integration: the submit path on a real Slurm cluster started on localhost;
 # exits 77 (skipped) without root or the Slurm/munge binaries.
 TESTS += tests/integration/test_slurm_submit.sh
+# federation: the broker's state, tokens, config and store (no HTTP)
+check_PROGRAMS += tests/unit/test_federation
+TESTS += tests/unit/test_federation
+tests_unit_test_federation_SOURCES = tests/unit/federation/test_broker.cpp
+tests_unit_test_federation_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_federation_LDADD = libsf_broker.la libsf_site.la libsf_topology.la libsf_model.la libsf_util.la \
+	$(SQLITE_LIBS) $(LIBCRYPTO_LIBS) $(HWLOC_LIBS) $(GTEST_LIBS_ALL)
 # The federation broker on loopback: auth, limits, restart, kill -9.
 TESTS += tests/integration/test_brokerd.sh
 EXTRA_DIST += tests/integration/test_brokerd.sh
