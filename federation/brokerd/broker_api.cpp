@@ -161,12 +161,12 @@ void BrokerService::put_inventory(const httplib::Request& req, httplib::Response
     std::lock_guard<std::mutex> lock(mu_);
     if (!may_write(name, caller, res)) return;
     const int64_t now = unix_now();
-    FederationState before = state_;
+    FederationState::Undo before = state_.undo_point(name);
     state_.replace_part(name, req.body, now);
     try {
         persist(name, now);
     } catch (...) {
-        state_ = std::move(before);
+        state_.undo(std::move(before));
         throw;
     }
     answer(res, 200, json{{"epoch", state_.epoch()}});
@@ -185,12 +185,12 @@ void BrokerService::post_deltas(const httplib::Request& req, httplib::Response& 
     std::vector<SiteDelta> deltas;
     for (const auto& d : body.at("deltas")) deltas.push_back(delta_from_json(d.dump(), source));
     const int64_t now = unix_now();
-    FederationState before = state_;
+    FederationState::Undo before = state_.undo_point(name);
     state_.apply_deltas(name, deltas, now);
     try {
         persist(name, now);
     } catch (...) {
-        state_ = std::move(before);
+        state_.undo(std::move(before));
         throw;
     }
     answer(res, 200, json{{"epoch", state_.epoch()}, {"applied", deltas.size()}});

@@ -102,6 +102,24 @@ void FederationState::apply_deltas(const std::string& cluster, const std::vector
     merged_.reset();
 }
 
+FederationState::Undo FederationState::undo_point(const std::string& cluster) const {
+    Undo u{cluster, std::nullopt, updated_at(cluster), epoch_};
+    if (auto it = parts_.find(cluster); it != parts_.end()) u.part = it->second;
+    return u;
+}
+
+void FederationState::undo(Undo point) {
+    if (point.part) {
+        parts_.insert_or_assign(point.cluster, std::move(*point.part));
+        updated_[point.cluster] = point.updated_at;
+    } else {
+        parts_.erase(point.cluster);
+        updated_.erase(point.cluster);
+    }
+    epoch_ = point.epoch;
+    merged_.reset();
+}
+
 std::string FederationState::part_json(const std::string& cluster) const {
     auto it = parts_.find(cluster);
     return it == parts_.end() ? site_state_to_json(SiteState(topology_), -1) : site_state_to_json(it->second, -1);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,17 @@ public:
     void replace_part(const std::string& cluster, const std::string& snapshot_json, int64_t now);
     // Deltas for one cluster, all or nothing: each must concern `cluster` only.
     void apply_deltas(const std::string& cluster, const std::vector<SiteDelta>& deltas, int64_t now);
+
+    // What a write to `cluster` would lose, to put back with undo() when the store refuses the
+    // write: only that cluster's part is kept, not the whole federation.
+    struct Undo {
+        std::string cluster;
+        std::optional<SiteState> part;
+        int64_t updated_at = 0;
+        uint64_t epoch = 0;
+    };
+    Undo undo_point(const std::string& cluster) const;
+    void undo(Undo point);
 
     // One cluster's part as a snapshot (what the store keeps), and when it last changed.
     std::string part_json(const std::string& cluster) const;

@@ -150,3 +150,17 @@ TEST(SqliteStore, PartsAndEpochSurviveReopening) {
     EXPECT_THROW(open_store("mysql://db/spiderflow"), std::runtime_error);
     std::system(("rm -rf " + std::string(dir)).c_str());
 }
+
+// A write the store refused is undone: only the written cluster's part comes back.
+TEST(FederationState, UndoPutsBackOnlyTheWrittenPart) {
+    const auto t = aws4();
+    FederationState f(t);
+    f.replace_part("ohio", snapshot(t, [](SiteState& s) { s.allocate("keep", {{{"ohio", "oh-gpu001"}, 8, 0}}, 0); }), 1);
+    auto point = f.undo_point("oregon");
+    f.replace_part("oregon", snapshot(t, [](SiteState& s) { s.allocate("gone", {{{"oregon", "or-gpu001"}, 8, 0}}, 0); }), 2);
+    f.undo(std::move(point));
+    EXPECT_EQ(f.epoch(), 1u);
+    EXPECT_EQ(f.updated_at("oregon"), 0);
+    EXPECT_EQ(f.merged().jobs().count("oregon:gone"), 0u);
+    EXPECT_EQ(f.merged().jobs().count("ohio:keep"), 1u);
+}
