@@ -24,3 +24,8 @@ spiderflow_SOURCES += tools/spiderflow/cmd_catalog.cpp
 
 # query command: replays site-state scripts (golden tests in tests/golden/query/).
 spiderflow_SOURCES += tools/spiderflow/cmd_query.cpp
+
+# federation command and plan --broker: the live federation through the broker client.
+spiderflow_SOURCES += tools/spiderflow/cmd_federation.cpp tools/spiderflow/federation_view.cpp \
+	tools/spiderflow/federation_view.h
+spiderflow_LDADD += libsf_broker_client.la $(CURL_LIBS)

@@ -1,5 +1,6 @@
 // `spiderflow plan`: plans one job on a topology and prints the plan as JSON, text or SVG.
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -21,6 +22,7 @@
 #include "common/topology/reader.h"
 #include "common/util/errors.h"
 #include "tools/spiderflow/command.h"
+#include "tools/spiderflow/federation_view.h"
 
 namespace spiderflow::cli {
 namespace {
@@ -39,6 +41,10 @@ constexpr const char* kHelp =
     "  --catalog FILE       extra GPU/model catalog JSON on top of the built-in one\n"
     "  --state FILE         site state snapshot (doc/site-state.md): plan on the GPUs free in it\n"
     "  --at T               with --state: on the GPUs free at time T (default 0, the snapshot's now)\n"
+    "  --broker URL         plan on what is free now in the live federation (doc/broker-api.md);\n"
+    "                       its topology replaces --topology\n"
+    "  --token-file FILE    with --broker: a token, in a file only you can read\n"
+    "  --ca FILE            with --broker: the CA certificate that signs the broker's\n"
     "  --global-batch N     sequences per iteration\n"
     "  --seq-len S          tokens per sequence\n"
     "  --gpus N             GPUs wanted\n"
@@ -94,7 +100,7 @@ std::vector<std::string> split_list(const std::string& opt, const std::string& s
 
 int run_plan(const std::vector<std::string>& args) {
     std::string topology_file, reader, job_file, catalog_file, format = "json", output;
-    std::string policy, state_file;
+    std::string policy, state_file, broker_url, token_file, ca_file;
     SiteTime at = 0;
     bool timing = true;
     RequestOptions options;
@@ -114,6 +120,9 @@ int run_plan(const std::vector<std::string>& args) {
         else if (a == "--job") job_file = value();
         else if (a == "--catalog") catalog_file = value();
         else if (a == "--state") state_file = value();
+        else if (a == "--broker") broker_url = value();
+        else if (a == "--token-file") token_file = value();
+        else if (a == "--ca") ca_file = value();
         else if (a == "--at") at = static_cast<SiteTime>(parse_int(a, value(), 0));
         else if (a == "--global-batch") options.global_batch = static_cast<int>(parse_int(a, value(), 1));
         else if (a == "--seq-len") options.seq_len = static_cast<int>(parse_int(a, value(), 1));
@@ -137,7 +146,10 @@ int run_plan(const std::vector<std::string>& args) {
         else if (a == "--no-timing") timing = false;
         else usage_error(a, "unknown option (see 'spiderflow plan --help')");
     }
-    if (topology_file.empty()) usage_error("--topology", "is required");
+    if (topology_file.empty() && broker_url.empty()) usage_error("--topology", "is required (or --broker)");
+    if (!broker_url.empty() && (!topology_file.empty() || !state_file.empty())) {
+        usage_error("--broker", "takes the topology and state from the broker: drop --topology and --state");
+    }
     if (options.model.empty() == job_file.empty()) usage_error("--model", "give exactly one of --model and --job");
 
     const Catalog catalog = catalog_file.empty() ? Catalog::builtin() : Catalog::with_file(catalog_file);
@@ -147,8 +159,18 @@ int run_plan(const std::vector<std::string>& args) {
 
     // With a site state, only what is free counts: busy, reserved, drained and down GPUs are
     // gone from the topology the planner sees (nodes keep their places, so names and indices agree).
-    auto full = std::make_shared<const Topology>(read_topology(topology_file, reader));
-    const Topology topology = state_file.empty() ? *full : read_site_state(state_file, full).free_view(at);
+    Topology topology;
+    if (!broker_url.empty()) {
+        try {
+            const FederationView fed = fetch_federation(BrokerClient(broker_endpoint(broker_url, token_file, ca_file)));
+            topology = fed.state->free_view(at > 0 ? at : static_cast<SiteTime>(std::time(nullptr)));
+        } catch (const BrokerError& e) {
+            usage_error("--broker", e.what());
+        }
+    } else {
+        auto full = std::make_shared<const Topology>(read_topology(topology_file, reader));
+        topology = state_file.empty() ? *full : read_site_state(state_file, full).free_view(at);
+    }
     const CostModel cost(topology, catalog);
     const auto planner = make_planner(policy);
     PlanResult result = plan_job(*planner, request, cost);
