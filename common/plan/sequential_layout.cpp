@@ -40,7 +40,8 @@ Plan make_sequential_plan(const Topology& topology, const JobSpec& job, int tp, 
     plan.cells.reserve(want);
     for (int c = 0; c < static_cast<int>(topology.clusters.size()) && plan.cells.size() < want; ++c) {
         const Cluster& cluster = topology.clusters[static_cast<size_t>(c)];
-        for (int n = 0; n < static_cast<int>(cluster.nodes.size()) && plan.cells.size() < want; ++n) {
+        for (const int n : cluster.node_order()) {
+            if (plan.cells.size() >= want) break;
             const Node& node = cluster.nodes[static_cast<size_t>(n)];
             // TP never leaves a node, nor an NVLink domain when the node has several.
             const int domain = node.nvlink_domain_size > 0 ? node.nvlink_domain_size : node.gpus;

@@ -1,6 +1,6 @@
-// The plain layout: cells filled cluster by cluster, node by node, stage-major (all replicas of
-// stage 0 first, then stage 1, ...). What `spiderflow estimate` uses without --plan and what the
-// topology-oblivious first-fit baseline produces.
+// The plain layout: cells filled cluster by cluster, node by node in Cluster::node_order,
+// stage-major (all replicas of stage 0 first, then stage 1, ...). What `spiderflow estimate`
+// uses without --plan and what the topology-oblivious first-fit baseline produces.
 #pragma once
 
 #include "common/model/job_spec.h"

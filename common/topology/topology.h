@@ -58,6 +58,18 @@ struct Cluster {
 
     int total_gpus() const;
     int node_index(std::string_view node_name) const;  // -1 when absent
+
+    // Indices into `nodes` in the order that planners fill and ranks are numbered: nodes sharing
+    // a leaf switch consecutive, switch groups ordered by their first member, nodes by index
+    // inside a group; a node without a switch is a group of its own. Readers need not list nodes
+    // by switch (slurm.conf order is usually by name), so nothing may assume `nodes` is grouped.
+    // Set by Topology::finalize(); throws std::logic_error before that, rather than answer
+    // with an order that misses nodes.
+    const std::vector<int>& node_order() const;
+
+private:
+    friend class Topology;
+    std::vector<int> node_order_;
 };
 
 // An inter-cluster link; symmetric. a and b are indices into Topology::clusters.

@@ -44,7 +44,7 @@ ClusterInventory build_inventory(const Topology& topology, const CostModel& cost
     inv.tp = tp;
     std::map<std::string, size_t> by_type;
     const Cluster& c = topology.clusters[static_cast<size_t>(cluster)];
-    for (int ni = 0; ni < static_cast<int>(c.nodes.size()); ++ni) {
+    for (const int ni : c.node_order()) {
         const Node& node = c.nodes[static_cast<size_t>(ni)];
         const GpuType* g = cost.catalog().gpu(node.gpu_type);
         if (!g || tp_slots_of_node(node, tp) == 0) continue;

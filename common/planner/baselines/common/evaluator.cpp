@@ -158,14 +158,16 @@ Plan Evaluator::realise_plain(const Shape& sh, const std::vector<int>& cell_clus
     if (cell_cluster.size() != plan.cells.size()) return infeasible(plan, "assignment has the wrong size");
     const Topology& topo = topology();
     // Node order, tp-aligned blocks inside NVLink domains: what sequential allocation gives.
-    std::map<int, std::pair<int, int>> cursor;  // cluster -> (node, next slot of that node)
+    std::map<int, std::pair<size_t, int>> cursor;  // cluster -> (position in its node order, next slot of that node)
     for (int s = 0; s < sh.pp; ++s) {
         for (int r = 0; r < sh.dp; ++r) {
             const int c = cell_cluster[static_cast<size_t>(s) * sh.dp + r];
             const Cluster& cl = topo.clusters[static_cast<size_t>(c)];
-            auto& [node, slot] = cursor[c];
+            const std::vector<int>& order = cl.node_order();
+            auto& [at, slot] = cursor[c];
             bool placed = false;
-            while (node < static_cast<int>(cl.nodes.size())) {
+            while (at < order.size()) {
+                const int node = order[at];
                 const Node& nd = cl.nodes[static_cast<size_t>(node)];
                 if (slot < tp_slots_of_node(nd, sh.tp)) {
                     const int domain = nd.nvlink_domain_size > 0 ? nd.nvlink_domain_size : nd.gpus;
@@ -176,7 +178,7 @@ Plan Evaluator::realise_plain(const Shape& sh, const std::vector<int>& cell_clus
                     placed = true;
                     break;
                 }
-                ++node;
+                ++at;
                 slot = 0;
             }
             if (!placed) {
