@@ -87,7 +87,7 @@ tests_unit_test_topology_SOURCES = tests/unit/topology/topo_fixture.h tests/unit
 	tests/unit/topology/test_reader.cpp tests/unit/topology/test_roundtrip.cpp tests/unit/topology/test_generator.cpp \
 	tests/unit/topology/site_test_util.h tests/unit/topology/test_hostlist.cpp tests/unit/topology/test_slurm_conf.cpp \
 	tests/unit/topology/test_slurm_reader.cpp tests/unit/topology/test_hwloc_reader.cpp tests/unit/topology/test_checks.cpp \
-	tests/unit/topology/test_node_order.cpp
+	tests/unit/topology/test_node_order.cpp tests/unit/topology/test_tp_groups.cpp
 tests_unit_test_topology_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_topology_LDADD = libsf_topology.la libsf_util.la $(HWLOC_LIBS) $(GTEST_LIBS_ALL)
 

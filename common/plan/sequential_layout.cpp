@@ -42,11 +42,9 @@ Plan make_sequential_plan(const Topology& topology, const JobSpec& job, int tp, 
         const Cluster& cluster = topology.clusters[static_cast<size_t>(c)];
         for (const int n : cluster.node_order()) {
             if (plan.cells.size() >= want) break;
-            const Node& node = cluster.nodes[static_cast<size_t>(n)];
-            // TP never leaves a node, nor an NVLink domain when the node has several.
-            const int domain = node.nvlink_domain_size > 0 ? node.nvlink_domain_size : node.gpus;
-            for (int g = 0; g + tp <= node.gpus && plan.cells.size() < want; g += tp) {
-                if (tp > 1 && domain >= tp && g / domain != (g + tp - 1) / domain) continue;
+            // TP never leaves a node; a user may name a tp wider than its NVLink domain.
+            for (const int g : tp_group_first_gpus(cluster.nodes[static_cast<size_t>(n)], tp, TpAlign::node)) {
+                if (plan.cells.size() >= want) break;
                 plan.cells.push_back(StageCell{c, n, g});
             }
         }

@@ -30,6 +30,26 @@ double Node::network_Bps() const {
     return sum;
 }
 
+int Node::nvlink_domain_gpus() const {
+    return nvlink_domain_size > 0 ? std::min(nvlink_domain_size, gpus) : gpus;
+}
+
+std::vector<int> tp_group_first_gpus(const Node& node, int tp, TpAlign align) {
+    std::vector<int> firsts;
+    if (tp < 1 || node.gpus <= 0) return firsts;
+    const int d = node.nvlink_domain_gpus();
+    if (align == TpAlign::domain) {
+        if (tp > d) return firsts;
+        // Whole domains, then a possibly smaller last one.
+        for (int start = 0; start + tp <= node.gpus; start += d)
+            for (int off = 0; off + tp <= std::min(d, node.gpus - start); off += tp) firsts.push_back(start + off);
+        return firsts;
+    }
+    for (int g = 0; g + tp <= node.gpus; g += tp)
+        if (tp > d || g / d == (g + tp - 1) / d) firsts.push_back(g);
+    return firsts;
+}
+
 int Cluster::total_gpus() const {
     int sum = 0;
     for (const auto& n : nodes) sum += n.gpus;

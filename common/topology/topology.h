@@ -38,7 +38,26 @@ struct Node {
 
     // Bandwidth this node can send to other nodes of its cluster (sum of its NICs).
     double network_Bps() const;
+    // GPUs per NVLink domain, the whole node when unknown, never more than the node has.
+    int nvlink_domain_gpus() const;
 };
+
+// Where tensor-parallel groups may start on a node. The two rules agree whenever tp divides the
+// domain size; otherwise `domain` packs more groups (tp 3 on 8-GPU domains: 0,3,8,11 against
+// node's 0,3,9,12).
+enum class TpAlign {
+    // From the first GPU of each NVLink domain, never crossing one; none when tp is wider than
+    // the domain. What the planners count and fill: TP traffic stays on NVLink.
+    domain,
+    // At multiples of tp from GPU 0, skipping groups that straddle a domain boundary; when tp
+    // is wider than the domain, every such group, TP then crossing domains. What the sequential
+    // layout takes, as it fills whatever degrees a user names.
+    node,
+};
+
+// First GPU of each tensor-parallel group of tp consecutive GPUs on the node, ascending; empty
+// for tp < 1.
+std::vector<int> tp_group_first_gpus(const Node& node, int tp, TpAlign align = TpAlign::domain);
 
 struct Switch {
     std::string name;

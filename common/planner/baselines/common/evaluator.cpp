@@ -168,12 +168,9 @@ Plan Evaluator::realise_plain(const Shape& sh, const std::vector<int>& cell_clus
             bool placed = false;
             while (at < order.size()) {
                 const int node = order[at];
-                const Node& nd = cl.nodes[static_cast<size_t>(node)];
-                if (slot < tp_slots_of_node(nd, sh.tp)) {
-                    const int domain = nd.nvlink_domain_size > 0 ? nd.nvlink_domain_size : nd.gpus;
-                    const int per_domain = domain / sh.tp;
-                    const int first_gpu = (slot / per_domain) * domain + (slot % per_domain) * sh.tp;
-                    plan.cell(s, r) = StageCell{c, node, first_gpu};
+                const std::vector<int> firsts = tp_group_first_gpus(cl.nodes[static_cast<size_t>(node)], sh.tp);
+                if (slot < static_cast<int>(firsts.size())) {
+                    plan.cell(s, r) = StageCell{c, node, firsts[static_cast<size_t>(slot)]};
                     ++slot;
                     placed = true;
                     break;
