@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "common/plan/layer_split.h"
 #include "common/util/errors.h"
 
 namespace spiderflow {
@@ -33,8 +34,7 @@ Plan make_sequential_plan(const Topology& topology, const JobSpec& job, int tp, 
     plan.micro_batch = micro_batch;
     plan.num_micro_batches = static_cast<int>(job.global_batch / per_step);
     plan.policy = "sequential";
-    plan.layers_per_stage.assign(static_cast<size_t>(pp), job.model.layers / pp);
-    for (int s = 0; s < job.model.layers % pp; ++s) ++plan.layers_per_stage[static_cast<size_t>(s)];
+    plan.layers_per_stage = megatron_even_split(job.model.layers, pp);  // never empty: pp <= layers
 
     const size_t want = static_cast<size_t>(pp) * static_cast<size_t>(dp);
     plan.cells.reserve(want);

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "common/plan/layer_split.h"
 #include "common/plan/sequential_layout.h"
 #include "tests/unit/plan/plan_fixture.h"
 
@@ -34,4 +35,16 @@ TEST(SequentialLayout, FillsOneLeafSwitchBeforeTheNext) {
     EXPECT_EQ(east.nodes[static_cast<size_t>(plan.cell(0, 1).node)].leaf_switch, "s1");
     EXPECT_EQ(east.nodes[static_cast<size_t>(plan.cell(1, 0).node)].leaf_switch, "s2");
     EXPECT_EQ(east.nodes[static_cast<size_t>(plan.cell(1, 1).node)].leaf_switch, "s2");
+}
+
+// 10 layers on 4 stages: the remainder on the leading stages (3,3,2,2) is a split Megatron-LM
+// rejects, so the sequential layout takes the launchable one.
+TEST(SequentialLayout, SplitsLayersAsMegatronCanLaunch) {
+    JobSpec job;
+    job.model = test::small_model();
+    job.model.layers = 10;
+    job.global_batch = 4;
+    const Plan plan = make_sequential_plan(test::two_sites(), job, 8, 4, 1, 1);
+    EXPECT_EQ(plan.layers_per_stage, (std::vector<int>{2, 3, 3, 2}));
+    EXPECT_EQ(megatron_split_problem(plan.layers_per_stage), "");
 }

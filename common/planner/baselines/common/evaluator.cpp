@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "common/plan/launch_writer.h"
+#include "common/plan/layer_split.h"
 #include "common/plan/plan_text.h"
 #include "common/planner/tpa/level1.h"
 #include "common/util/errors.h"
