@@ -12,7 +12,7 @@ check_PROGRAMS += tests/unit/test_plan
 TESTS += tests/unit/test_plan
 tests_unit_test_plan_SOURCES = tests/unit/common/small_model.h tests/unit/plan/plan_fixture.h tests/unit/plan/test_plan_json.cpp \
 	tests/unit/plan/test_plan_writers.cpp tests/unit/plan/test_plan_parts.cpp tests/unit/plan/test_nccl_env.cpp \
-	tests/unit/plan/test_plan_validate.cpp
+	tests/unit/plan/test_plan_validate.cpp tests/unit/plan/test_sequential_layout.cpp
 tests_unit_test_plan_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_plan_LDADD = libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la $(GTEST_LIBS_ALL)
 
@@ -86,7 +86,8 @@ TESTS += tests/unit/test_topology
 tests_unit_test_topology_SOURCES = tests/unit/topology/topo_fixture.h tests/unit/topology/test_widest_paths.cpp \
 	tests/unit/topology/test_reader.cpp tests/unit/topology/test_roundtrip.cpp tests/unit/topology/test_generator.cpp \
 	tests/unit/topology/site_test_util.h tests/unit/topology/test_hostlist.cpp tests/unit/topology/test_slurm_conf.cpp \
-	tests/unit/topology/test_slurm_reader.cpp tests/unit/topology/test_hwloc_reader.cpp tests/unit/topology/test_checks.cpp
+	tests/unit/topology/test_slurm_reader.cpp tests/unit/topology/test_hwloc_reader.cpp tests/unit/topology/test_checks.cpp \
+	tests/unit/topology/test_node_order.cpp tests/unit/topology/test_tp_groups.cpp
 tests_unit_test_topology_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_topology_LDADD = libsf_topology.la libsf_util.la $(HWLOC_LIBS) $(GTEST_LIBS_ALL)
 

@@ -36,20 +36,10 @@ struct LaunchScript {
 // model's architecture from the plan's catalog model, so the user need not restate it. A flag
 // the command already gives with the plan's value is not repeated. Throws InputError when the
 // command gives a plan flag another value (naming both), or when the split is one Megatron-LM
-// cannot express (see megatron_split_problem): a command Megatron would reject is never written.
+// cannot express (megatron_split_problem, layer_split.h): a command Megatron would reject is never
+// written.
 std::vector<std::string> megatron_args(const Plan& plan, double nccl_timeout_s,
                                        const std::vector<std::string>& command = {});
-
-// Megatron-LM (--decoder-first/last-pipeline-num-layers; its older releases have no
-// --pipeline-model-parallel-layout) runs only splits with free first and last stage counts and
-// equal middle stages, every stage at least one layer. Empty when `layers_per_stage` is one;
-// else why not. The planners produce only such splits.
-std::string megatron_split_problem(const std::vector<int>& layers_per_stage);
-
-// The most even split of `layers` over `pp` stages that Megatron-LM can express, the extra
-// layers on the first stage rather than the last (which also computes the logits); e.g.
-// 32 layers on 7 stages: 4,5,5,5,5,5,3. Empty when pp < 1 or layers < pp.
-std::vector<int> megatron_even_split(int layers, int pp);
 
 // Throws InputError when the command is empty or the launcher unknown.
 LaunchScript write_launch(const Plan& plan, const CommFacts& facts, const LaunchRequest& request);

@@ -25,7 +25,9 @@ libsf_plan_la_SOURCES += \
 	common/plan/nccl_env.cpp \
 	common/plan/nccl_env.h \
 	common/plan/launch_writer.cpp \
-	common/plan/launch_writer.h
+	common/plan/launch_writer.h \
+	common/plan/layer_split.cpp \
+	common/plan/layer_split.h
 
 # Plain stage-major layout builder.
 libsf_plan_la_SOURCES += \

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "common/plan/layer_split.h"
 #include "common/util/errors.h"
 
 namespace spiderflow {
@@ -33,19 +34,17 @@ Plan make_sequential_plan(const Topology& topology, const JobSpec& job, int tp, 
     plan.micro_batch = micro_batch;
     plan.num_micro_batches = static_cast<int>(job.global_batch / per_step);
     plan.policy = "sequential";
-    plan.layers_per_stage.assign(static_cast<size_t>(pp), job.model.layers / pp);
-    for (int s = 0; s < job.model.layers % pp; ++s) ++plan.layers_per_stage[static_cast<size_t>(s)];
+    plan.layers_per_stage = megatron_even_split(job.model.layers, pp);  // never empty: pp <= layers
 
     const size_t want = static_cast<size_t>(pp) * static_cast<size_t>(dp);
     plan.cells.reserve(want);
     for (int c = 0; c < static_cast<int>(topology.clusters.size()) && plan.cells.size() < want; ++c) {
         const Cluster& cluster = topology.clusters[static_cast<size_t>(c)];
-        for (int n = 0; n < static_cast<int>(cluster.nodes.size()) && plan.cells.size() < want; ++n) {
-            const Node& node = cluster.nodes[static_cast<size_t>(n)];
-            // TP never leaves a node, nor an NVLink domain when the node has several.
-            const int domain = node.nvlink_domain_size > 0 ? node.nvlink_domain_size : node.gpus;
-            for (int g = 0; g + tp <= node.gpus && plan.cells.size() < want; g += tp) {
-                if (tp > 1 && domain >= tp && g / domain != (g + tp - 1) / domain) continue;
+        for (const int n : cluster.node_order()) {
+            if (plan.cells.size() >= want) break;
+            // TP never leaves a node; a user may name a tp wider than its NVLink domain.
+            for (const int g : tp_group_first_gpus(cluster.nodes[static_cast<size_t>(n)], tp, TpAlign::node)) {
+                if (plan.cells.size() >= want) break;
                 plan.cells.push_back(StageCell{c, n, g});
             }
         }

@@ -17,10 +17,6 @@ std::string gib(double bytes) {
     return buf;
 }
 
-int domain_size(const Node& node) {
-    return node.nvlink_domain_size > 0 ? std::min(node.nvlink_domain_size, node.gpus) : node.gpus;
-}
-
 bool tp_valid_for_model(const ModelArch& m, int tp) {
     if (tp < 1) return false;
     if (m.heads > 0 && m.heads % tp != 0) return false;
@@ -93,23 +89,16 @@ std::vector<int> eligible_clusters(const PlanRequest& request, const Topology& t
 int max_nvlink_domain(const Topology& topology, const std::vector<int>& clusters) {
     int best = 0;
     for (int c : clusters)
-        for (const Node& n : topology.clusters[static_cast<size_t>(c)].nodes) best = std::max(best, domain_size(n));
+        for (const Node& n : topology.clusters[static_cast<size_t>(c)].nodes)
+            best = std::max(best, n.nvlink_domain_gpus());
     return best;
-}
-
-int tp_slots_of_node(const Node& node, int tp) {
-    const int d = domain_size(node);
-    if (tp < 1 || d < tp || node.gpus <= 0) return 0;
-    // Whole domains of size d, and a possibly smaller last domain.
-    const int full_domains = node.gpus / d;
-    const int rest = node.gpus % d;
-    return full_domains * (d / tp) + rest / tp;
 }
 
 int usable_gpus(const Topology& topology, const std::vector<int>& clusters, int tp) {
     int total = 0;
     for (int c : clusters)
-        for (const Node& n : topology.clusters[static_cast<size_t>(c)].nodes) total += tp_slots_of_node(n, tp) * tp;
+        for (const Node& n : topology.clusters[static_cast<size_t>(c)].nodes)
+            total += static_cast<int>(tp_group_first_gpus(n, tp).size()) * tp;
     return total;
 }
 

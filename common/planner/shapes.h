@@ -30,9 +30,7 @@ std::vector<int> eligible_clusters(const PlanRequest& request, const Topology& t
 
 // Largest NVLink domain (GPUs) among the nodes of the given clusters; TP may not exceed it.
 int max_nvlink_domain(const Topology& topology, const std::vector<int>& clusters);
-// GPUs of one node usable by TP groups of size tp: whole tp-aligned blocks inside its domains.
-int tp_slots_of_node(const Node& node, int tp);
-// GPUs a shape with this tp can use in the given clusters (sum of tp-aligned blocks * tp).
+// GPUs a shape with this tp can use in the given clusters (tp_group_first_gpus groups * tp).
 int usable_gpus(const Topology& topology, const std::vector<int>& clusters, int tp);
 
 // Lower bound on the bytes per GPU of the fullest stage (weights, gradients, optimizer states;

@@ -22,13 +22,14 @@ NodeLocation locate_node(const Topology* topology, const std::string& node_name)
 
 std::vector<std::string> topology_node_order(const std::vector<std::string>& step_nodes, const Topology* topology,
                                              const std::vector<std::string>& cluster_order) {
-    using Key = std::tuple<int, int, int, int>;  // cluster rank, switch group, node position, slurm position
+    using Key = std::tuple<int, int, int>;  // cluster rank, position in Cluster::node_order, slurm position
     std::vector<std::pair<Key, std::string>> keyed;
     const int big = 1 << 30;
+    std::map<int, std::vector<int>> position_of;  // cluster -> node index -> position in its node order
     for (size_t i = 0; i < step_nodes.size(); ++i) {
         const NodeLocation loc = locate_node(topology, step_nodes[i]);
         if (loc.cluster < 0) {
-            keyed.push_back({{big, 0, 0, static_cast<int>(i)}, step_nodes[i]});
+            keyed.push_back({{big, 0, static_cast<int>(i)}, step_nodes[i]});
             continue;
         }
         const Cluster& cl = topology->clusters[static_cast<size_t>(loc.cluster)];
@@ -39,18 +40,14 @@ std::vector<std::string> topology_node_order(const std::vector<std::string>& ste
                 break;
             }
         }
-        // A switch group is known by its first node in the topology.
-        const std::string& sw = cl.nodes[static_cast<size_t>(loc.node)].leaf_switch;
-        int group = loc.node;
-        if (!sw.empty()) {
-            for (size_t n = 0; n < cl.nodes.size(); ++n) {
-                if (cl.nodes[n].leaf_switch == sw) {
-                    group = static_cast<int>(n);
-                    break;
-                }
-            }
+        auto [it, fresh] = position_of.try_emplace(loc.cluster);
+        if (fresh) {
+            const std::vector<int>& order = cl.node_order();
+            it->second.resize(order.size());
+            for (size_t p = 0; p < order.size(); ++p)
+                it->second[static_cast<size_t>(order[p])] = static_cast<int>(p);
         }
-        keyed.push_back({{cluster_rank, group, loc.node, static_cast<int>(i)}, step_nodes[i]});
+        keyed.push_back({{cluster_rank, it->second[static_cast<size_t>(loc.node)], static_cast<int>(i)}, step_nodes[i]});
     }
     std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<std::string> out;

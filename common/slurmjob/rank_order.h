@@ -21,8 +21,7 @@ NodeLocation locate_node(const Topology* topology, const std::string& node_name)
 
 // The step's nodes in rank order. cluster_order lists cluster names as the plan uses them
 // (first = stage 0); clusters not listed follow in topology order; unknown nodes go last in
-// Slurm's order. Inside a cluster, nodes sharing a leaf switch are consecutive, switch groups
-// ordered by their first node in the topology, nodes by their topology position.
+// Slurm's order. Inside a cluster, nodes follow Cluster::node_order (leaf-switch groups).
 std::vector<std::string> topology_node_order(const std::vector<std::string>& step_nodes, const Topology* topology,
                                              const std::vector<std::string>& cluster_order);
 

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <numeric>
 #include <queue>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -29,6 +30,26 @@ double Node::network_Bps() const {
     return sum;
 }
 
+int Node::nvlink_domain_gpus() const {
+    return nvlink_domain_size > 0 ? std::min(nvlink_domain_size, gpus) : gpus;
+}
+
+std::vector<int> tp_group_first_gpus(const Node& node, int tp, TpAlign align) {
+    std::vector<int> firsts;
+    if (tp < 1 || node.gpus <= 0) return firsts;
+    const int d = node.nvlink_domain_gpus();
+    if (align == TpAlign::domain) {
+        if (tp > d) return firsts;
+        // Whole domains, then a possibly smaller last one.
+        for (int start = 0; start + tp <= node.gpus; start += d)
+            for (int off = 0; off + tp <= std::min(d, node.gpus - start); off += tp) firsts.push_back(start + off);
+        return firsts;
+    }
+    for (int g = 0; g + tp <= node.gpus; g += tp)
+        if (tp > d || g / d == (g + tp - 1) / d) firsts.push_back(g);
+    return firsts;
+}
+
 int Cluster::total_gpus() const {
     int sum = 0;
     for (const auto& n : nodes) sum += n.gpus;
@@ -40,6 +61,12 @@ int Cluster::node_index(std::string_view node_name) const {
         if (nodes[i].name == node_name) return static_cast<int>(i);
     }
     return -1;
+}
+
+const std::vector<int>& Cluster::node_order() const {
+    if (node_order_.size() != nodes.size())
+        throw std::logic_error("cluster '" + name + "': node order asked before Topology::finalize()");
+    return node_order_;
 }
 
 int Topology::cluster_index(std::string_view cluster_name) const {
@@ -133,6 +160,20 @@ void check_cluster(const Cluster& c, size_t ci, const std::string& source) {
     }
 }
 
+std::vector<int> switch_grouped_order(const Cluster& c) {
+    std::unordered_map<std::string, int> first_of_switch;
+    std::vector<int> group(c.nodes.size());
+    for (size_t n = 0; n < c.nodes.size(); ++n) {
+        const std::string& sw = c.nodes[n].leaf_switch;
+        const int self = static_cast<int>(n);
+        group[n] = sw.empty() ? self : first_of_switch.try_emplace(sw, self).first->second;
+    }
+    std::vector<int> order(c.nodes.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return group[a] < group[b]; });
+    return order;
+}
+
 struct Edge {
     int to;
     double bw;
@@ -168,6 +209,7 @@ void Topology::finalize(const std::string& source) {
             throw InputError(source, 0, at("clusters", i) + ".name", "duplicate cluster name '" + cname + "'");
         }
         check_cluster(clusters[i], static_cast<size_t>(i), source);
+        clusters[i].node_order_ = switch_grouped_order(clusters[i]);
     }
 
     std::vector<std::vector<Edge>> adj(static_cast<size_t>(n));

@@ -38,7 +38,26 @@ struct Node {
 
     // Bandwidth this node can send to other nodes of its cluster (sum of its NICs).
     double network_Bps() const;
+    // GPUs per NVLink domain, the whole node when unknown, never more than the node has.
+    int nvlink_domain_gpus() const;
 };
+
+// Where tensor-parallel groups may start on a node. The two rules agree whenever tp divides the
+// domain size; otherwise `domain` packs more groups (tp 3 on 8-GPU domains: 0,3,8,11 against
+// node's 0,3,9,12).
+enum class TpAlign {
+    // From the first GPU of each NVLink domain, never crossing one; none when tp is wider than
+    // the domain. What the planners count and fill: TP traffic stays on NVLink.
+    domain,
+    // At multiples of tp from GPU 0, skipping groups that straddle a domain boundary; when tp
+    // is wider than the domain, every such group, TP then crossing domains. What the sequential
+    // layout takes, as it fills whatever degrees a user names.
+    node,
+};
+
+// First GPU of each tensor-parallel group of tp consecutive GPUs on the node, ascending; empty
+// for tp < 1.
+std::vector<int> tp_group_first_gpus(const Node& node, int tp, TpAlign align = TpAlign::domain);
 
 struct Switch {
     std::string name;
@@ -58,6 +77,18 @@ struct Cluster {
 
     int total_gpus() const;
     int node_index(std::string_view node_name) const;  // -1 when absent
+
+    // Indices into `nodes` in the order that planners fill and ranks are numbered: nodes sharing
+    // a leaf switch consecutive, switch groups ordered by their first member, nodes by index
+    // inside a group; a node without a switch is a group of its own. Readers need not list nodes
+    // by switch (slurm.conf order is usually by name), so nothing may assume `nodes` is grouped.
+    // Set by Topology::finalize(); throws std::logic_error before that, rather than answer
+    // with an order that misses nodes.
+    const std::vector<int>& node_order() const;
+
+private:
+    friend class Topology;
+    std::vector<int> node_order_;
 };
 
 // An inter-cluster link; symmetric. a and b are indices into Topology::clusters.

@@ -2,8 +2,7 @@
 
 #include <algorithm>
 #include <map>
-
-#include "common/planner/shapes.h"
+#include <vector>
 
 namespace spiderflow::tpa {
 
@@ -44,10 +43,11 @@ ClusterInventory build_inventory(const Topology& topology, const CostModel& cost
     inv.tp = tp;
     std::map<std::string, size_t> by_type;
     const Cluster& c = topology.clusters[static_cast<size_t>(cluster)];
-    for (int ni = 0; ni < static_cast<int>(c.nodes.size()); ++ni) {
+    for (const int ni : c.node_order()) {
         const Node& node = c.nodes[static_cast<size_t>(ni)];
         const GpuType* g = cost.catalog().gpu(node.gpu_type);
-        if (!g || tp_slots_of_node(node, tp) == 0) continue;
+        const std::vector<int> firsts = tp_group_first_gpus(node, tp);
+        if (!g || firsts.empty()) continue;
         auto [it, inserted] = by_type.try_emplace(g->name, inv.groups.size());
         if (inserted) {
             SlotGroup group;
@@ -57,11 +57,7 @@ ClusterInventory build_inventory(const Topology& topology, const CostModel& cost
             inv.groups.push_back(group);
         }
         SlotGroup& group = inv.groups[it->second];
-        const int d = node.nvlink_domain_size > 0 ? std::min(node.nvlink_domain_size, node.gpus) : node.gpus;
-        // tp-aligned blocks inside each NVLink domain: TP traffic never leaves a domain.
-        for (int start = 0; start + tp <= node.gpus; start += d)
-            for (int off = 0; off + tp <= std::min(d, node.gpus - start); off += tp)
-                group.slots.push_back(Slot{ni, start + off});
+        for (const int first : firsts) group.slots.push_back(Slot{ni, first});
     }
     std::stable_sort(inv.groups.begin(), inv.groups.end(), [](const SlotGroup& a, const SlotGroup& b) {
         if (a.flops != b.flops) return a.flops > b.flops;

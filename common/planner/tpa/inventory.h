@@ -19,7 +19,7 @@ struct SlotGroup {
     std::string gpu_type;
     double flops = 0;            // achievable FLOP/s of one GPU (peak * efficiency)
     double memory_bytes = 0;     // usable bytes of one GPU (headroom applied)
-    std::vector<Slot> slots;     // node order, so neighbouring cells land on neighbouring nodes
+    std::vector<Slot> slots;     // Cluster::node_order, so neighbouring cells share a leaf switch
 };
 
 struct ClusterInventory {

@@ -35,7 +35,7 @@ MemoryModel memory_model(const JobSpec& job, const Shape& shape, const CostOptio
 std::vector<int> split_layers(int total, const std::vector<double>& speed, const std::vector<int>& cap);
 
 // split_layers restricted to splits Megatron-LM can launch (megatron_split_problem in
-// common/plan/launch_writer.h): free first and last stage, one layer count for every middle
+// common/plan/layer_split.h): free first and last stage, one layer count for every middle
 // stage. Exact: tries each middle count, the ends split by water-filling.
 std::vector<int> megatron_split(int total, const std::vector<double>& speed, const std::vector<int>& cap);
 

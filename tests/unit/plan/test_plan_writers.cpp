@@ -7,6 +7,7 @@
 
 #include "common/model/catalog.h"
 #include "common/plan/launch_writer.h"
+#include "common/plan/layer_split.h"
 #include "common/plan/plan_svg.h"
 #include "common/plan/plan_text.h"
 #include "common/plan/plan_traffic.h"

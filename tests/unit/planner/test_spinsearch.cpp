@@ -5,7 +5,7 @@
 #include <set>
 
 #include "common/cost/cost_model.h"
-#include "common/plan/launch_writer.h"
+#include "common/plan/layer_split.h"
 #include "common/topology/reader.h"
 #include "common/planner/planner.h"
 #include "common/util/errors.h"

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "common/cost/cost_model.h"
-#include "common/plan/launch_writer.h"
+#include "common/plan/layer_split.h"
 #include "common/planner/shapes.h"
 #include "common/planner/spinsearch/skeleton.h"
 #include "common/planner/tpa/inventory.h"

@@ -23,6 +23,7 @@ Topology two_switch_topology() {
         n.leaf_switch = sw;
         west.nodes.push_back(n);
     }
+    west.switches = {Switch{"s1", {}, {}, 0}, Switch{"s2", {}, {}, 0}};
     Cluster east;
     east.name = "east";
     Node e;
@@ -30,6 +31,7 @@ Topology two_switch_topology() {
     e.gpus = 8;
     east.nodes.push_back(e);
     t.clusters = {west, east};
+    t.finalize("test");
     return t;
 }
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "common/plan/launch_writer.h"
+#include "common/plan/layer_split.h"
 #include "common/plan/plan_text.h"
 #include "common/planner/tpa/level1.h"
 #include "common/util/errors.h"
@@ -158,25 +158,24 @@ Plan Evaluator::realise_plain(const Shape& sh, const std::vector<int>& cell_clus
     if (cell_cluster.size() != plan.cells.size()) return infeasible(plan, "assignment has the wrong size");
     const Topology& topo = topology();
     // Node order, tp-aligned blocks inside NVLink domains: what sequential allocation gives.
-    std::map<int, std::pair<int, int>> cursor;  // cluster -> (node, next slot of that node)
+    std::map<int, std::pair<size_t, int>> cursor;  // cluster -> (position in its node order, next slot of that node)
     for (int s = 0; s < sh.pp; ++s) {
         for (int r = 0; r < sh.dp; ++r) {
             const int c = cell_cluster[static_cast<size_t>(s) * sh.dp + r];
             const Cluster& cl = topo.clusters[static_cast<size_t>(c)];
-            auto& [node, slot] = cursor[c];
+            const std::vector<int>& order = cl.node_order();
+            auto& [at, slot] = cursor[c];
             bool placed = false;
-            while (node < static_cast<int>(cl.nodes.size())) {
-                const Node& nd = cl.nodes[static_cast<size_t>(node)];
-                if (slot < tp_slots_of_node(nd, sh.tp)) {
-                    const int domain = nd.nvlink_domain_size > 0 ? nd.nvlink_domain_size : nd.gpus;
-                    const int per_domain = domain / sh.tp;
-                    const int first_gpu = (slot / per_domain) * domain + (slot % per_domain) * sh.tp;
-                    plan.cell(s, r) = StageCell{c, node, first_gpu};
+            while (at < order.size()) {
+                const int node = order[at];
+                const std::vector<int> firsts = tp_group_first_gpus(cl.nodes[static_cast<size_t>(node)], sh.tp);
+                if (slot < static_cast<int>(firsts.size())) {
+                    plan.cell(s, r) = StageCell{c, node, firsts[static_cast<size_t>(slot)]};
                     ++slot;
                     placed = true;
                     break;
                 }
-                ++node;
+                ++at;
                 slot = 0;
             }
             if (!placed) {

@@ -46,7 +46,7 @@ public:
     // prediction.feasible = false and the reason.
     Plan realise(const Shape& shape, const std::vector<int>& cell_cluster);
     // The same, with layers split as evenly as Megatron-LM can launch and cells on slots in
-    // node order: what a topology-oblivious launcher does.
+    // Cluster::node_order: what a topology-oblivious launcher does.
     Plan realise_plain(const Shape& shape, const std::vector<int>& cell_cluster);
 
     // Moves layers between stages (tpa::split_moves: the split stays one Megatron-LM can launch)

@@ -1,6 +1,5 @@
 #include "common/planner/baselines/first_fit/first_fit.h"
 
-#include "common/plan/launch_writer.h"
 #include "common/plan/sequential_layout.h"
 #include "common/planner/baselines/common/evaluator.h"
 #include "common/util/errors.h"
@@ -23,9 +22,6 @@ PlanResult FirstFitPolicy::plan(const PlanRequest& request, const CostModel& cos
                 continue;
             }
             p.policy = name();
-            // The sequential layout splits remainders over the leading stages, which Megatron-LM
-            // cannot launch when pp does not divide the layers; use the split it can.
-            p.layers_per_stage = megatron_even_split(request.job.model.layers, s.pp);
             p = eval.evaluate(std::move(p));
         } else {
             // Allowed/forbidden clusters: the same fill over the eligible clusters only.

@@ -5,7 +5,7 @@
 #include <map>
 
 #include "common/cost/flops.h"
-#include "common/plan/launch_writer.h"
+#include "common/plan/layer_split.h"
 #include "common/plan/plan_traffic.h"
 #include "common/planner/tpa/level1.h"
 
