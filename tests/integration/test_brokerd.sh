@@ -73,6 +73,22 @@ expect "the released GPUs are free again (120 of 128)" grep -q '"free_gpus":120,
 expect "metrics count requests by route and status" bash -c "[ \$(curl -s -H 'Authorization: Bearer tok-tools' $URL/metrics | grep -c 'spiderflow_broker_requests_total{route=\"/v1/clusters/{name}/inventory\",status=\"200\"} 2') = 1 ]"
 expect "metrics give each cluster's update age" bash -c "curl -s -H 'Authorization: Bearer tok-tools' $URL/metrics | grep -q 'spiderflow_broker_update_age_seconds{cluster=\"ohio\"}'"
 
+# --- 1b. the command line reads the live federation through the libcurl client ---------------
+echo tok-tools >"$T/reader.token"
+chmod 600 "$T/reader.token"
+"$S" federation --broker "$URL" --token-file "$T/reader.token" >"$T/federation.txt" 2>&1
+expect "spiderflow federation: oregon's free GPUs and drained node" grep -qE '^oregon +[0-9]+ s ago +120 H100-SXM +1 drained, 0 down' "$T/federation.txt"
+expect "spiderflow federation: virginia never published" grep -qE '^virginia +never' "$T/federation.txt"
+"$S" plan --broker "$URL" --token-file "$T/reader.token" --model llama3-8b --global-batch 256 --gpus 32 --allow ohio \
+    --format text --no-timing >"$T/plan.txt" 2>"$T/plan.err"
+expect "plan --broker: ohio has 24 free GPUs, so 32 there is refused naming them" grep -q 'the allowed clusters have 24' "$T/plan.err"
+"$S" plan --broker "$URL" --token-file "$T/reader.token" --model llama3-8b --global-batch 256 --gpus 16 --allow ohio \
+    --format json >"$T/plan.json" 2>/dev/null
+expect "plan --broker: 16 GPUs fit ohio's free ones" grep -q '"world_size": 16' "$T/plan.json"
+chmod 644 "$T/reader.token"
+expect "a token file others can read is refused" bash -c "! '$S' federation --broker '$URL' --token-file '$T/reader.token' 2>&1 | grep -q oregon"
+chmod 600 "$T/reader.token"
+
 # --- 2. refused requests change nothing ------------------------------------------------------
 before=$(store_sum)
 head -c 70000 /dev/zero | tr '\0' ' ' >"$T/big.json"
