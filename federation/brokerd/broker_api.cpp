@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <iostream>
 
 #include <nlohmann/json.hpp>
 
@@ -39,7 +40,16 @@ BrokerService::BrokerService(std::shared_ptr<const Topology> topology, std::uniq
                              TokenTable tokens, double rate_per_s)
     : state_(std::move(topology)), store_(std::move(store)), tokens_(std::move(tokens)), limiter_(rate_per_s) {
     uint64_t epoch = 0;
-    for (const StoredPart& p : store_->load_parts(&epoch)) state_.replace_part(p.cluster, p.snapshot_json, p.updated_at);
+    for (const StoredPart& p : store_->load_parts(&epoch)) {
+        // A part stored over an older federation topology (a cluster added, a node renamed) is
+        // dropped, not fatal: its cluster's next snapshot brings it back.
+        try {
+            state_.replace_part(p.cluster, p.snapshot_json, p.updated_at);
+        } catch (const InputError& e) {
+            std::cerr << "spiderflow: brokerd: stored part of cluster '" << p.cluster
+                      << "' dropped until it publishes again: " << e.what() << "\n";
+        }
+    }
     state_.restore(epoch);
 }
 

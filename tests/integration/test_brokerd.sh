@@ -116,6 +116,16 @@ start || exit 1
 code GET /v1/federation tok-tools >/dev/null
 expect "after a restart: the same epoch" test "$(grep -o '"epoch":[0-9]*' "$T/body" | head -1)" = "$(cat "$T/epoch.before")"
 expect "after a restart: ohio's job is there" grep -q '"job":"ohio:train"' "$T/body"
+# A new federation topology (ohio's nodes changed, so another hash): stored parts no longer fit it.
+stop
+python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); t["clusters"][2]["nodes"][0].update(gpus=4, nvlink_domain=4); json.dump(t, open(sys.argv[2], "w"))' "$TOPO" "$T/changed.json"
+sed -i "s#^topology = .*#topology = $T/changed.json#" "$T/brokerd.conf"
+start || exit 1
+expect "a changed topology: the broker starts and says which parts it dropped" grep -q "stored part of cluster 'oregon' dropped" "$T/brokerd.log"
+expect "a changed topology: dropped clusters show as unpublished" bash -c "[ \$(curl -s -H 'Authorization: Bearer tok-tools' $URL/v1/clusters | grep -o '\"published\":false' | wc -l) = 4 ]"
+stop
+sed -i "s#^topology = .*#topology = $TOPO#" "$T/brokerd.conf"
+start || exit 1
 
 # --- 4. kill -9 during a burst: every acknowledged update is there, none half-applied --------
 # Each request allocates two jobs (cores only, so the nodes never fill): both or neither.
