@@ -220,9 +220,13 @@ int remote_task_init(spank_t sp) {
     }
     const int rank = mine[static_cast<size_t>(local_id)];
     const RankSlot& slot = layout.slots[static_cast<size_t>(rank)];
-    if (rank == 0 && global_id != 0) {
-        tell_task("Slurm numbered this step's tasks in its own order, so RANK (the plan's order) differs from SLURM_PROCID; "
-                  "start the step with `spiderflow launch` (srun --distribution=arbitrary in the plan's order) to make them agree");
+    // Said once per node whose numbering differs (by its first task), wherever rank 0 landed:
+    // a plan that groups nodes by switch can keep rank 0 on Slurm's first node and still move
+    // every other node's ranks.
+    if (rank != global_id && local_id == 0) {
+        tell_task("Slurm numbered this step's tasks in its own order, so on " + me + " RANK (the plan's order, " +
+                  std::to_string(rank) + ") differs from SLURM_PROCID (" + std::to_string(global_id) +
+                  "); start the step with `spiderflow launch` (srun --distribution=arbitrary in the plan's order) to make them agree");
     }
     int node_rank = 0;
     for (size_t i = 0; i < node_order.size(); ++i) {
