@@ -132,14 +132,17 @@ std::string option_message(const InputError& e) {
     return "spiderflow: bad " + (e.field().empty() ? std::string("job spec") : e.field()) + ": " + e.problem();
 }
 
-// The GPUs of the cluster a job here can be placed on: the site state's drained and down nodes
-// do not count (Slurm would never start the job there); busy ones do (it queues behind them).
-std::optional<Stop> plan_from_spec(const JobOptions& opts, const SlurmRequest& req, const Cluster& here,
+// Plans on `here` as the site state leaves it usable (`full` is the same cluster in the topology):
+// drained and down nodes hold no GPUs there, since Slurm would never start the job on them; busy
+// ones keep theirs, since the job queues behind them.
+std::optional<Stop> plan_from_spec(const JobOptions& opts, const SlurmRequest& req, const Cluster& here, const Cluster& full,
                                    const std::shared_ptr<const Topology>& usable, const SpiderflowConf& cfg, Plan* plan) {
-    int here_gpus = 0, unusable_nodes = 0;
-    for (const auto& n : here.nodes) {
-        here_gpus += n.gpus;
-        if (n.gpus == 0) ++unusable_nodes;
+    int here_gpus = 0, unusable_nodes = 0, gpu_nodes = 0;
+    for (size_t i = 0; i < here.nodes.size(); ++i) {
+        here_gpus += here.nodes[i].gpus;
+        // A node without GPUs in the topology (a CPU-only node) is not "out".
+        gpu_nodes += full.nodes[i].gpus > 0;
+        unusable_nodes += full.nodes[i].gpus > 0 && here.nodes[i].gpus == 0;
     }
     const OptionNames& names = sbatch_option_names();
     if (req.gpu_count_missing) {
@@ -174,9 +177,9 @@ std::optional<Stop> plan_from_spec(const JobOptions& opts, const SlurmRequest& r
     if (*ro.gpus > here_gpus) {
         const std::string why = unusable_nodes == 0 ? ""
                                                     : " usable; " + std::to_string(unusable_nodes) + " of its " +
-                                                          std::to_string(here.nodes.size()) + " nodes are drained or down";
+                                                          std::to_string(gpu_nodes) + " nodes are drained or down";
         return Stop{Outcome::reject, "spiderflow: " + gpu_words(*ro.gpus) + " requested but cluster '" + here.name + "' has " +
-                                         std::to_string(here_gpus) + " (" + std::to_string(here.nodes.size() - unusable_nodes) +
+                                         std::to_string(here_gpus) + " (" + std::to_string(gpu_nodes - unusable_nodes) +
                                          " nodes" + why + "); ask for at most " + std::to_string(here_gpus), RejectKind::no_fit};
     }
     PlanOutcome po = plan_with_budget(preq, policy, usable, cfg.time_budget_s);
@@ -317,7 +320,8 @@ SubmitDecision decide_uncached(const JobOptions& opts, const SlurmRequest& req,
         const Cluster& here = site->usable->clusters[static_cast<size_t>(cluster)];
         Plan plan;
         const std::optional<Stop> stop = !opts.plan_file.empty() ? plan_from_content(opts, *topology, &plan)
-                                                                 : plan_from_spec(opts, req, here, site->usable, cfg, &plan);
+                                                                 : plan_from_spec(opts, req, here, topology->clusters[static_cast<size_t>(cluster)],
+                                                                                  site->usable, cfg, &plan);
         if (stop) {
             d.reject_kind = stop->kind;
             return finish(stop->outcome, stop->message);

@@ -287,6 +287,18 @@ TEST(SubmitPlanner, DrainedAndDownNodesAreLeftOutBusyOnesCount) {
     EXPECT_NE(d.message.find("2 of its 4 nodes are drained or down"), std::string::npos) << d.message;
     EXPECT_NE(d.message.find("ask for at most 16"), std::string::npos) << d.message;
 
+    // A node without GPUs at all (a CPU-only node in the topology) is not counted as out.
+    auto with_cpu_node = cluster_topology(4);
+    with_cpu_node->clusters[0].nodes[3].gpus = 0;
+    with_cpu_node->clusters[0].nodes[3].nvlink_domain_size = 0;
+    with_cpu_node->finalize("test");
+    SiteState cpu_state(with_cpu_node);
+    cpu_state.set_node_state({"here", "n0"}, NodeState::drained);
+    d = decide_submission(opts("llama3-8b", 64), gpus(24), make_submit_site(std::make_shared<const SiteState>(cpu_state)),
+                          config("/tmp"));
+    ASSERT_EQ(d.outcome, Outcome::reject);
+    EXPECT_NE(d.message.find("(2 nodes usable; 1 of its 3 nodes are drained or down)"), std::string::npos) << d.message;
+
     // The bare topology (no snapshot) plans the same request on all four nodes.
     EXPECT_EQ(decide_submission(opts("llama3-8b", 64), gpus(24), cluster(4), config("/tmp")).outcome, Outcome::rewrite);
 }
