@@ -25,3 +25,25 @@ spiderflow_brokerd_SOURCES = \
 spiderflow_brokerd_CPPFLAGS = $(AM_CPPFLAGS) $(HTTPLIB_CFLAGS)
 spiderflow_brokerd_LDADD = libsf_broker.la libsf_site.la libsf_topology.la libsf_model.la libsf_util.la \
 	$(HTTPLIB_LIBS) $(SQLITE_LIBS) $(LIBCRYPTO_LIBS) $(HWLOC_LIBS) -lpthread
+
+# The cluster agent's logic (Slurm look, part builder, diff, publisher) without main(), for the
+# unit tests and, later, the sched plugin that hosts it in slurmctld.
+noinst_LTLIBRARIES += libsf_agent.la
+libsf_agent_la_SOURCES = \
+	federation/agent/cluster_observation.h \
+	federation/agent/part_builder.cpp \
+	federation/agent/part_builder.h \
+	federation/agent/part_diff.cpp \
+	federation/agent/part_diff.h \
+	federation/agent/agent_conf.cpp \
+	federation/agent/agent_conf.h \
+	federation/agent/agent.cpp \
+	federation/agent/agent.h \
+	federation/agent/slurm_observer.cpp \
+	federation/agent/slurm_observer.h
+libsf_agent_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
+
+sbin_PROGRAMS += spiderflow-agent
+spiderflow_agent_SOURCES = federation/agent/agent_main.cpp
+spiderflow_agent_LDADD = libsf_agent.la libsf_broker_client.la libsf_slurmjob_client.la libspiderflow.la \
+	$(CURL_LIBS) $(SLURM_LIBS)

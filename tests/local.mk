@@ -113,6 +113,13 @@ tests_unit_test_federation_SOURCES = tests/unit/federation/test_broker.cpp
 tests_unit_test_federation_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_federation_LDADD = libsf_broker.la libsf_site.la libsf_topology.la libsf_model.la libsf_util.la \
 	$(SQLITE_LIBS) $(LIBCRYPTO_LIBS) $(HWLOC_LIBS) $(GTEST_LIBS_ALL)
+# The cluster agent's logic: observation to part, part deltas, config, links file.
+check_PROGRAMS += tests/unit/test_agent
+TESTS += tests/unit/test_agent
+tests_unit_test_agent_SOURCES = tests/unit/federation/test_agent.cpp
+tests_unit_test_agent_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_agent_LDADD = libsf_agent.la libsf_broker_client.la libsf_slurmjob_client.la libspiderflow.la \
+	$(CURL_LIBS) $(SLURM_LIBS) $(GTEST_LIBS_ALL)
 # The federation broker on loopback: auth, limits, restart, kill -9.
 TESTS += tests/integration/test_brokerd.sh
 EXTRA_DIST += tests/integration/test_brokerd.sh

@@ -2,11 +2,11 @@
 
 #include <cerrno>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
 #include <string_view>
 
 #include "common/util/errors.h"
+#include "common/util/text_file.h"
 
 namespace spiderflow {
 namespace {
@@ -51,13 +51,7 @@ std::vector<ConfLine> read_conf_lines(const std::string& text, const std::string
     return out;
 }
 
-std::string read_conf_file(const std::string& path) {
-    std::ifstream f(path);
-    if (!f) throw InputError(path, 0, "", "cannot open config file");
-    std::ostringstream text;
-    text << f.rdbuf();
-    return text.str();
-}
+std::string read_conf_file(const std::string& path) { return read_text_file(path, "config file"); }
 
 long conf_integer(const ConfLine& l, long lo, long hi, const std::string& source) {
     errno = 0;

@@ -71,6 +71,12 @@ void FederationState::apply_deltas(const std::string& cluster, const std::vector
     const std::string source = "deltas of " + cluster;
     if (!has_cluster(cluster)) refuse(source, "", "cluster '" + cluster + "' is not in the federation topology");
     auto it = parts_.find(cluster);
+    // An empty batch is the agent's heartbeat: the part is current, nothing changed, and the
+    // epoch stays, so readers that cache by epoch keep their copy.
+    if (deltas.empty() && it != parts_.end()) {
+        updated_[cluster] = now;
+        return;
+    }
     SiteState part = it != parts_.end() ? it->second.clone() : SiteState(topology_);
     for (size_t i = 0; i < deltas.size(); ++i) {
         const std::string field = "deltas[" + std::to_string(i) + "]";

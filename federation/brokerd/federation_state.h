@@ -28,7 +28,8 @@ public:
     // Throws InputError naming the entry when the snapshot is malformed, made over another
     // topology, or touches anything outside `cluster`; nothing changes then.
     void replace_part(const std::string& cluster, const std::string& snapshot_json, int64_t now);
-    // Deltas for one cluster, all or nothing: each must concern `cluster` only.
+    // Deltas for one cluster, all or nothing: each must concern `cluster` only. An empty list
+    // after a part exists only marks the part as current (a heartbeat; the epoch stays).
     void apply_deltas(const std::string& cluster, const std::vector<SiteDelta>& deltas, int64_t now);
 
     // What a write to `cluster` would lose, to put back with undo() when the store refuses the

@@ -1,0 +1,203 @@
+#include "federation/agent/agent.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "common/site/site_json.h"
+#include "common/util/errors.h"
+#include "common/util/text_file.h"
+#include "federation/agent/part_builder.h"
+#include "federation/agent/part_diff.h"
+
+namespace spiderflow::agent {
+namespace {
+
+using json = nlohmann::json;
+
+// The cache's mtime is job_submit's proof that the agent is alive (site_state_max_age): touched
+// at least this often even when nothing changed.
+constexpr SiteTime kCacheTouchEvery = 30;
+
+std::string deltas_body(const std::vector<SiteDelta>& deltas) {
+    std::string body = "{\"deltas\":[";
+    for (size_t i = 0; i < deltas.size(); ++i) body += (i ? "," : "") + delta_to_json(deltas[i]);
+    return body + "]}";
+}
+
+}  // namespace
+
+std::vector<LinkMeasurement> parse_links_file(const std::string& text, const std::string& source) {
+    std::vector<LinkMeasurement> out;
+    std::istringstream in(text);
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+        const size_t first = line.find_first_not_of(" \t\r");
+        if (first == std::string::npos || line[first] == '#') continue;
+        const std::string where = source + " line " + std::to_string(n);
+        const SiteDelta d = delta_from_json(line, where);
+        const auto* m = std::get_if<LinkMeasured>(&d);
+        if (m == nullptr) throw InputError(where, 0, "delta", std::string("expected link_measured, got ") + delta_kind(d));
+        out.push_back(m->measurement);
+    }
+    return out;
+}
+
+Agent::Agent(AgentSetup setup, BrokerClient client, Observe observe, Log log)
+    : setup_(std::move(setup)), client_(std::move(client)), observe_(std::move(observe)), log_(std::move(log)) {}
+
+void Agent::note_once(const std::string& text) {
+    if (noted_.insert(text).second) log_(text);
+}
+
+std::vector<LinkMeasurement> Agent::measured_links() {
+    if (setup_.conf.links_file.empty()) return {};
+    try {
+        std::string text = read_text_file(setup_.conf.links_file, "links file");
+        if (text != links_text_) {
+            links_ = parse_links_file(text, setup_.conf.links_file);
+            links_text_ = std::move(text);
+            log_("read " + std::to_string(links_.size()) + " measured link figure(s) from " + setup_.conf.links_file);
+        }
+    } catch (const std::exception& e) {
+        note_once(std::string("links file not used (keeping the figures read before): ") + e.what());
+    }
+    return links_;
+}
+
+std::optional<SiteState> Agent::look(SiteTime now) {
+    if (started_at_ == 0) started_at_ = now;
+    try {
+        const ClusterObservation obs = observe_(now);
+        if (!obs.cluster.empty() && obs.cluster != setup_.cluster) {
+            note_once("Slurm's ClusterName is '" + obs.cluster + "', published as '" + setup_.cluster +
+                      "' (spiderflow.conf's cluster=)");
+        }
+        std::vector<std::string> notes;
+        SiteState part = build_part(setup_.topology, setup_.cluster, obs, measured_links(), &notes);
+        for (const std::string& n : notes) note_once(n);
+        return part;
+    } catch (const std::exception& e) {
+        note_once(std::string("cannot read this cluster from slurmctld: ") + e.what());
+        return std::nullopt;
+    }
+}
+
+void Agent::publish(const SiteState& part, SiteTime now) {
+    const std::string base = "/v1/clusters/" + setup_.cluster;
+    const bool snapshot_due = need_snapshot_ || !published_ || now - last_snapshot_ >= setup_.conf.snapshot_interval_s;
+    try {
+        if (!snapshot_due) {
+            const std::vector<SiteDelta> deltas = diff_parts(*published_, part);
+            const bool heartbeat_due = now - last_sent_ >= setup_.conf.heartbeat_s;
+            if (deltas.empty() && !heartbeat_due) return;
+            if (deltas_reach(*published_, deltas, part)) {
+                client_.post(base + "/deltas", deltas_body(deltas));
+                published_ = part.clone();
+                last_sent_ = now;
+                return;
+            }
+            // What changed has no delta form (a link figure withdrawn): send it whole.
+        }
+        client_.put(base + "/inventory", site_state_to_json(part, -1));
+        if (!published_ || need_snapshot_) log_("published a full snapshot of cluster '" + setup_.cluster + "'");
+        published_ = part.clone();
+        need_snapshot_ = false;
+        last_snapshot_ = last_sent_ = now;
+    } catch (const BrokerError& e) {
+        // After any failed call the broker's copy is unknown (a timed-out write may have landed):
+        // the next publish is a snapshot, which is right either way.
+        need_snapshot_ = true;
+        note_once(std::string("publishing to the broker failed (retrying every interval): ") + e.what());
+    }
+}
+
+void Agent::write_cache(const std::string& text, SiteTime now) {
+    const std::string& path = setup_.cache_path;
+    if (text == cache_text_) {
+        if (now - cache_written_at_ >= kCacheTouchEvery && ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0) == 0) {
+            cache_written_at_ = now;
+        }
+        return;
+    }
+    // Written beside the cache and renamed over it: job_submit never reads half a file.
+    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    bool ok = fd >= 0;
+    size_t done = 0;
+    while (ok && done < text.size()) {
+        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        ok = n > 0;
+        if (ok) done += static_cast<size_t>(n);
+    }
+    ok = ok && ::fsync(fd) == 0;
+    if (fd >= 0) ok = ::close(fd) == 0 && ok;
+    ok = ok && ::rename(tmp.c_str(), path.c_str()) == 0;
+    if (!ok) {
+        const std::string why = std::strerror(errno);
+        ::unlink(tmp.c_str());
+        note_once("cannot write the site state cache " + path + ": " + why);
+        return;
+    }
+    cache_text_ = text;
+    cache_written_at_ = now;
+}
+
+void Agent::refresh_cache(const SiteState& part, SiteTime now) {
+    if (setup_.cache_path.empty()) return;
+    try {
+        const json fed = json::parse(client_.get("/v1/federation"));
+        const uint64_t epoch = fed.at("epoch").get<uint64_t>();
+        broker_ok_at_ = now;
+        if (broker_down_logged_) log_("the broker answers again: job_submit plans on the federation's state");
+        broker_down_logged_ = false;
+        if (cache_is_federation_ && epoch == cached_epoch_) {
+            write_cache(cache_text_, now);
+            return;
+        }
+        // Checked against our topology before job_submit sees it: a broker serving another
+        // federation file would otherwise make every submission fall back to the bare topology.
+        const SiteState merged = site_state_from_json(fed.at("state").dump(), setup_.topology, "the broker's federation state");
+        write_cache(site_state_to_json(merged, 2), now);
+        cached_epoch_ = epoch;
+        cache_is_federation_ = true;
+        return;
+    } catch (const BrokerError& e) {
+        note_once(std::string("cannot read the federation from the broker: ") + e.what());
+    } catch (const std::exception& e) {
+        note_once(std::string("the broker's federation state is not usable here: ") + e.what());
+    }
+    const SiteTime since = broker_ok_at_ != 0 ? broker_ok_at_ : started_at_;
+    if (now - since < setup_.conf.broker_stale_after_s && cache_is_federation_) {
+        write_cache(cache_text_, now);   // still fresh enough: keep the federation's last picture
+        return;
+    }
+    if (!broker_down_logged_) {
+        log_("no answer from the broker for " + std::to_string(now - since) +
+             " s: job_submit now plans on cluster '" + setup_.cluster + "' alone");
+        broker_down_logged_ = true;
+    }
+    cache_is_federation_ = false;
+    write_cache(site_state_to_json(part, 2), now);
+}
+
+void Agent::cycle(SiteTime now) {
+    std::optional<SiteState> part = look(now);
+    if (!part) return;   // slurmctld did not answer: the cache ages, job_submit notices
+    publish(*part, now);
+    refresh_cache(*part, now);
+}
+
+std::string Agent::preview(SiteTime now) {
+    std::optional<SiteState> part = look(now);
+    if (!part) throw std::runtime_error("cannot read this cluster from slurmctld (see the log above)");
+    return site_state_to_json(*part, 2);
+}
+
+}  // namespace spiderflow::agent

@@ -1,0 +1,77 @@
+// One cluster's agent: every interval it looks at slurmctld, builds the cluster's part of the
+// federation state, sends the broker what changed (a full snapshot at start, after any failed
+// call and every snapshot_interval; deltas otherwise; a heartbeat when nothing changed), and
+// keeps the local site-state cache that job_submit reads fresh: the broker's merged federation,
+// or this cluster alone once the broker has been out of reach for broker_stale_after. Outbound
+// calls only, so a site opens no port for it. The sched plugin can run the same class in-process.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/broker_client/broker_client.h"
+#include "common/site/site_state.h"
+#include "federation/agent/agent_conf.h"
+#include "federation/agent/cluster_observation.h"
+
+namespace spiderflow::agent {
+
+struct AgentSetup {
+    AgentConf conf;
+    std::shared_ptr<const Topology> topology;   // the federation's (spiderflow.conf's topology=)
+    std::string cluster;                        // this cluster's name in it
+    std::string cache_path;                     // spiderflow.conf's site_state=; empty = none kept
+};
+
+class Agent {
+public:
+    using Observe = std::function<ClusterObservation(SiteTime now)>;
+    using Log = std::function<void(const std::string&)>;
+
+    Agent(AgentSetup setup, BrokerClient client, Observe observe, Log log);
+
+    // One look, publish and cache refresh. Never throws: every failure is logged and retried on
+    // the next cycle.
+    void cycle(SiteTime now);
+    // The next cycle sends a full snapshot (SIGHUP, or after the broker refused deltas).
+    void force_snapshot() { need_snapshot_ = true; }
+    // The part the next cycle would publish, as a snapshot (--dry-run).
+    std::string preview(SiteTime now);
+
+private:
+    std::optional<SiteState> look(SiteTime now);
+    void publish(const SiteState& part, SiteTime now);
+    void refresh_cache(const SiteState& part, SiteTime now);
+    void write_cache(const std::string& text, SiteTime now);
+    std::vector<LinkMeasurement> measured_links();
+    void note_once(const std::string& text);
+
+    AgentSetup setup_;
+    BrokerClient client_;
+    Observe observe_;
+    Log log_;
+    std::set<std::string> noted_;
+    std::optional<SiteState> published_;        // what the broker holds of this cluster
+    bool need_snapshot_ = true;
+    SiteTime last_snapshot_ = 0;
+    SiteTime last_sent_ = 0;
+    SiteTime broker_ok_at_ = 0;                 // last successful read of the federation
+    SiteTime started_at_ = 0;
+    uint64_t cached_epoch_ = 0;
+    bool cache_is_federation_ = false;
+    std::string cache_text_;                    // what the cache file holds
+    SiteTime cache_written_at_ = 0;
+    bool broker_down_logged_ = false;
+    std::string links_text_;
+    std::vector<LinkMeasurement> links_;
+};
+
+// Reads a links file: one JSON object per line in the site-delta format, each a
+// "link_measured" delta; blank lines and '#' comments skipped. Throws InputError naming the line.
+std::vector<LinkMeasurement> parse_links_file(const std::string& text, const std::string& source);
+
+}  // namespace spiderflow::agent

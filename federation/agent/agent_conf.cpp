@@ -1,0 +1,33 @@
+#include "federation/agent/agent_conf.h"
+
+#include "common/util/errors.h"
+#include "common/util/key_value_conf.h"
+
+namespace spiderflow::agent {
+
+AgentConf parse_agent_conf(const std::string& text, const std::string& source) {
+    AgentConf c;
+    const std::vector<std::string> keys = {"broker",    "token_file",         "ca_file",   "spiderflow_conf",
+                                           "interval",  "snapshot_interval",  "heartbeat", "broker_stale_after",
+                                           "links_file"};
+    for (const ConfLine& l : read_conf_lines(text, source, keys)) {
+        if (l.key == "broker") c.broker = l.value;
+        else if (l.key == "token_file") c.token_file = l.value;
+        else if (l.key == "ca_file") c.ca_file = l.value;
+        else if (l.key == "spiderflow_conf") c.spiderflow_conf = l.value;
+        else if (l.key == "interval") c.interval_s = conf_seconds(l, 0.2, 3600, source);
+        else if (l.key == "snapshot_interval") c.snapshot_interval_s = conf_seconds(l, 10, 86400, source);
+        else if (l.key == "heartbeat") c.heartbeat_s = conf_seconds(l, 1, 3600, source);
+        else if (l.key == "broker_stale_after") c.broker_stale_after_s = conf_seconds(l, 1, 86400, source);
+        else if (l.key == "links_file") c.links_file = l.value;
+    }
+    if (c.broker.empty()) throw InputError(source, 0, "broker", "needs the broker's URL (https://HOST:PORT)");
+    if (c.snapshot_interval_s < c.interval_s) {
+        throw InputError(source, 0, "snapshot_interval", "must not be shorter than interval");
+    }
+    return c;
+}
+
+AgentConf load_agent_conf(const std::string& path) { return parse_agent_conf(read_conf_file(path), path); }
+
+}  // namespace spiderflow::agent

@@ -1,0 +1,28 @@
+// /etc/spiderflow/agent.conf: which broker the cluster's agent publishes to, with which token,
+// and how often. Where the topology, the cluster's name and the local site-state cache live is
+// not repeated here: the agent reads them from the spiderflow.conf that job_submit reads, so the
+// two cannot disagree. Strict like every SpiderFlow config (common/util/key_value_conf.h);
+// every key is documented in contrib/federation/agent.conf.
+#pragma once
+
+#include <string>
+
+namespace spiderflow::agent {
+
+struct AgentConf {
+    std::string broker;                                       // URL, or several separated by ','
+    std::string token_file = "/etc/spiderflow/agent-token";   // this cluster's token, root-only
+    std::string ca_file;                                      // PEM bundle for the broker's TLS; empty = system's
+    std::string spiderflow_conf = "/etc/slurm/spiderflow.conf";
+    double interval_s = 5;                // one look at slurmctld and its deltas
+    double snapshot_interval_s = 600;     // a full snapshot at least this often
+    double heartbeat_s = 60;              // an empty delta batch when nothing changed for this long
+    double broker_stale_after_s = 60;     // without the broker this long: the cache holds this cluster alone
+    std::string links_file;               // measured link figures (JSON lines of link_measured deltas)
+};
+
+// Throws InputError(source, line, key, ...).
+AgentConf parse_agent_conf(const std::string& text, const std::string& source);
+AgentConf load_agent_conf(const std::string& path);
+
+}  // namespace spiderflow::agent

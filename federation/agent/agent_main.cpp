@@ -1,0 +1,128 @@
+// spiderflow-agent: one per cluster, beside slurmctld. Publishes the cluster's nodes, jobs,
+// reservations and measured links to spiderflow-brokerd and keeps job_submit's site-state cache
+// fresh, until SIGTERM/SIGINT; SIGHUP sends a full snapshot on the next cycle.
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <ctime>
+#include <iostream>
+#include <string>
+
+#include "common/broker_client/broker_client.h"
+#include "common/slurmjob/spiderflow_conf.h"
+#include "common/util/errors.h"
+#include "common/topology/reader.h"
+#include "federation/agent/agent.h"
+#include "federation/agent/slurm_observer.h"
+
+namespace {
+
+constexpr const char* kHelp =
+    "usage: spiderflow-agent [--config FILE] [--once | --dry-run]\n\n"
+    "The SpiderFlow cluster agent: reads this cluster's nodes, jobs and reservations from\n"
+    "slurmctld (libslurm), publishes them to the federation broker, and keeps the site-state\n"
+    "file that job_submit plans on (spiderflow.conf's site_state=) fresh with the broker's\n"
+    "merged federation. Makes outbound calls only.\n\n"
+    "  --config FILE   agent config (default /etc/spiderflow/agent.conf; every key is\n"
+    "                  documented in contrib/federation/agent.conf)\n"
+    "  --once          one cycle (look, publish, refresh the cache), then exit\n"
+    "  --dry-run       print the snapshot this cluster would publish and exit; contacts\n"
+    "                  slurmctld only\n"
+    "  --help          this text\n\n"
+    "The topology, this cluster's name and the cache file come from the spiderflow.conf named\n"
+    "by the config's spiderflow_conf= (default /etc/slurm/spiderflow.conf), the file job_submit\n"
+    "reads. Slurm's own config is found as every Slurm command finds it (SLURM_CONF).\n\n"
+    "Exit status: 0 after a clean stop, 2 on a bad config, topology or token file.\n";
+
+std::atomic<bool> g_stop{false};
+std::atomic<bool> g_resync{false};
+void on_stop(int) { g_stop = true; }
+void on_hup(int) { g_resync = true; }
+
+spiderflow::SiteTime unix_now() { return static_cast<spiderflow::SiteTime>(std::time(nullptr)); }
+
+void log_line(const std::string& text) { std::cerr << "spiderflow: agent: " << text << std::endl; }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    using namespace spiderflow;
+    using namespace spiderflow::agent;
+    std::string config_path = "/etc/spiderflow/agent.conf";
+    bool once = false, dry_run = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--help" || a == "-h") {
+            std::cout << kHelp;
+            return 0;
+        } else if (a == "--once") {
+            once = true;
+        } else if (a == "--dry-run") {
+            dry_run = true;
+        } else if (a == "--config" && i + 1 < argc) {
+            config_path = argv[++i];
+        } else {
+            std::cerr << "spiderflow: agent: unknown or incomplete option '" << a << "' (see --help)\n";
+            return 2;
+        }
+    }
+    AgentSetup setup;
+    BrokerEndpoint endpoint;
+    try {
+        setup.conf = load_agent_conf(config_path);
+        const slurmjob::SpiderflowConf site = slurmjob::load_spiderflow_conf(setup.conf.spiderflow_conf);
+        if (site.topology.empty()) {
+            throw InputError(setup.conf.spiderflow_conf, 0, "topology", "names no topology file (the federation's)");
+        }
+        setup.topology = std::make_shared<const Topology>(read_topology(site.topology, site.topology_format));
+        setup.cache_path = site.site_state;
+        setup.cluster = site.cluster;
+        if (setup.cluster.empty() && !dry_run) setup.cluster = observe_slurm(unix_now()).cluster;
+        if (setup.cluster.empty()) setup.cluster = setup.topology->clusters.front().name;
+        if (setup.topology->cluster_index(setup.cluster) < 0) {
+            throw InputError(setup.conf.spiderflow_conf, 0, "cluster",
+                             "cluster '" + setup.cluster + "' is not in the topology " + site.topology);
+        }
+        if (setup.cache_path.empty()) {
+            log_line(setup.conf.spiderflow_conf + " sets no site_state=: job_submit will not see the federation");
+        }
+        endpoint.url = setup.conf.broker;
+        endpoint.ca_file = setup.conf.ca_file;
+        if (!dry_run) endpoint.token = read_token_file(setup.conf.token_file);
+    } catch (const SlurmUnavailable& e) {
+        std::cerr << "spiderflow: agent: cannot ask slurmctld for ClusterName (set cluster= in spiderflow.conf): "
+                  << e.what() << "\n";
+        return 2;
+    } catch (const std::exception& e) {
+        std::cerr << "spiderflow: agent: " << e.what() << "\n";
+        return 2;
+    }
+    Agent agent(setup, BrokerClient(endpoint), observe_slurm, log_line);
+    if (dry_run) {
+        try {
+            std::cout << agent.preview(unix_now()) << "\n";
+            return 0;
+        } catch (const std::exception& e) {
+            std::cerr << "spiderflow: agent: " << e.what() << "\n";
+            return 1;
+        }
+    }
+    std::signal(SIGTERM, on_stop);
+    std::signal(SIGINT, on_stop);
+    std::signal(SIGHUP, on_hup);
+    std::signal(SIGPIPE, SIG_IGN);
+    log_line("cluster '" + setup.cluster + "' publishing to " + setup.conf.broker + " every " +
+             std::to_string(setup.conf.interval_s) + " s");
+    using clock = std::chrono::steady_clock;
+    while (!g_stop) {
+        const auto next = clock::now() + std::chrono::duration<double>(setup.conf.interval_s);
+        if (g_resync.exchange(false)) agent.force_snapshot();
+        agent.cycle(unix_now());
+        if (once) break;
+        while (!g_stop && !g_resync && clock::now() < next) ::usleep(50000);
+    }
+    log_line("stopped");
+    return 0;
+}
