@@ -16,6 +16,7 @@ struct SpiderflowConf {
     std::string topology_format;        // reader name; empty = chosen from the file name
     std::string cluster;                // this cluster's name in the topology; empty = the first
     std::string site_state;             // site state snapshot (doc/site-state.md); empty = none
+    double site_state_max_age_s = 300;  // an older snapshot means a stopped agent: not used (0 = any age)
     std::string policy = "spinsearch";  // planner used when the job does not name one
     double time_budget_s = 0.5;         // planning budget inside slurmctld; over it -> fail open
     std::string state_dir = "/var/spool/slurm/spiderflow";  // plan JSON files, keyed by hash

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <map>
 #include <mutex>
@@ -135,8 +136,10 @@ std::string option_message(const InputError& e) {
 // Plans on `here` as the site state leaves it usable (`full` is the same cluster in the topology):
 // drained and down nodes hold no GPUs there, since Slurm would never start the job on them; busy
 // ones keep theirs, since the job queues behind them.
+// `federation_free`: GPUs free now across the federation, when the agent's snapshot says.
 std::optional<Stop> plan_from_spec(const JobOptions& opts, const SlurmRequest& req, const Cluster& here, const Cluster& full,
-                                   const std::shared_ptr<const Topology>& usable, const SpiderflowConf& cfg, Plan* plan) {
+                                   const std::shared_ptr<const Topology>& usable, std::optional<int> federation_free,
+                                   const SpiderflowConf& cfg, Plan* plan) {
     int here_gpus = 0, unusable_nodes = 0, gpu_nodes = 0;
     for (size_t i = 0; i < here.nodes.size(); ++i) {
         here_gpus += here.nodes[i].gpus;
@@ -178,9 +181,14 @@ std::optional<Stop> plan_from_spec(const JobOptions& opts, const SlurmRequest& r
         const std::string why = unusable_nodes == 0 ? ""
                                                     : " usable; " + std::to_string(unusable_nodes) + " of its " +
                                                           std::to_string(gpu_nodes) + " nodes are drained or down";
+        const std::string federation =
+            federation_free ? "; the federation has " + std::to_string(*federation_free) +
+                                  " free: this job needs a cross-site plan, which this release cannot run yet"
+                            : "";
         return Stop{Outcome::reject, "spiderflow: " + gpu_words(*ro.gpus) + " requested but cluster '" + here.name + "' has " +
                                          std::to_string(here_gpus) + " (" + std::to_string(gpu_nodes - unusable_nodes) +
-                                         " nodes" + why + "); ask for at most " + std::to_string(here_gpus), RejectKind::no_fit};
+                                         " nodes" + why + ")" + federation + "; ask for at most " + std::to_string(here_gpus),
+                    RejectKind::no_fit};
     }
     PlanOutcome po = plan_with_budget(preq, policy, usable, cfg.time_budget_s);
     if (!po.ok) {
@@ -318,10 +326,16 @@ SubmitDecision decide_uncached(const JobOptions& opts, const SlurmRequest& req,
         }
         // Drained and down nodes count for nothing here: the job could never start on them.
         const Cluster& here = site->usable->clusters[static_cast<size_t>(cluster)];
+        std::optional<int> federation_free;
+        if (site->observed && topology->clusters.size() > 1) {
+            const SiteTime now = static_cast<SiteTime>(std::time(nullptr));
+            federation_free = 0;
+            for (size_t c = 0; c < topology->clusters.size(); ++c) *federation_free += site->state->free_gpus(static_cast<int>(c), now);
+        }
         Plan plan;
         const std::optional<Stop> stop = !opts.plan_file.empty() ? plan_from_content(opts, *topology, &plan)
                                                                  : plan_from_spec(opts, req, here, topology->clusters[static_cast<size_t>(cluster)],
-                                                                                  site->usable, cfg, &plan);
+                                                                                  site->usable, federation_free, cfg, &plan);
         if (stop) {
             d.reject_kind = stop->kind;
             return finish(stop->outcome, stop->message);

@@ -2,14 +2,17 @@
 
 #include <sys/stat.h>
 
+#include <ctime>
+
 #include <exception>
 
 #include "common/site/site_json.h"
 
 namespace spiderflow::slurmjob {
 
-std::shared_ptr<const SubmitSite> make_submit_site(std::shared_ptr<const SiteState> state) {
+std::shared_ptr<const SubmitSite> make_submit_site(std::shared_ptr<const SiteState> state, bool observed) {
     auto site = std::make_shared<SubmitSite>();
+    site->observed = observed;
     site->usable = std::make_shared<const Topology>(state->usable_view());
     site->state = std::move(state);
     return site;
@@ -23,7 +26,11 @@ std::shared_ptr<const SubmitSite> SubmitSiteCache::get(const SpiderflowConf& con
         std::lock_guard<std::mutex> lock(mu_);
         struct stat st {};
         const bool have_file = !config.site_state.empty() && ::stat(config.site_state.c_str(), &st) == 0;
-        const bool same = site_ && for_topology_ == topology && config.site_state == state_path_ &&
+        // An agent that stopped (or lost slurmctld) stops touching the file: past the limit its
+        // picture is stale and this cluster is planned alone.
+        const double age = have_file ? std::difftime(std::time(nullptr), st.st_mtim.tv_sec) : 0;
+        const bool stale = have_file && config.site_state_max_age_s > 0 && age > config.site_state_max_age_s;
+        const bool same = site_ && for_topology_ == topology && config.site_state == state_path_ && stale == stale_ &&
                           (!have_file || (st.st_mtim.tv_sec == state_mtime_.tv_sec &&
                                           st.st_mtim.tv_nsec == state_mtime_.tv_nsec &&
                                           static_cast<long long>(st.st_size) == state_size_));
@@ -32,22 +39,33 @@ std::shared_ptr<const SubmitSite> SubmitSiteCache::get(const SpiderflowConf& con
             state_path_ = config.site_state;
             state_mtime_ = have_file ? st.st_mtim : timespec{};
             state_size_ = have_file ? static_cast<long long>(st.st_size) : -1;
+            stale_ = stale;
             warning_.clear();
             std::shared_ptr<const SiteState> state;
             if (!config.site_state.empty()) {
                 try {
                     if (!have_file) throw std::runtime_error("cannot stat " + config.site_state);
+                    // Never open a FIFO or a device under slurmctld's locks: open() could block.
+                    if (!S_ISREG(st.st_mode)) throw std::runtime_error(config.site_state + " is not a regular file");
+                    if (stale) {
+                        throw std::runtime_error(config.site_state + " was last refreshed " +
+                                                 std::to_string(static_cast<long long>(age)) +
+                                                 " s ago (site_state_max_age = " +
+                                                 std::to_string(static_cast<long long>(config.site_state_max_age_s)) +
+                                                 " s); is spiderflow-agent running?");
+                    }
                     if (state_size_ > kMaxSiteStateBytes) {
                         throw std::runtime_error(config.site_state + " is larger than " +
                                                  std::to_string(kMaxSiteStateBytes >> 20) + " MiB");
                     }
                     state = std::make_shared<const SiteState>(read_site_state(config.site_state, topology));
                 } catch (const std::exception& e) {
-                    warning_ = std::string("site state not used, planning on the whole topology: ") + e.what();
+                    warning_ = std::string("site state not used, planning on this cluster's topology alone: ") + e.what();
                 }
             }
+            const bool observed = state != nullptr;
             if (!state) state = std::make_shared<const SiteState>(topology);
-            site_ = make_submit_site(std::move(state));
+            site_ = make_submit_site(std::move(state), observed);
         }
         if (warning) *warning = warning_;
         return site_;

@@ -18,8 +18,9 @@ namespace spiderflow::slurmjob {
 struct SubmitSite {
     std::shared_ptr<const SiteState> state;   // the snapshot, or the bare topology when there is none
     std::shared_ptr<const Topology> usable;   // state->usable_view(): drained and down nodes hold no GPUs
+    bool observed = false;                    // state came from a snapshot (what the agent saw)
 };
-std::shared_ptr<const SubmitSite> make_submit_site(std::shared_ptr<const SiteState> state);
+std::shared_ptr<const SubmitSite> make_submit_site(std::shared_ptr<const SiteState> state, bool observed);
 
 // A snapshot larger than this is refused (and the bare topology used): a bound on what the
 // submit path parses.
@@ -29,8 +30,8 @@ class SubmitSiteCache {
 public:
     // The site for `config` (its topology= and site_state= files, re-read only when a file
     // changes), or null when the topology is not usable (`error` says why). A snapshot that is
-    // missing, unreadable, too large or made for another topology is not used: the site is the
-    // bare topology and `warning` says why (SpiderFlow still plans; the state only sharpens it).
+    // missing, unreadable, not a regular file, too large, older than site_state_max_age or made
+    // for another topology is not used: the site is the bare topology and `warning` says why (SpiderFlow still plans; the state only sharpens it).
     // Never throws.
     std::shared_ptr<const SubmitSite> get(const SpiderflowConf& config, std::string* error, std::string* warning);
 
@@ -41,6 +42,7 @@ private:
     std::string state_path_;
     struct timespec state_mtime_ {};
     long long state_size_ = -1;
+    bool stale_ = false;
     std::shared_ptr<const SubmitSite> site_;
     std::string warning_;
 };

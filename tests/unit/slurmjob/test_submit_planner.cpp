@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -46,7 +47,7 @@ std::shared_ptr<Topology> cluster_topology(int nodes, const char* gpu_type = "H1
 }
 
 std::shared_ptr<const SubmitSite> site_of(std::shared_ptr<const Topology> t) {
-    return make_submit_site(std::make_shared<const SiteState>(std::move(t)));
+    return make_submit_site(std::make_shared<const SiteState>(std::move(t)), false);
 }
 
 std::shared_ptr<const SubmitSite> cluster(int nodes, const char* gpu_type = "H100-SXM") {
@@ -275,7 +276,7 @@ TEST(SubmitPlanner, DrainedAndDownNodesAreLeftOutBusyOnesCount) {
     state.set_node_state({"here", "n0"}, NodeState::drained, "bad DIMM");
     state.set_node_state({"here", "n1"}, NodeState::down);
     state.allocate("other", {{{"here", "n2"}, 8, 0}}, 0);
-    const auto site = make_submit_site(std::make_shared<const SiteState>(state));
+    const auto site = make_submit_site(std::make_shared<const SiteState>(state), true);
 
     auto d = decide_submission(opts("llama3-8b", 64), gpus(16), site, config("/tmp"));
     ASSERT_EQ(d.outcome, Outcome::rewrite) << d.message << " (n2 is busy but usable, n3 is free)";
@@ -294,13 +295,34 @@ TEST(SubmitPlanner, DrainedAndDownNodesAreLeftOutBusyOnesCount) {
     with_cpu_node->finalize("test");
     SiteState cpu_state(with_cpu_node);
     cpu_state.set_node_state({"here", "n0"}, NodeState::drained);
-    d = decide_submission(opts("llama3-8b", 64), gpus(24), make_submit_site(std::make_shared<const SiteState>(cpu_state)),
+    d = decide_submission(opts("llama3-8b", 64), gpus(24), make_submit_site(std::make_shared<const SiteState>(cpu_state), true),
                           config("/tmp"));
     ASSERT_EQ(d.outcome, Outcome::reject);
     EXPECT_NE(d.message.find("(2 nodes usable; 1 of its 3 nodes are drained or down)"), std::string::npos) << d.message;
 
     // The bare topology (no snapshot) plans the same request on all four nodes.
     EXPECT_EQ(decide_submission(opts("llama3-8b", 64), gpus(24), cluster(4), config("/tmp")).outcome, Outcome::rewrite);
+}
+
+// With the agent's snapshot of a federation, a request larger than this cluster is told what
+// the federation has free; without a snapshot only this cluster is known and named.
+TEST(SubmitPlanner, ARequestLargerThanTheClusterHearsWhatTheFederationHasFree) {
+    auto two = cluster_topology(2);
+    Cluster there = cluster_topology(4)->clusters[0];
+    there.name = "there";
+    two->clusters.push_back(there);
+    two->finalize("test");
+    SiteState state(two);
+    state.allocate("b-job", {{{"there", "n0"}, 8, 0}}, 0);
+    const auto fed = make_submit_site(std::make_shared<const SiteState>(state), true);
+    auto d = decide_submission(opts("llama3-8b", 64), gpus(24), fed, config("/tmp"));
+    ASSERT_EQ(d.outcome, Outcome::reject);
+    EXPECT_NE(d.message.find("cluster 'here' has 16"), std::string::npos) << d.message;
+    EXPECT_NE(d.message.find("the federation has 40 free: this job needs a cross-site plan"), std::string::npos) << d.message;
+    d = decide_submission(opts("llama3-8b", 64), gpus(24), make_submit_site(std::make_shared<const SiteState>(two), false),
+                          config("/tmp"));
+    ASSERT_EQ(d.outcome, Outcome::reject);
+    EXPECT_EQ(d.message.find("federation"), std::string::npos) << d.message;
 }
 
 // The decision cache is per site object: a new snapshot is a new site and plans afresh.
@@ -352,5 +374,29 @@ TEST(SubmitSiteCache, ReadsTheSnapshotOnceAndFallsBackOnABrokenOne) {
     cfg.site_state = dir + "/missing.json";
     ASSERT_NE(cache.get(cfg, &error, &warning), nullptr);
     EXPECT_NE(warning.find("missing.json"), std::string::npos) << warning;
+
+    // A snapshot the agent stopped refreshing: past site_state_max_age, this cluster alone.
+    {
+        std::ofstream(dir + "/old.json") << site_state_to_json(state);
+    }
+    struct timespec old_times[2] = {{0, UTIME_OMIT}, {std::time(nullptr) - 1000, 0}};
+    ASSERT_EQ(::utimensat(AT_FDCWD, (dir + "/old.json").c_str(), old_times, 0), 0);
+    cfg.site_state = dir + "/old.json";
+    auto aged = cache.get(cfg, &error, &warning);
+    ASSERT_NE(aged, nullptr);
+    EXPECT_NE(warning.find("is spiderflow-agent running?"), std::string::npos) << warning;
+    EXPECT_FALSE(aged->observed);
+    EXPECT_EQ(aged->usable->clusters[0].nodes[3].gpus, 8);
+    cfg.site_state_max_age_s = 0;   // any age
+    aged = cache.get(cfg, &error, &warning);
+    EXPECT_EQ(warning, "");
+    EXPECT_TRUE(aged->observed);
+    EXPECT_EQ(aged->usable->clusters[0].nodes[3].gpus, 0);
+
+    // A FIFO is never opened (open() would block slurmctld until a writer came).
+    ASSERT_EQ(::mkfifo((dir + "/fifo").c_str(), 0600), 0);
+    cfg.site_state = dir + "/fifo";
+    ASSERT_NE(cache.get(cfg, &error, &warning), nullptr);
+    EXPECT_NE(warning.find("not a regular file"), std::string::npos) << warning;
     std::system(("rm -rf " + dir).c_str());
 }
