@@ -123,6 +123,9 @@ tests_unit_test_agent_LDADD = libsf_agent.la libsf_broker_client.la libsf_slurmj
 # The federation broker on loopback: auth, limits, restart, kill -9.
 TESTS += tests/integration/test_brokerd.sh
 EXTRA_DIST += tests/integration/test_brokerd.sh
+# Two real Slurm clusters, the broker and one agent each.
+TESTS += tests/integration/test_federation_agents.sh
+EXTRA_DIST += tests/integration/test_federation_agents.sh
 EXTRA_DIST += tests/integration/slurm_cluster.sh tests/integration/test_slurm_submit.sh
 # ... and the job prolog/epilog's traffic class on a stand-in WAN interface.
 TESTS += tests/integration/test_slurm_job_tc.sh

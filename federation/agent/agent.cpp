@@ -30,6 +30,18 @@ std::string deltas_body(const std::vector<SiteDelta>& deltas) {
     return body + "]}";
 }
 
+// This cluster's part with every other cluster's nodes down: without the broker nothing is
+// known of them, and a node left "up" there would count as free.
+SiteState alone(const SiteState& part, const std::string& cluster) {
+    SiteState out = part.clone();
+    const Topology& t = part.topology();
+    for (const Cluster& c : t.clusters) {
+        if (c.name == cluster) continue;
+        for (const Node& n : c.nodes) out.set_node_state({c.name, n.name}, NodeState::down, "no word from the federation broker");
+    }
+    return out;
+}
+
 }  // namespace
 
 std::vector<LinkMeasurement> parse_links_file(const std::string& text, const std::string& source) {
@@ -184,7 +196,7 @@ void Agent::refresh_cache(const SiteState& part, SiteTime now) {
         broker_down_logged_ = true;
     }
     cache_is_federation_ = false;
-    write_cache(site_state_to_json(part, 2), now);
+    write_cache(site_state_to_json(alone(part, setup_.cluster), 2), now);
 }
 
 void Agent::cycle(SiteTime now) {

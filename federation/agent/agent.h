@@ -2,8 +2,9 @@
 // federation state, sends the broker what changed (a full snapshot at start, after any failed
 // call and every snapshot_interval; deltas otherwise; a heartbeat when nothing changed), and
 // keeps the local site-state cache that job_submit reads fresh: the broker's merged federation,
-// or this cluster alone once the broker has been out of reach for broker_stale_after. Outbound
-// calls only, so a site opens no port for it. The sched plugin can run the same class in-process.
+// or this cluster alone (the others' nodes down) once the broker has been out of reach for
+// broker_stale_after. Outbound calls only, so a site opens no port for it. The sched plugin can
+// run the same class in-process.
 #pragma once
 
 #include <functional>

@@ -1,6 +1,7 @@
 // Reads slurmctld's node, job and reservation records through libslurm. Nodes of jobs and
 // reservations come from their node_inx ranges into the node table (the order gres_detail_str
-// follows), not from re-parsing the compressed host list.
+// follows), not from re-parsing the compressed host list. gres_detail_str is filled only when
+// the jobs are loaded with SHOW_DETAIL.
 #include "federation/agent/slurm_observer.h"
 
 extern "C" {
@@ -124,7 +125,7 @@ ClusterObservation observe_slurm(SiteTime now) {
     }
 
     job_info_msg_t* job_msg = nullptr;
-    if (slurm_load_jobs(0, &job_msg, SHOW_ALL) != SLURM_SUCCESS) unavailable("slurm_load_jobs");
+    if (slurm_load_jobs(0, &job_msg, SHOW_ALL | SHOW_DETAIL) != SLURM_SUCCESS) unavailable("slurm_load_jobs");
     std::unique_ptr<job_info_msg_t, void (*)(job_info_msg_t*)> jobs(job_msg, slurm_free_job_info_msg);
     for (uint32_t i = 0; i < jobs->record_count; ++i) {
         const slurm_job_info_t& j = jobs->job_array[i];
@@ -136,8 +137,10 @@ ClusterObservation observe_slurm(SiteTime now) {
         ObservedHold h;
         h.name = std::to_string(j.job_id);
         h.start = j.start_time > 0 ? static_cast<SiteTime>(j.start_time) : now;
-        // Past its expected end (OverTimeLimit, a limit raised late): the end is unknown.
-        h.end = j.end_time > 0 && static_cast<SiteTime>(j.end_time) > now ? static_cast<SiteTime>(j.end_time) : kForever;
+        // No time limit (Slurm then puts the end a year out), or past its expected end
+        // (OverTimeLimit, a limit raised late): the end is unknown.
+        const bool endless = j.time_limit == INFINITE || j.end_time <= 0 || static_cast<SiteTime>(j.end_time) <= now;
+        h.end = endless ? kForever : static_cast<SiteTime>(j.end_time);
         const int cores = std::max(1, static_cast<int>(j.num_cpus / names.size()));
         for (size_t k = 0; k < names.size(); ++k) {
             int gpus = 0;

@@ -41,33 +41,36 @@ sf_cluster_stop() {
     if [ -n "${SF_KEEP:-}" ]; then sf_log "kept $SF_TMP"; elif [ -n "${SF_TMP:-}" ] && [ -d "$SF_TMP" ]; then rm -rf "$SF_TMP"; fi
 }
 
-# Writes the configs under $SF_TMP. Ports derive from the PID so parallel runs do not collide.
-sf_write_configs() {
-    local base=$((20000 + ($$ % 400) * 20))
-    SF_CTLD_PORT=$base
-    mkdir -p "$SF_TMP/state" "$SF_TMP/dev" "$SF_TMP/plans" "$SF_TMP/out"
+# Writes DIR/slurm.conf, gres.conf (8 fake GPUs per node) and plugstack.conf (our SPANK plugin
+# reading DIR/spiderflow.conf) for cluster NAME whose slurmctld listens on BASE and whose slurmd
+# listen on BASE+1, BASE+2, ...; the caller writes topology.conf and spiderflow.conf.
+# Usage: sf_write_slurm_conf DIR NAME BASE NODE...
+sf_write_slurm_conf() {
+    local dir=$1 name=$2 base=$3
+    shift 3
+    mkdir -p "$dir/state" "$dir/dev" "$dir/plans" "$dir/out"
     local g
-    for g in 0 1 2 3 4 5 6 7; do ln -sf /dev/null "$SF_TMP/dev/nvidia$g"; done
+    for g in 0 1 2 3 4 5 6 7; do ln -sf /dev/null "$dir/dev/nvidia$g"; done
     local plugindir="$SF_BUILDDIR/plugins/job_submit/.libs:$SF_BUILDDIR/plugins/spank/.libs:/usr/lib/x86_64-linux-gnu/slurm-wlm"
-    cat > "$SF_TMP/slurm.conf" <<CONF
-ClusterName=sftest$$
+    cat > "$dir/slurm.conf" <<CONF
+ClusterName=$name
 SlurmctldHost=localhost
-SlurmctldPort=$SF_CTLD_PORT
+SlurmctldPort=$base
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
 AuthInfo=socket=$SF_TMP/munge.sock
 CredType=cred/munge
-StateSaveLocation=$SF_TMP/state
-SlurmdSpoolDir=$SF_TMP/spool/%n
-SlurmctldPidFile=$SF_TMP/slurmctld.pid
-SlurmdPidFile=$SF_TMP/slurmd-%n.pid
-SlurmctldLogFile=$SF_TMP/slurmctld.log
-SlurmdLogFile=$SF_TMP/slurmd-%n.log
+StateSaveLocation=$dir/state
+SlurmdSpoolDir=$dir/spool/%n
+SlurmctldPidFile=$dir/slurmctld.pid
+SlurmdPidFile=$dir/slurmd-%n.pid
+SlurmctldLogFile=$dir/slurmctld.log
+SlurmdLogFile=$dir/slurmd-%n.log
 SlurmctldDebug=info
 SlurmdDebug=info
 PluginDir=$plugindir
-PlugStackConfig=$SF_TMP/plugstack.conf
+PlugStackConfig=$dir/plugstack.conf
 JobSubmitPlugins=spiderflow
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
@@ -87,16 +90,24 @@ InactiveLimit=0
 KillWait=2
 CONF
     local i=1 n
-    for n in "${SF_NODES[@]}"; do
-        echo "NodeName=$n NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((base + i)) CPUs=16 RealMemory=4000 Gres=gpu:8 Feature=H100-SXM State=UNKNOWN" >> "$SF_TMP/slurm.conf"
-        mkdir -p "$SF_TMP/spool/$n"
+    for n in "$@"; do
+        echo "NodeName=$n NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((base + i)) CPUs=16 RealMemory=4000 Gres=gpu:8 Feature=H100-SXM State=UNKNOWN" >> "$dir/slurm.conf"
+        mkdir -p "$dir/spool/$n"
         i=$((i + 1))
     done
-    echo "PartitionName=main Nodes=ALL Default=YES MaxTime=INFINITE State=UP" >> "$SF_TMP/slurm.conf"
-    cat > "$SF_TMP/gres.conf" <<CONF
+    echo "PartitionName=main Nodes=ALL Default=YES MaxTime=INFINITE State=UP" >> "$dir/slurm.conf"
+    cat > "$dir/gres.conf" <<CONF
 AutoDetect=off
-Name=gpu File=$SF_TMP/dev/nvidia[0-7]
+Name=gpu File=$dir/dev/nvidia[0-7]
 CONF
+    echo "required $SF_BUILDDIR/plugins/spank/.libs/spiderflow.so conf=$dir/spiderflow.conf" > "$dir/plugstack.conf"
+}
+
+# Writes the configs under $SF_TMP. Ports derive from the PID so parallel runs do not collide.
+sf_write_configs() {
+    local base=$((20000 + ($$ % 400) * 20))
+    SF_CTLD_PORT=$base
+    sf_write_slurm_conf "$SF_TMP" "sftest$$" "$base" "${SF_NODES[@]}"
     cat > "$SF_TMP/topology.conf" <<CONF
 SwitchName=s1 Nodes=$SF_SWITCH_S1
 SwitchName=s2 Nodes=$SF_SWITCH_S2
@@ -134,7 +145,40 @@ state_dir = $SF_TMP/plans
 constrain_gpu_type = yes
 ib_tc = 106
 CONF
-    echo "required $SF_BUILDDIR/plugins/spank/.libs/spiderflow.so conf=$SF_TMP/spiderflow.conf" > "$SF_TMP/plugstack.conf"
+}
+
+# munged for every cluster of the test, on $SF_TMP/munge.sock.
+sf_start_munge() {
+    mungekey --create --keyfile="$SF_TMP/munge.key" >/dev/null 2>&1 || { sf_log "mungekey failed"; return 1; }
+    chmod 600 "$SF_TMP/munge.key"
+    munged --force --socket="$SF_TMP/munge.sock" --key-file="$SF_TMP/munge.key" --pid-file="$SF_TMP/munged.pid" \
+        --log-file="$SF_TMP/munged.log" --seed-file="$SF_TMP/munge.seed" --foreground >"$SF_TMP/munged.out" 2>&1 &
+    SF_PIDS+=($!)
+    for _ in $(seq 50); do [ -S "$SF_TMP/munge.sock" ] && break; sleep 0.1; done
+}
+
+# slurmctld and one slurmd per node for the cluster configured in DIR; returns when every node
+# is idle. Usage: sf_start_slurm DIR NODE...
+sf_start_slurm() {
+    local dir=$1
+    shift
+    # job_submit finds its config through the environment, as a site sets it in the unit file.
+    SPIDERFLOW_CONF=$dir/spiderflow.conf slurmctld -D -i -f "$dir/slurm.conf" >"$dir/slurmctld.out" 2>&1 &
+    SF_PIDS+=($!)
+    local n
+    for n in "$@"; do
+        slurmd -D -N "$n" -f "$dir/slurm.conf" >"$dir/slurmd-$n.out" 2>&1 &
+        SF_PIDS+=($!)
+    done
+    for _ in $(seq 150); do
+        local idle
+        idle=$(SLURM_CONF=$dir/slurm.conf sinfo -h -N -o '%N %t' 2>/dev/null | grep -c ' idle')
+        [ "$idle" = "$#" ] && return 0
+        sleep 0.2
+    done
+    sf_log "cluster in $dir did not come up; sinfo:"; SLURM_CONF=$dir/slurm.conf sinfo -N 2>&1 >&2
+    tail -20 "$dir/slurmctld.log" >&2
+    return 1
 }
 
 sf_cluster_start() {
@@ -144,29 +188,8 @@ sf_cluster_start() {
     sf_write_configs
     export SLURM_CONF=$SF_TMP/slurm.conf
     export SPIDERFLOW_CONF=$SF_TMP/spiderflow.conf
-    mungekey --create --keyfile="$SF_TMP/munge.key" >/dev/null 2>&1 || { sf_log "mungekey failed"; return 1; }
-    chmod 600 "$SF_TMP/munge.key"
-    munged --force --socket="$SF_TMP/munge.sock" --key-file="$SF_TMP/munge.key" --pid-file="$SF_TMP/munged.pid" \
-        --log-file="$SF_TMP/munged.log" --seed-file="$SF_TMP/munge.seed" --foreground >"$SF_TMP/munged.out" 2>&1 &
-    SF_PIDS+=($!)
-    for _ in $(seq 50); do [ -S "$SF_TMP/munge.sock" ] && break; sleep 0.1; done
-    slurmctld -D -i -f "$SF_TMP/slurm.conf" >"$SF_TMP/slurmctld.out" 2>&1 &
-    SF_PIDS+=($!)
-    local n
-    for n in "${SF_NODES[@]}"; do
-        slurmd -D -N "$n" -f "$SF_TMP/slurm.conf" >"$SF_TMP/slurmd-$n.out" 2>&1 &
-        SF_PIDS+=($!)
-    done
-    # Ready when every node is idle.
-    for _ in $(seq 150); do
-        local idle
-        idle=$(sinfo -h -N -o '%N %t' 2>/dev/null | grep -c ' idle')
-        [ "$idle" = "${#SF_NODES[@]}" ] && return 0
-        sleep 0.2
-    done
-    sf_log "cluster did not come up; sinfo:"; sinfo -N 2>&1 >&2
-    tail -20 "$SF_TMP/slurmctld.log" >&2
-    return 1
+    sf_start_munge || return 1
+    sf_start_slurm "$SF_TMP" "${SF_NODES[@]}"
 }
 
 # Waits until a job leaves the queue; prints its final state.

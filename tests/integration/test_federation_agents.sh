@@ -1,0 +1,211 @@
+#!/bin/bash
+# Integration: a federation of two real Slurm clusters on localhost (alpha: 2 nodes, beta: 3
+# nodes, 8 fake GPUs each; slurmctld + slurmd each, one munged), spiderflow-brokerd and one
+# spiderflow-agent per cluster, all started under a temporary directory and stopped by PID.
+# A job started on beta shows up in the broker within seconds and `spiderflow plan --broker`
+# avoids its nodes; a drained node leaves the free count; alpha's job_submit tells a user who
+# asks for more GPUs than alpha has what the federation has free; a restarted agent resyncs;
+# measured links reach the broker; without the broker the agent's cache holds its cluster alone.
+. "$(dirname "$0")/slurm_cluster.sh"
+sf_cluster_can_run || exit 77
+for b in "$SF_BUILDDIR/spiderflow-brokerd" "$SF_BUILDDIR/spiderflow-agent"; do
+    [ -x "$b" ] || { sf_log "skip: $b not built"; exit 77; }
+done
+command -v curl >/dev/null || { sf_log "skip: curl missing"; exit 77; }
+
+FAILS=0
+ok() { echo "ok - $1"; }
+not_ok() { echo "not ok - $1"; FAILS=$((FAILS + 1)); }
+expect() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
+
+SF_TMP=$(mktemp -d /tmp/sf-fed-it.XXXXXX)
+chmod 755 "$SF_TMP"
+AGENT_PIDS=()
+BROKER_PID=
+stop_all() {
+    local p
+    for p in "${AGENT_PIDS[@]}" $BROKER_PID; do kill "$p" 2>/dev/null; done
+    for p in "${AGENT_PIDS[@]}" $BROKER_PID; do wait "$p" 2>/dev/null; done
+    sf_cluster_stop
+}
+trap stop_all EXIT
+
+A=$SF_TMP/alpha
+B=$SF_TMP/beta
+ALPHA_NODES=(an1 an2)
+BETA_NODES=(bn1 bn2 bn3)
+# Ports apart from test_slurm_submit.sh's range, derived from the PID for parallel runs.
+base=$((30000 + ($$ % 300) * 20))
+sf_write_slurm_conf "$A" alpha "$base" "${ALPHA_NODES[@]}"
+sf_write_slurm_conf "$B" beta "$((base + 10))" "${BETA_NODES[@]}"
+echo "SwitchName=s1 Nodes=an[1-2]" >"$A/topology.conf"
+echo "SwitchName=s1 Nodes=bn[1-3]" >"$B/topology.conf"
+
+# The federation's topology: the same file on every cluster and the broker.
+node_json() { echo "{\"name\": \"$1\", \"gpus\": 8, \"gpu_type\": \"H100-SXM\", \"nvlink_domain\": 8, \"nics\": [{\"name\": \"mlx5_0\", \"kind\": \"ib\", \"gbps\": 400}], \"switch\": \"s1\"}"; }
+cat >"$SF_TMP/federation.json" <<JSON
+{
+  "spiderflow_topology_version": 1,
+  "name": "two-sites",
+  "clusters": [
+    {"name": "alpha", "region": "here", "intra_gbps": 400, "intra_latency_ms": 0.005,
+     "nodes": [$(node_json an1), $(node_json an2)], "switches": [{"name": "s1"}]},
+    {"name": "beta", "region": "there", "intra_gbps": 400, "intra_latency_ms": 0.005,
+     "nodes": [$(node_json bn1), $(node_json bn2), $(node_json bn3)], "switches": [{"name": "s1"}]}
+  ],
+  "links": [{"a": "alpha", "b": "beta", "gbps": 10, "latency_ms": 20}]
+}
+JSON
+
+BPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+URL=http://127.0.0.1:$BPORT
+cat >"$SF_TMP/brokerd.conf" <<CONF
+listen = 127.0.0.1
+port = $BPORT
+db = $SF_TMP/broker.db
+topology = $SF_TMP/federation.json
+tokens = $SF_TMP/tokens
+CONF
+{
+    echo "cluster alpha $(echo tok-alpha | "$SF_BUILDDIR/spiderflow-brokerd" --hash-token)"
+    echo "cluster beta $(echo tok-beta | "$SF_BUILDDIR/spiderflow-brokerd" --hash-token)"
+    echo "reader tools $(echo tok-tools | "$SF_BUILDDIR/spiderflow-brokerd" --hash-token)"
+} >"$SF_TMP/tokens"
+echo tok-tools >"$SF_TMP/reader.token"
+chmod 600 "$SF_TMP/tokens" "$SF_TMP/reader.token"
+
+for c in alpha beta; do
+    d=$SF_TMP/$c
+    cat >"$d/spiderflow.conf" <<CONF
+topology = $SF_TMP/federation.json
+cluster = $c
+site_state = $d/federation-state.json
+time_budget = 5
+CONF
+    echo "tok-$c" >"$d/agent.token"
+    chmod 600 "$d/agent.token"
+    cat >"$d/agent.conf" <<CONF
+broker = $URL
+token_file = $d/agent.token
+spiderflow_conf = $d/spiderflow.conf
+interval = 1
+heartbeat = 5
+broker_stale_after = 3
+CONF
+done
+echo "links_file = $A/links.jsonl" >>"$A/agent.conf"
+
+start_broker() {
+    "$SF_BUILDDIR/spiderflow-brokerd" --config "$SF_TMP/brokerd.conf" >>"$SF_TMP/brokerd.log" 2>&1 &
+    BROKER_PID=$!
+    for _ in $(seq 50); do curl -sf "$URL/healthz" >/dev/null && return 0; sleep 0.1; done
+    sf_log "brokerd did not start"; cat "$SF_TMP/brokerd.log" >&2; return 1
+}
+# start_agent CLUSTER: sets AGENT_<CLUSTER>
+start_agent() {
+    SLURM_CONF=$SF_TMP/$1/slurm.conf "$SF_BUILDDIR/spiderflow-agent" --config "$SF_TMP/$1/agent.conf" >>"$SF_TMP/$1/agent.log" 2>&1 &
+    AGENT_PIDS+=($!)
+    eval "AGENT_$1=$!"
+}
+stop_pid() { kill "$1" 2>/dev/null; wait "$1" 2>/dev/null; }
+fed() { curl -sf -H "Authorization: Bearer tok-tools" "$URL/v1/federation"; }
+# within SECONDS COMMAND...: polls COMMAND every 0.2 s until it succeeds or time is up
+within() { wait_for "$@" >/dev/null; }
+# wait_for SECONDS COMMAND...: the same, printing the seconds it took
+wait_for() {
+    local limit=$1 t0 now
+    shift
+    t0=$(date +%s.%N)
+    while :; do
+        if "$@" >/dev/null 2>&1; then python3 -c "print(round($(date +%s.%N) - $t0, 1))"; return 0; fi
+        now=$(date +%s.%N)
+        python3 -c "import sys; sys.exit(0 if $now - $t0 < $limit else 1)" || return 1
+        sleep 0.2
+    done
+}
+has_job() { fed | python3 -c "import json,sys; j=json.load(sys.stdin)['state']; sys.exit(0 if any(a['job']=='$1' for a in j.get('jobs',[])) else 1)"; }
+no_job() { ! has_job "$1"; }
+node_state_is() { fed | python3 -c "import json,sys; j=json.load(sys.stdin)['state']; sys.exit(0 if any(n['cluster']=='$1' and n['node']=='$2' and n['state']=='$3' for n in j.get('nodes',[])) else 1)"; }
+free_gpus() { clusters | python3 -c "import json,sys; print(sum(c['free_gpus'] for c in json.load(sys.stdin)['clusters'] if c['name']=='$1'))"; }
+
+sf_start_munge || exit 1
+sf_start_slurm "$A" "${ALPHA_NODES[@]}" || exit 1
+sf_start_slurm "$B" "${BETA_NODES[@]}" || exit 1
+start_broker || exit 1
+start_agent alpha
+start_agent beta
+
+# --- 1. both clusters publish ------------------------------------------------------------------
+clusters() { curl -sf -H "Authorization: Bearer tok-tools" "$URL/v1/clusters"; }
+published() { [ "$(clusters | python3 -c 'import json,sys; print(sum(1 for c in json.load(sys.stdin)["clusters"] if c["published"]))')" = 2 ]; }
+expect "both agents publish their cluster" within 15 published
+expect "the agent's cache for job_submit holds the federation (beta's nodes known on alpha)" \
+    within 10 grep -q '"epoch"' "$A/federation-state.json"
+
+# --- 2. a job started on beta reaches the broker within seconds --------------------------------
+jid=$(SLURM_CONF=$B/slurm.conf sbatch --parsable -N2 --gpus-per-node=8 -o /dev/null --wrap 'sleep 300' 2>"$SF_TMP/sbatch.err")
+if [ -z "$jid" ]; then not_ok "a job on beta is accepted"; cat "$SF_TMP/sbatch.err"; fi
+running() { [ "$(SLURM_CONF=$B/slurm.conf squeue -h -j "$jid" -o %T)" = RUNNING ]; }
+within 20 running
+took=$(wait_for 10 has_job "beta:$jid")
+expect "beta's running job $jid is in the broker's federation within 10 s (took ${took:-more than 10} s)" test -n "$took"
+expect "beta has 8 GPUs free once the job holds 16" test "$(free_gpus beta)" = 8
+busy=$(SLURM_CONF=$B/slurm.conf squeue -h -j "$jid" -o %N)
+"$SF_BUILDDIR/spiderflow" plan --broker "$URL" --token-file "$SF_TMP/reader.token" --model llama3-8b --global-batch 64 \
+    --gpus 8 --allow beta --format json >"$SF_TMP/plan.json" 2>"$SF_TMP/plan.err"
+plan_nodes=$(python3 -c 'import json,sys; print(" ".join(sorted({r["node"] for r in json.load(open(sys.argv[1]))["ranks"]})))' "$SF_TMP/plan.json" 2>/dev/null)
+expect "plan --broker on beta uses the free node (bn3), not the busy ones ($busy): got '$plan_nodes'" test "$plan_nodes" = "bn3"
+
+# --- 3. alpha's job_submit knows what the federation has free ----------------------------------
+SLURM_CONF=$A/slurm.conf sbatch --llm-model=llama3-8b --llm-global-batch=64 --gpus=24 --wrap true >"$SF_TMP/big.out" 2>&1
+expect "24 GPUs on alpha: refused naming alpha's 16 and the federation's 24 free" \
+    grep -q "cluster 'alpha' has 16 (2 nodes); the federation has 24 free: this job needs a cross-site plan" "$SF_TMP/big.out"
+
+# --- 4. a drained node leaves the free count ---------------------------------------------------
+SLURM_CONF=$B/slurm.conf scontrol update nodename=bn3 state=drain reason="bad DIMM"
+expect "a drained node (beta:bn3) is drained in the broker" within 10 node_state_is beta bn3 drained
+expect "beta has no GPU free with bn3 drained and 2 nodes busy" test "$(free_gpus beta)" = 0
+SLURM_CONF=$B/slurm.conf scontrol update nodename=bn3 state=resume
+
+# --- 5. an agent restarted after changes it missed resyncs -------------------------------------
+stop_pid "$AGENT_beta"
+SLURM_CONF=$B/slurm.conf scancel "$jid"
+gone() { [ -z "$(SLURM_CONF=$B/slurm.conf squeue -h -j "$jid" -t R,CG -o %i 2>/dev/null)" ]; }
+within 20 gone
+expect "while beta's agent is stopped the broker still has the job" has_job "beta:$jid"
+start_agent beta
+expect "the restarted agent's snapshot removes the cancelled job" within 10 no_job "beta:$jid"
+node_state_is_up() { ! node_state_is beta bn3 drained; }
+expect "... and bn3 is up again" within 10 node_state_is_up
+kill -9 "$AGENT_beta"; wait "$AGENT_beta" 2>/dev/null
+jid2=$(SLURM_CONF=$B/slurm.conf sbatch --parsable -N1 --gpus-per-node=8 -o /dev/null --wrap 'sleep 300')
+start_agent beta
+expect "after kill -9 the restarted agent publishes the job started meanwhile ($jid2)" within 15 has_job "beta:$jid2"
+
+# --- 6. measured links --------------------------------------------------------------------------
+now=$(date +%s)
+echo "{\"delta\":\"link_measured\",\"a\":\"alpha\",\"b\":\"beta\",\"gbps\":7.5,\"latency_ms\":22,\"timestamp\":$now,\"source\":\"iperf3 probe\"}" >"$A/links.jsonl"
+link_measured() { "$SF_BUILDDIR/spiderflow" federation --broker "$URL" --token-file "$SF_TMP/reader.token" --format json |
+    python3 -c "import json,sys; sys.exit(0 if any(l['measured'] and l['source']=='iperf3 probe' for l in json.load(sys.stdin)['links']) else 1)"; }
+expect "alpha's measured link figure reaches the broker" within 10 link_measured
+
+# --- 7. without the broker the cache holds this cluster alone ----------------------------------
+stop_pid "$BROKER_PID"; BROKER_PID=
+alone() { grep -q 'no word from the federation broker' "$A/federation-state.json"; }
+expect "broker stopped: alpha's cache marks beta's nodes unknown after broker_stale_after" within 15 alone
+expect "... and the agent says so in its log" grep -q "job_submit now plans on cluster 'alpha' alone" "$A/agent.log"
+SLURM_CONF=$A/slurm.conf sbatch --llm-model=llama3-8b --llm-global-batch=64 --gpus=24 --wrap true >"$SF_TMP/big2.out" 2>&1
+expect "job_submit then counts no GPU of beta as free" grep -q "the federation has 16 free" "$SF_TMP/big2.out"
+start_broker || exit 1
+back() { ! grep -q 'no word from the federation broker' "$A/federation-state.json"; }
+expect "broker back: the cache holds the federation again" within 15 back
+
+expect "no agent crashed" bash -c "! grep -qi 'terminate\|abort\|segmentation' '$A/agent.log' '$B/agent.log'"
+if [ "$FAILS" -ne 0 ]; then
+    echo "--- alpha agent log"; tail -20 "$A/agent.log"
+    echo "--- beta agent log"; tail -20 "$B/agent.log"
+    echo "--- broker log"; tail -20 "$SF_TMP/brokerd.log"
+    echo "--- sbatch on alpha"; cat "$SF_TMP/big.out" "$SF_TMP/big2.out"
+fi
+echo "$FAILS failure(s)"
+[ "$FAILS" -eq 0 ]
