@@ -16,11 +16,12 @@ dist_traces_DATA = \
 # Slurm integration examples
 EXTRA_DIST += contrib/slurm/spiderflow.conf contrib/slurm/slurm.conf.example contrib/slurm/plugstack.conf.example
 
-# The federation broker: an example config and a systemd unit (its binary path filled in at build).
-dist_pkgdata_DATA += contrib/federation/brokerd.conf
+# The federation broker and the cluster agent: example configs and systemd units (binary and
+# doc paths filled in at build).
+dist_pkgdata_DATA += contrib/federation/brokerd.conf contrib/federation/agent.conf
 systemdunitdir = $(prefix)/lib/systemd/system
-systemdunit_DATA = contrib/federation/spiderflow-brokerd.service
-EXTRA_DIST += contrib/federation/spiderflow-brokerd.service.in
-CLEANFILES += contrib/federation/spiderflow-brokerd.service
-contrib/federation/spiderflow-brokerd.service: $(srcdir)/contrib/federation/spiderflow-brokerd.service.in
-	$(MKDIR_P) contrib/federation && sed 's|@sbindir[@]|$(sbindir)|g' $(srcdir)/contrib/federation/spiderflow-brokerd.service.in >$@
+systemdunit_DATA = contrib/federation/spiderflow-brokerd.service contrib/federation/spiderflow-agent.service
+EXTRA_DIST += contrib/federation/spiderflow-brokerd.service.in contrib/federation/spiderflow-agent.service.in
+CLEANFILES += $(systemdunit_DATA)
+contrib/federation/%.service: $(srcdir)/contrib/federation/%.service.in
+	$(MKDIR_P) contrib/federation && sed -e 's|@sbindir[@]|$(sbindir)|g' -e 's|@docdir[@]|$(docdir)|g' $< >$@
