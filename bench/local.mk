@@ -22,3 +22,5 @@ bench_topology_bench_LDADD = libsf_topology.la libsf_util.la $(HWLOC_LIBS)
 
 # submit path: sbatch latency and throughput with job_submit/spiderflow on a localhost Slurm
 EXTRA_DIST += bench/submit_bench.sh
+# federation: job start on a cluster to the broker showing it, real Slurm + brokerd + agent
+EXTRA_DIST += bench/agent_visibility_bench.sh
