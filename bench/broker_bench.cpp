@@ -93,7 +93,8 @@ Sample timed(Clock::time_point due, const std::function<void()>& call) {
 
 // One simulated cluster agent. It keeps its own part of the state, so every delta it sends is
 // one the broker accepts: a job ends, a new one starts on free nodes, now and then a node is
-// drained or comes back.
+// drained or comes back. A refused batch leaves the two apart, so later ones may be refused
+// too: the failures are counted and shown, never retried away.
 class Agent {
 public:
     Agent(std::shared_ptr<const Topology> topology, int cluster)
