@@ -22,5 +22,17 @@ bench_topology_bench_LDADD = libsf_topology.la libsf_util.la $(HWLOC_LIBS)
 
 # submit path: sbatch latency and throughput with job_submit/spiderflow on a localhost Slurm
 EXTRA_DIST += bench/submit_bench.sh
-# federation: job start on a cluster to the broker showing it, real Slurm + brokerd + agent
+
+# federation broker: write and read latency, CPU and RSS of spiderflow-brokerd at 64 clusters
+noinst_PROGRAMS += bench/broker_bench
+bench_broker_bench_SOURCES = bench/broker_bench.cpp
+bench_broker_bench_LDADD = libsf_broker_client.la libsf_site.la libsf_topology.la libsf_model.la libsf_util.la \
+	$(CURL_LIBS) $(HWLOC_LIBS) -lpthread
+EXTRA_DIST += bench/broker_bench.sh
+# By hand only, never from make check: a 64-cluster broker on loopback for about a minute.
+bench-broker: bench/broker_bench spiderflow spiderflow-brokerd
+	$(srcdir)/bench/broker_bench.sh $(BENCH_BROKER_ARGS)
+.PHONY: bench-broker
+
+# federation agent: job start on a cluster to the broker showing it, real Slurm + brokerd + agent
 EXTRA_DIST += bench/agent_visibility_bench.sh

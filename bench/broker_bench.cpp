@@ -1,0 +1,364 @@
+// Broker benchmark: one spiderflow-brokerd on loopback under a federation's steady load. Every
+// cluster of the topology publishes its inventory once, then, like a real agent, posts a small
+// batch of deltas every --period seconds (clusters spread evenly in phase); reader clients ask
+// for GET /v1/federation --reads-per-s times a second. Prints p50/p99/max latency of writes and
+// reads, requests done against scheduled, and the broker's CPU and peak RSS, each against its
+// target as a ratio, then a verdict. Not a test: bench/broker_bench.sh starts the broker.
+//   bench/broker_bench --broker URL --topology FILE --tokens DIR --pid PID [--seconds N]
+//                      [--period S] [--reads-per-s R] [--readers K]
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <deque>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <thread>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/broker_client/broker_client.h"
+#include "common/site/site_delta.h"
+#include "common/site/site_json.h"
+#include "common/topology/reader.h"
+
+using namespace spiderflow;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr const char* kHelp =
+    "usage: broker_bench --broker URL --topology FILE --tokens DIR --pid PID [--seconds N]\n"
+    "                    [--period S] [--reads-per-s R] [--readers K]\n\n"
+    "Loads a running spiderflow-brokerd the way a federation does and prints its latency and\n"
+    "CPU against the targets. bench/broker_bench.sh starts a broker and runs this; use that.\n\n"
+    "  --broker URL      the broker (http://127.0.0.1:PORT)\n"
+    "  --topology FILE   the broker's federation topology: every cluster in it publishes\n"
+    "  --tokens DIR      DIR/CLUSTER.token for each cluster, DIR/reader.token for the readers\n"
+    "  --pid PID         the broker's process, for its CPU time and peak RSS\n"
+    "  --seconds N       measured window (default 60)\n"
+    "  --period S        seconds between one cluster's delta batches (default 5)\n"
+    "  --reads-per-s R   GET /v1/federation per second over all readers (default 100)\n"
+    "  --readers K       reader threads sharing those reads (default 16)\n";
+
+// Budgets the figures are printed against (issue: broker figures at 64 clusters).
+constexpr double kWriteP99BudgetMs = 100;
+constexpr double kReadP99BudgetMs = 100;
+constexpr double kCpuBudgetCores = 1;
+constexpr double kKeptUpTarget = 0.99;  // share of scheduled requests answered 2xx
+
+struct Options {
+    std::string broker, topology, tokens;
+    int pid = 0;
+    double seconds = 60, period = 5, reads_per_s = 100;
+    int readers = 16;
+};
+
+// One request: latency from the moment it was due, so a client or broker that falls behind
+// shows in the figures instead of silently sending less (coordinated omission).
+struct Sample {
+    double ms = 0;
+    int status = 0;  // 200 on success, the HTTP status or 0 (no answer) otherwise
+};
+
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+Sample timed(Clock::time_point due, const std::function<void()>& call) {
+    Sample s;
+    try {
+        call();
+        s.status = 200;
+    } catch (const BrokerError& e) {
+        s.status = e.status();
+        static std::mutex once;
+        static bool said = false;
+        const std::lock_guard<std::mutex> lock(once);
+        if (!said) std::cerr << "broker_bench: first failure: " << e.what() << "\n";
+        said = true;
+    }
+    s.ms = ms_since(due);
+    return s;
+}
+
+// One simulated cluster agent. It keeps its own part of the state, so every delta it sends is
+// one the broker accepts: a job ends, a new one starts on free nodes, now and then a node is
+// drained or comes back. A refused batch leaves the two apart, so later ones may be refused
+// too: the failures are counted and shown, never retried away.
+class Agent {
+public:
+    Agent(std::shared_ptr<const Topology> topology, int cluster)
+        : state_(topology), cluster_(cluster), rng_(1000 + static_cast<unsigned>(cluster)) {}
+
+    const std::string& name() const { return cluster().name; }
+
+    // Half the nodes busy with 1-2 node jobs and one node drained: a cluster in use.
+    std::string inventory() {
+        const auto& nodes = cluster().nodes;
+        for (size_t n = 0; n + 1 < nodes.size() && n < nodes.size() / 2; n += 2) start_job({n, n + 1}, 0);
+        if (nodes.size() > 4) drain(nodes.size() - 1, true);
+        return site_state_to_json(state_, -1);
+    }
+
+    // {"deltas": [...]}: release the oldest job, start one on 1-3 free nodes, every 12th batch
+    // (about a minute) drain a node or bring it back.
+    std::string next_batch(int64_t now) {
+        std::vector<SiteDelta> batch;
+        if (!jobs_.empty()) {
+            batch.push_back(JobReleased{jobs_.front()});
+            jobs_.pop_front();
+            state_.apply(batch.back());
+        }
+        std::vector<size_t> idle;
+        for (size_t n = 0; n < cluster().nodes.size(); ++n) {
+            const NodeRef ref{cluster_, static_cast<int>(n)};
+            if (state_.use(ref).state == NodeState::up && state_.used_gpus(ref, now) == 0) idle.push_back(n);
+        }
+        std::shuffle(idle.begin(), idle.end(), rng_);
+        idle.resize(std::min<size_t>(idle.size(), 1 + rng_() % 3));
+        if (!idle.empty()) batch.push_back(start_job(idle, now));
+        if (++batches_ % 12 == 0 && cluster().nodes.size() > 4) batch.push_back(drain(cluster().nodes.size() - 1, !drained_));
+        std::string body = "{\"deltas\":[";
+        for (size_t i = 0; i < batch.size(); ++i) body += (i ? "," : "") + delta_to_json(batch[i]);
+        return body + "]}";
+    }
+
+private:
+    const Cluster& cluster() const { return state_.topology().clusters[static_cast<size_t>(cluster_)]; }
+
+    SiteDelta start_job(const std::vector<size_t>& nodes, int64_t now) {
+        JobAllocated d;
+        d.allocation.job = std::to_string(next_job_++);
+        d.allocation.start = now;
+        for (size_t n : nodes) {
+            const Node& node = cluster().nodes[n];
+            d.allocation.nodes.push_back({{name(), node.name}, node.gpus, 32});
+        }
+        state_.apply(d);
+        jobs_.push_back(d.allocation.job);
+        return d;
+    }
+
+    SiteDelta drain(size_t n, bool on) {
+        NodeStateChanged d{{name(), cluster().nodes[n].name}, on ? NodeState::drained : NodeState::up,
+                           on ? "bench: fan failure" : "", std::nullopt};
+        state_.apply(d);
+        drained_ = on;
+        return d;
+    }
+
+    SiteState state_;
+    int cluster_;
+    std::mt19937 rng_;
+    std::deque<std::string> jobs_;
+    int next_job_ = 1;
+    int batches_ = 0;
+    bool drained_ = false;
+};
+
+// utime + stime of a process, in seconds (/proc/PID/stat fields 14 and 15, after the command
+// name, which may hold spaces and parentheses).
+double cpu_seconds(int pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const size_t close = text.rfind(')');
+    if (close == std::string::npos) return -1;
+    std::vector<std::string> fields;
+    std::string f;
+    for (char c : text.substr(close + 2)) {
+        if (c == ' ') fields.push_back(f), f.clear();
+        else f += c;
+    }
+    if (fields.size() < 13) return -1;  // fields[0] is field 3 (state)
+    return (std::stod(fields[11]) + std::stod(fields[12])) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
+// Peak resident set (VmHWM) in MiB.
+double peak_rss_mib(int pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024;
+    }
+    return -1;
+}
+
+double percentile(std::vector<double> v, double p) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const size_t i = static_cast<size_t>(std::max(0.0, p / 100 * static_cast<double>(v.size()) - 1e-9));
+    return v[std::min(i, v.size() - 1)];
+}
+
+// "writes  p50 ... p99 ... max ... done/scheduled", then p99 over its budget (<= 1 is met) and
+// the share answered (>= kKeptUpTarget is met: the broker kept up).
+bool report(const char* what, const std::vector<Sample>& samples, size_t scheduled, double budget_ms) {
+    std::vector<double> ok;
+    for (const Sample& s : samples) {
+        if (s.status == 200) ok.push_back(s.ms);
+    }
+    const double p99 = percentile(ok, 99);
+    const double kept = scheduled ? static_cast<double>(ok.size()) / static_cast<double>(scheduled) : 0;
+    std::printf("%-6s p50 %7.2f ms  p99 %7.2f ms  max %7.2f ms  done %zu of %zu scheduled, %zu failed\n", what,
+                percentile(ok, 50), p99, ok.empty() ? 0 : *std::max_element(ok.begin(), ok.end()), ok.size(),
+                scheduled, samples.size() - ok.size());
+    std::printf("  %s p99 / %.0f ms budget = %.3f   done / scheduled = %.3f (target >= %.2f)\n", what, budget_ms,
+                p99 / budget_ms, kept, kKeptUpTarget);
+    return p99 <= budget_ms && kept >= kKeptUpTarget;
+}
+
+[[noreturn]] void usage(const std::string& why) {
+    std::cerr << "broker_bench: " << why << " (see --help)\n";
+    std::exit(2);
+}
+
+Options parse(int argc, char** argv) {
+    Options o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--help" || a == "-h") {
+            std::cout << kHelp;
+            std::exit(0);
+        }
+        if (i + 1 >= argc) usage("option '" + a + "' needs a value, or is unknown");
+        const std::string v = argv[++i];
+        if (a == "--broker") o.broker = v;
+        else if (a == "--topology") o.topology = v;
+        else if (a == "--tokens") o.tokens = v;
+        else if (a == "--pid") o.pid = std::atoi(v.c_str());
+        else if (a == "--seconds") o.seconds = std::atof(v.c_str());
+        else if (a == "--period") o.period = std::atof(v.c_str());
+        else if (a == "--reads-per-s") o.reads_per_s = std::atof(v.c_str());
+        else if (a == "--readers") o.readers = std::atoi(v.c_str());
+        else usage("unknown option '" + a + "'");
+    }
+    if (o.broker.empty() || o.topology.empty() || o.tokens.empty() || o.pid <= 0) {
+        usage("--broker, --topology, --tokens and --pid are required");
+    }
+    if (o.seconds <= 0 || o.period <= 0 || o.reads_per_s <= 0 || o.readers < 1) usage("a figure must be positive");
+    return o;
+}
+
+BrokerClient client(const Options& o, const std::string& token_name) {
+    BrokerEndpoint e;
+    e.url = o.broker;
+    e.token = read_token_file(o.tokens + "/" + token_name + ".token");
+    e.attempts = 1;  // a retry would hide a failure inside a longer latency
+    e.total_timeout_s = 10;
+    return BrokerClient(e);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+    const Options o = parse(argc, argv);
+    auto topology = std::make_shared<const Topology>(read_topology(o.topology, ""));
+    const size_t clusters = topology->clusters.size();
+    std::vector<Agent> agents;
+    std::vector<BrokerClient> writers;
+    for (size_t c = 0; c < clusters; ++c) {
+        agents.emplace_back(topology, static_cast<int>(c));
+        writers.push_back(client(o, agents.back().name()));
+    }
+    const BrokerClient reader = client(o, "reader");
+
+    // Inventories first, one after another, outside the measured window: a broker's start.
+    std::vector<Sample> inventories;
+    for (size_t c = 0; c < clusters; ++c) {
+        const std::string body = agents[c].inventory();
+        inventories.push_back(timed(Clock::now(), [&] {
+            writers[c].put("/v1/clusters/" + agents[c].name() + "/inventory", body);
+        }));
+    }
+    std::vector<double> inv_ms;
+    for (const Sample& s : inventories) inv_ms.push_back(s.ms);
+    std::printf("broker_bench: %zu clusters (%s), %.0f s window, deltas every %.3g s per cluster, %.0f federation "
+                "reads/s by %d readers, on %ld cores\n",
+                clusters, topology->name.c_str(), o.seconds, o.period, o.reads_per_s, o.readers,
+                ::sysconf(_SC_NPROCESSORS_ONLN));
+    std::printf("inventory PUTs: p50 %.2f ms, max %.2f ms\n", percentile(inv_ms, 50),
+                *std::max_element(inv_ms.begin(), inv_ms.end()));
+
+    const Clock::time_point t0 = Clock::now() + std::chrono::milliseconds(200);
+    std::mutex mu;
+    std::vector<Sample> writes, reads;
+    size_t writes_scheduled = 0;
+    std::vector<std::thread> threads;
+    // One thread per cluster, like one agent each; cluster c's batches fall at c/N of a period.
+    for (size_t c = 0; c < clusters; ++c) {
+        const double phase = o.period * static_cast<double>(c) / static_cast<double>(clusters);
+        for (double at = phase; at < o.seconds; at += o.period) ++writes_scheduled;
+        threads.emplace_back([&, c, phase] {
+            std::vector<Sample> mine;
+            for (double at = phase; at < o.seconds; at += o.period) {
+                const auto due = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(at));
+                std::this_thread::sleep_until(due);
+                const std::string body = agents[c].next_batch(static_cast<int64_t>(std::time(nullptr)));
+                mine.push_back(timed(due, [&] { writers[c].post("/v1/clusters/" + agents[c].name() + "/deltas", body); }));
+            }
+            const std::lock_guard<std::mutex> lock(mu);
+            writes.insert(writes.end(), mine.begin(), mine.end());
+        });
+    }
+    // Reads at a fixed rate: slot i is due at i / rate, taken by whichever reader is free.
+    const size_t reads_scheduled = static_cast<size_t>(o.seconds * o.reads_per_s);
+    std::atomic<size_t> next_slot{0};
+    for (int r = 0; r < o.readers; ++r) {
+        threads.emplace_back([&] {
+            std::vector<Sample> mine;
+            for (size_t i; (i = next_slot++) < reads_scheduled;) {
+                const auto due = t0 + std::chrono::duration_cast<Clock::duration>(
+                                          std::chrono::duration<double>(static_cast<double>(i) / o.reads_per_s));
+                std::this_thread::sleep_until(due);
+                mine.push_back(timed(due, [&] { reader.get("/v1/federation"); }));
+            }
+            const std::lock_guard<std::mutex> lock(mu);
+            reads.insert(reads.end(), mine.begin(), mine.end());
+        });
+    }
+    // The window starts when the first requests are due; every thread is waiting by then.
+    std::this_thread::sleep_until(t0);
+    const double cpu0 = cpu_seconds(o.pid);
+    for (std::thread& t : threads) t.join();
+    const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
+    const double cpu = cpu_seconds(o.pid) - cpu0;
+    const double rss = peak_rss_mib(o.pid);
+
+    bool pass = report("writes", writes, writes_scheduled, kWriteP99BudgetMs);
+    pass = report("reads", reads, reads_scheduled, kReadP99BudgetMs) && pass;
+    const double cores = cpu / wall;
+    std::printf("broker CPU %.2f s over %.1f s = %.1f%% of one core; vs %.0f core budget: %.3f\n", cpu, wall,
+                100 * cores, kCpuBudgetCores, cores / kCpuBudgetCores);
+    std::printf("broker peak RSS %.1f MiB\n", rss);
+    // The view readers got, and proof that every answered write is in it: one epoch per write.
+    const std::string view = reader.get("/v1/federation");
+    const auto epoch = nlohmann::json::parse(view).at("epoch").get<uint64_t>();
+    size_t accepted = 0;
+    for (const auto* list : {&inventories, &writes}) {
+        for (const Sample& s : *list) accepted += s.status == 200;
+    }
+    std::printf("federation view %.0f KiB, epoch %llu after %zu answered writes%s\n", static_cast<double>(view.size()) / 1024,
+                static_cast<unsigned long long>(epoch), accepted, epoch == accepted ? "" : " (MISMATCH)");
+    rusage self{};
+    ::getrusage(RUSAGE_SELF, &self);
+    const auto secs = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+    std::printf("load generator CPU %.2f s (same machine, so it competes with the broker)\n",
+                secs(self.ru_utime) + secs(self.ru_stime));
+
+    pass = pass && cores <= kCpuBudgetCores && epoch == accepted;
+    std::printf("verdict: %s\n", pass ? "MET: write and read p99 within budget, kept up, under one core, no write lost"
+                                      : "MISSED: a ratio above is over 1 or done/scheduled is under its target");
+    return 0;
+} catch (const std::exception& e) {
+    std::cerr << "broker_bench: " << e.what() << "\n";
+    return 2;
+}

@@ -1,0 +1,74 @@
+#!/bin/bash
+# Broker benchmark: spiderflow-brokerd on loopback, bounded, under a 64-cluster federation's
+# steady load (issue figures: p50/p99 latency and CPU with 64 clusters publishing deltas every
+# 5 s and 100 federation reads per second). Generates the federation topology, writes a token
+# per cluster and one reader token, starts the broker (SQLite store) under a temporary
+# directory, runs bench/broker_bench against it and stops the broker by PID. About 70 s.
+# Usage (from the build dir, or `make bench-broker BENCH_BROKER_ARGS='--seconds 20'`):
+#   bench/broker_bench.sh [--clusters N] [--seconds N] [broker_bench options...]
+set -u
+BUILD=${SF_BUILDDIR:-$(pwd)}
+B=$BUILD/spiderflow-brokerd
+S=$BUILD/spiderflow
+BENCH=$BUILD/bench/broker_bench
+CLUSTERS=64
+ARGS=()
+while [ $# -gt 0 ]; do
+    case $1 in
+    --help | -h)
+        sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
+        echo
+        "$BENCH" --help | sed -n '/^  --seconds/,$p'
+        echo "  --clusters N      clusters in the generated federation (default 64)"
+        exit 0 ;;
+    --clusters) CLUSTERS=$2; shift 2 ;;
+    *) ARGS+=("$1"); shift ;;
+    esac
+done
+for f in "$B" "$S" "$BENCH"; do
+    [ -x "$f" ] || { echo "broker_bench: build $f first (make, from the build dir)" >&2; exit 1; }
+done
+command -v curl >/dev/null || { echo "broker_bench: needs curl to wait for the broker" >&2; exit 1; }
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/sf-brokerbench.XXXXXX")
+PID=
+trap '[ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null; rm -rf "$T"' EXIT
+umask 077   # token files must be readable by their owner only, or the client refuses them
+
+# The seed that submit_bench uses, so both benchmarks load the same kind of federation.
+"$S" topo generate --clusters "$CLUSTERS" --seed 7 -o "$T/federation.json" 2>/dev/null || exit 1
+mkdir "$T/tokens.d"
+for name in $(python3 -c 'import json,sys; print(*[c["name"] for c in json.load(open(sys.argv[1]))["clusters"]])' \
+    "$T/federation.json") reader; do
+    token=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
+    echo "$token" >"$T/tokens.d/$name.token"
+    role=cluster; [ "$name" = reader ] && role=reader
+    echo "$role $name $(echo "$token" | "$B" --hash-token)"
+done >"$T/tokens"
+
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+URL=http://127.0.0.1:$PORT
+# The shipped defaults (contrib/federation/brokerd.conf) but rate_limit: all 100 reads a second
+# share one reader token here, where a site gives each tool its own.
+cat >"$T/brokerd.conf" <<CONF
+listen = 127.0.0.1
+port = $PORT
+db = $T/broker.db
+topology = $T/federation.json
+tokens = $T/tokens
+max_body = 16777216
+rate_limit = 1000
+threads = 8
+CONF
+"$B" --config "$T/brokerd.conf" >"$T/brokerd.log" 2>&1 &
+PID=$!
+for _ in $(seq 100); do curl -sf "$URL/healthz" >/dev/null && break; sleep 0.1; done
+curl -sf "$URL/healthz" >/dev/null || { echo "broker_bench: brokerd did not start:" >&2; cat "$T/brokerd.log" >&2; exit 1; }
+
+"$BENCH" --broker "$URL" --topology "$T/federation.json" --tokens "$T/tokens.d" --pid "$PID" "${ARGS[@]}"
+rc=$?
+if [ $rc -ne 0 ] || grep -qv '^spiderflow: brokerd\( listening\|:.*clusters in\)' "$T/brokerd.log"; then
+    echo "brokerd log:" >&2
+    tail -n 20 "$T/brokerd.log" >&2
+fi
+exit $rc
