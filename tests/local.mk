@@ -123,6 +123,9 @@ tests_unit_test_agent_LDADD = libsf_agent.la libsf_broker_client.la libsf_slurmj
 # The federation broker on loopback: auth, limits, restart, kill -9.
 TESTS += tests/integration/test_brokerd.sh
 EXTRA_DIST += tests/integration/test_brokerd.sh
+# Two brokers on one real MariaDB: the lease, the standby, failover under kill -9.
+TESTS += tests/integration/test_brokerd_mariadb.sh
+EXTRA_DIST += tests/integration/test_brokerd_mariadb.sh tests/integration/mariadb.sh
 # Two real Slurm clusters, the broker and one agent each.
 TESTS += tests/integration/test_federation_agents.sh
 EXTRA_DIST += tests/integration/test_federation_agents.sh

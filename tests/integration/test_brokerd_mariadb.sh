@@ -8,6 +8,7 @@
 set -u
 . "$(dirname "$0")/mariadb.sh"
 sf_mariadb_can_run || exit 77
+grep -q '^#define SF_HAVE_MARIADB 1' "$SF_BUILDDIR/config.h" || { echo "SKIP: built without MariaDB"; exit 77; }
 BROKERD=$SF_BUILDDIR/spiderflow-brokerd
 S=$SF_BUILDDIR/spiderflow
 TOPO=$SF_SRCDIR/contrib/topologies/aws-4.json
@@ -90,14 +91,10 @@ db_sum() {
 }
 
 # --- 0. a bad database set-up stops the broker with the reason -------------------------------
-if "$BROKERD" --config "$T/a.conf" --db "mysql://sfbroker@localhost/spiderflow" --help >/dev/null 2>&1 &&
-    "$BROKERD" --config /dev/null --db "mysql://u@h/d" 2>&1 | grep -q "built without MariaDB"; then
-    echo "SKIP: this broker was built without MariaDB"
-    exit 77
-fi
 chmod 644 "$T/db-password"
 "$BROKERD" --config "$T/a.conf" >"$T/err.log" 2>&1
-expect "a password file others can read: exit 2, naming it" bash -c "[ $? = 2 ] && grep -q 'db-password is readable by others' '$T/err.log'"
+rc=$?
+expect "a password file others can read: exit 2, naming it" bash -c "[ $rc = 2 ] && grep -q 'db-password is readable by others' '$T/err.log'"
 chmod 600 "$T/db-password"
 echo wrong >"$T/wrong-password"
 chmod 600 "$T/wrong-password"
