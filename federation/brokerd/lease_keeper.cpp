@@ -25,7 +25,21 @@ void LeaseKeeper::round() {
         current.clear();
     }
     if (held && !active_) {
-        hooks_.became_active();
+        try {
+            hooks_.became_active();
+        } catch (const std::exception& e) {
+            // It could not read its predecessor's last writes: deciding on an older state would
+            // lose them, so it gives the lease back and tries again next round.
+            std::cerr << "spiderflow: brokerd: cannot take over: " << e.what() << "\n";
+            try {
+                store_->release_lease(holder_);
+            } catch (const std::exception&) {
+                // it expires by itself
+            }
+            held = false;
+        }
+    }
+    if (held && !active_) {
         active_ = true;
         announced_ = true;
         std::cerr << "spiderflow: brokerd: active: holds the lease (" << holder_ << ", " << ttl_s_ << " s)\n";
