@@ -88,6 +88,11 @@ std::unique_ptr<BrokerStore> open_store(const std::string& location, const Store
     }
     const std::string path = starts_with(location, "sqlite:") ? location.substr(7) : location;
     if (path.empty()) throw std::runtime_error("no database file given");
+    if (!options.password_file.empty()) {
+        // Most likely a MariaDB set-up with db= left at the file: say so rather than run alone.
+        throw std::runtime_error("db_password_file is set but db '" + location +
+                                 "' is a SQLite file; for MariaDB set db = mysql://USER@HOST/DATABASE");
+    }
     return make_sqlite_store(path);
 }
 

@@ -154,6 +154,12 @@ TEST(SqliteStore, PartsAndEpochSurviveReopening) {
     EXPECT_EQ(store->stored_epoch(), 3u);
     EXPECT_THROW(open_store("mysql://db/spiderflow"), std::runtime_error);  // no user
     EXPECT_THROW(open_store("postgres://u@db/spiderflow"), std::runtime_error);
+    try {
+        open_store(db, StoreOptions{"/etc/spiderflow/db-password"});
+        ADD_FAILURE() << "a password file beside a SQLite file was accepted";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("db = mysql://"), std::string::npos) << e.what();
+    }
     std::system(("rm -rf " + std::string(dir)).c_str());
 }
 
