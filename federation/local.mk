@@ -1,4 +1,4 @@
-# federation: spiderflow-brokerd (and, next, the agent and the broker client library).
+# federation: spiderflow-brokerd and spiderflow-agent.
 
 # The broker's logic without its HTTP server and main(), for the unit tests.
 noinst_LTLIBRARIES += libsf_broker.la
@@ -7,6 +7,10 @@ libsf_broker_la_SOURCES = \
 	federation/brokerd/federation_state.h \
 	federation/brokerd/broker_store.h \
 	federation/brokerd/sqlite_store.cpp \
+	federation/brokerd/store_backends.h \
+	federation/brokerd/store_location.cpp \
+	federation/brokerd/lease_keeper.cpp \
+	federation/brokerd/lease_keeper.h \
 	federation/brokerd/brokerd_conf.cpp \
 	federation/brokerd/brokerd_conf.h \
 	federation/brokerd/tokens.cpp \
@@ -15,7 +19,13 @@ libsf_broker_la_SOURCES = \
 	federation/brokerd/metrics.h \
 	federation/brokerd/rate_limit.cpp \
 	federation/brokerd/rate_limit.h
-libsf_broker_la_CPPFLAGS = $(AM_CPPFLAGS) $(SQLITE_CFLAGS) $(LIBCRYPTO_CFLAGS)
+libsf_broker_la_CPPFLAGS = $(AM_CPPFLAGS) $(SQLITE_CFLAGS) $(LIBCRYPTO_CFLAGS) -include config.h
+libsf_broker_la_LIBADD = $(SQLITE_LIBS) $(LIBCRYPTO_LIBS)
+if HAVE_MARIADB
+libsf_broker_la_SOURCES += federation/brokerd/mariadb_store.cpp
+libsf_broker_la_CPPFLAGS += $(MARIADB_CFLAGS)
+libsf_broker_la_LIBADD += $(MARIADB_LIBS)
+endif
 
 sbin_PROGRAMS += spiderflow-brokerd
 spiderflow_brokerd_SOURCES = \
@@ -24,7 +34,7 @@ spiderflow_brokerd_SOURCES = \
 	federation/brokerd/brokerd_main.cpp
 spiderflow_brokerd_CPPFLAGS = $(AM_CPPFLAGS) $(HTTPLIB_CFLAGS)
 spiderflow_brokerd_LDADD = libsf_broker.la libsf_site.la libsf_topology.la libsf_model.la libsf_util.la \
-	$(HTTPLIB_LIBS) $(SQLITE_LIBS) $(LIBCRYPTO_LIBS) $(HWLOC_LIBS) -lpthread
+	$(HTTPLIB_LIBS) $(SQLITE_LIBS) $(MARIADB_LIBS) $(LIBCRYPTO_LIBS) $(HWLOC_LIBS) -lpthread
 
 # The cluster agent's logic (Slurm look, part builder, diff, publisher) without main(), for the
 # unit tests and, later, the sched plugin that hosts it in slurmctld.

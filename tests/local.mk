@@ -112,7 +112,7 @@ TESTS += tests/unit/test_federation
 tests_unit_test_federation_SOURCES = tests/unit/federation/test_broker.cpp
 tests_unit_test_federation_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_federation_LDADD = libsf_broker.la libsf_site.la libsf_topology.la libsf_model.la libsf_util.la \
-	$(SQLITE_LIBS) $(LIBCRYPTO_LIBS) $(HWLOC_LIBS) $(GTEST_LIBS_ALL)
+	$(SQLITE_LIBS) $(MARIADB_LIBS) $(LIBCRYPTO_LIBS) $(HWLOC_LIBS) $(GTEST_LIBS_ALL)
 # The cluster agent's logic: observation to part, part deltas, config, links file.
 check_PROGRAMS += tests/unit/test_agent
 TESTS += tests/unit/test_agent
@@ -123,6 +123,9 @@ tests_unit_test_agent_LDADD = libsf_agent.la libsf_broker_client.la libsf_slurmj
 # The federation broker on loopback: auth, limits, restart, kill -9.
 TESTS += tests/integration/test_brokerd.sh
 EXTRA_DIST += tests/integration/test_brokerd.sh
+# Two brokers on one real MariaDB: the lease, the standby, failover under kill -9.
+TESTS += tests/integration/test_brokerd_mariadb.sh
+EXTRA_DIST += tests/integration/test_brokerd_mariadb.sh tests/integration/mariadb.sh
 # Two real Slurm clusters, the broker and one agent each.
 TESTS += tests/integration/test_federation_agents.sh
 EXTRA_DIST += tests/integration/test_federation_agents.sh

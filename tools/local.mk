@@ -28,4 +28,4 @@ spiderflow_SOURCES += tools/spiderflow/cmd_query.cpp
 # federation command and plan --broker: the live federation through the broker client.
 spiderflow_SOURCES += tools/spiderflow/cmd_federation.cpp tools/spiderflow/federation_view.cpp \
 	tools/spiderflow/federation_view.h
-spiderflow_LDADD += libsf_broker_client.la $(CURL_LIBS)
+spiderflow_LDADD += libsf_broker_client.la libsf_util.la $(CURL_LIBS)

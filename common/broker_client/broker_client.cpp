@@ -1,16 +1,15 @@
 #include "common/broker_client/broker_client.h"
 
 #include <curl/curl.h>
-#include <sys/stat.h>
 
 #include <chrono>
-#include <fstream>
 #include <mutex>
 #include <random>
-#include <sstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
+
+#include "common/util/secret_file.h"
 
 namespace spiderflow {
 namespace {
@@ -40,26 +39,29 @@ bool worth_retrying(int status) { return status == 0 || status == 429 || status 
 }  // namespace
 
 std::string read_token_file(const std::string& path) {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) throw BrokerError(0, "cannot read token file " + path);
-    if ((st.st_mode & 077) != 0) {
-        throw BrokerError(0, "token file " + path + " is readable by others; chmod 600 it (the token is not used)");
+    try {
+        return read_secret_file(path, "token");
+    } catch (const std::runtime_error& e) {
+        throw BrokerError(0, e.what());
     }
-    std::ifstream in(path);
-    std::ostringstream text;
-    text << in.rdbuf();
-    std::string t = text.str();
-    const auto b = t.find_first_not_of(" \t\r\n");
-    const auto e = t.find_last_not_of(" \t\r\n");
-    if (!in || b == std::string::npos) throw BrokerError(0, "token file " + path + " is empty");
-    return t.substr(b, e - b + 1);
 }
 
 BrokerClient::BrokerClient(BrokerEndpoint endpoint) : endpoint_(std::move(endpoint)) {
-    while (!endpoint_.url.empty() && endpoint_.url.back() == '/') endpoint_.url.pop_back();
-    if (endpoint_.url.rfind("http://", 0) != 0 && endpoint_.url.rfind("https://", 0) != 0) {
-        throw BrokerError(0, "broker URL '" + endpoint_.url + "' must start with https:// (or http:// on loopback)");
+    std::string list = endpoint_.url;
+    for (size_t from = 0; from <= list.size();) {
+        size_t comma = list.find(',', from);
+        if (comma == std::string::npos) comma = list.size();
+        std::string url = list.substr(from, comma - from);
+        const auto b = url.find_first_not_of(" \t");
+        url = b == std::string::npos ? std::string() : url.substr(b, url.find_last_not_of(" \t") - b + 1);
+        while (!url.empty() && url.back() == '/') url.pop_back();
+        if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) {
+            throw BrokerError(0, "broker URL '" + url + "' must start with https:// (or http:// on loopback)");
+        }
+        urls_.push_back(url);
+        from = comma + 1;
     }
+    endpoint_.url = urls_.front();
     if (endpoint_.attempts < 1) endpoint_.attempts = 1;
 }
 
@@ -69,11 +71,39 @@ std::string BrokerClient::post(const std::string& path, const std::string& body)
     return call("POST", path, &body);
 }
 
+int BrokerClient::once(const std::string& url, const char* method, const std::string* body, std::string* answer,
+                       std::string* transport_error) const {
+    CURL* curl = curl_easy_init();
+    if (curl == nullptr) throw BrokerError(0, "libcurl could not start a call to " + url);
+    curl_slist* headers = nullptr;
+    if (!endpoint_.token.empty()) headers = curl_slist_append(headers, ("Authorization: Bearer " + endpoint_.token).c_str());
+    headers = curl_slist_append(headers, "Content-Type: application/json");
+    curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method);
+    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(endpoint_.connect_timeout_s * 1000));
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(endpoint_.total_timeout_s * 1000));
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, collect);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, answer);
+    if (!endpoint_.ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, endpoint_.ca_file.c_str());
+    if (body != nullptr) {
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body->data());
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body->size()));
+    }
+    const CURLcode rc = curl_easy_perform(curl);
+    long status = 0;
+    if (rc == CURLE_OK) curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+    else *transport_error = curl_easy_strerror(rc);
+    curl_slist_free_all(headers);
+    curl_easy_cleanup(curl);
+    return static_cast<int>(status);
+}
+
 std::string BrokerClient::call(const char* method, const std::string& path, const std::string* body) const {
     global_init();
-    const std::string url = endpoint_.url + path;
     thread_local std::mt19937 rng{std::random_device{}()};
-    std::string last_error;
+    std::string last_error, last_url;
     int last_status = 0;
     for (int attempt = 0; attempt < endpoint_.attempts; ++attempt) {
         if (attempt > 0) {
@@ -83,37 +113,28 @@ std::string BrokerClient::call(const char* method, const std::string& path, cons
             std::uniform_real_distribution<double> jitter(0.5 * base, 1.5 * base);
             std::this_thread::sleep_for(std::chrono::duration<double>(jitter(rng)));
         }
-        CURL* curl = curl_easy_init();
-        if (curl == nullptr) throw BrokerError(0, "libcurl could not start a call to " + url);
-        std::string answer;
-        curl_slist* headers = nullptr;
-        if (!endpoint_.token.empty()) headers = curl_slist_append(headers, ("Authorization: Bearer " + endpoint_.token).c_str());
-        headers = curl_slist_append(headers, "Content-Type: application/json");
-        curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-        curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method);
-        curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-        curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-        curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(endpoint_.connect_timeout_s * 1000));
-        curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(endpoint_.total_timeout_s * 1000));
-        curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, collect);
-        curl_easy_setopt(curl, CURLOPT_WRITEDATA, &answer);
-        if (!endpoint_.ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, endpoint_.ca_file.c_str());
-        if (body != nullptr) {
-            curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body->data());
-            curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body->size()));
+        // Every broker once per attempt, starting with the one that answered last.
+        const size_t first = preferred_->load();
+        for (size_t k = 0; k < urls_.size(); ++k) {
+            const size_t i = (first + k) % urls_.size();
+            last_url = urls_[i] + path;
+            std::string answer, transport_error;
+            last_status = once(last_url, method, body, &answer, &transport_error);
+            if (last_status >= 200 && last_status < 300) {
+                preferred_->store(i);
+                return answer;
+            }
+            last_error = last_status == 0 ? transport_error
+                                          : "HTTP " + std::to_string(last_status) + ": " + error_text(answer);
+            if (!worth_retrying(last_status)) {
+                throw BrokerError(last_status, std::string(method) + " " + last_url + ": " + last_error);
+            }
+            // Unreachable or a standby: another broker may answer. A 429 or 500 is that
+            // broker's own answer, retried after the backoff rather than elsewhere.
+            if (last_status != 0 && last_status != 503) break;
         }
-        const CURLcode rc = curl_easy_perform(curl);
-        long status = 0;
-        if (rc == CURLE_OK) curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-        curl_slist_free_all(headers);
-        curl_easy_cleanup(curl);
-        if (rc == CURLE_OK && status >= 200 && status < 300) return answer;
-        last_status = static_cast<int>(status);
-        last_error = rc != CURLE_OK ? std::string(curl_easy_strerror(rc))
-                                    : "HTTP " + std::to_string(status) + ": " + error_text(answer);
-        if (!worth_retrying(last_status)) break;
     }
-    throw BrokerError(last_status, std::string(method) + " " + url + ": " + last_error);
+    throw BrokerError(last_status, std::string(method) + " " + last_url + ": " + last_error);
 }
 
 }  // namespace spiderflow

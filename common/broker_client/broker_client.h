@@ -4,13 +4,19 @@
 // 429 and 5xx, never on a 4xx that retrying cannot fix. Never used inside slurmctld's submit path.
 #pragma once
 
+#include <atomic>
+#include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace spiderflow {
 
 struct BrokerEndpoint {
-    std::string url;               // https://broker.example.org:8760 (no trailing path)
+    // https://broker.example.org:8760 (no trailing path); several, comma-separated, for brokers
+    // sharing one MariaDB: a call goes to the one that answered last, and moves on to the next
+    // when a broker is unreachable or answers 503 (a standby).
+    std::string url;
     std::string token;             // bearer token; empty for /healthz only
     std::string ca_file;           // PEM bundle that signs the broker's certificate; empty = system's
     double connect_timeout_s = 3;
@@ -46,7 +52,13 @@ public:
 
 private:
     std::string call(const char* method, const std::string& path, const std::string* body) const;
+    // One request to one broker: the status (0 when no answer came), the body in `answer`.
+    int once(const std::string& url, const char* method, const std::string* body, std::string* answer,
+             std::string* transport_error) const;
     BrokerEndpoint endpoint_;
+    std::vector<std::string> urls_;
+    // The broker that answered last; shared by copies of this client.
+    std::shared_ptr<std::atomic<size_t>> preferred_ = std::make_shared<std::atomic<size_t>>(0);
 };
 
 }  // namespace spiderflow

@@ -6,6 +6,8 @@ libsf_util_la_SOURCES = \
 	common/util/json_read.h \
 	common/util/key_value_conf.cpp \
 	common/util/key_value_conf.h \
+	common/util/secret_file.cpp \
+	common/util/secret_file.h \
 	common/util/text_file.cpp \
 	common/util/text_file.h \
 	common/util/units.h

@@ -8,6 +8,7 @@ packages=(
   coinor-libcbc-dev libhwloc-dev libhwloc-plugins hwloc libcurl4-openssl-dev libsqlite3-dev
   nlohmann-json3-dev zlib1g-dev libgtest-dev libgmock-dev libcpp-httplib-dev libssl-dev curl openssl
   libslurm-dev slurmctld slurmd slurm-client munge
+  libmariadb-dev mariadb-server mariadb-client
   clang libclang-rt-dev iproute2 iperf3
 )
 

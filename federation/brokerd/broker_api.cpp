@@ -39,18 +39,54 @@ std::string bearer(const httplib::Request& req) {
 BrokerService::BrokerService(std::shared_ptr<const Topology> topology, std::unique_ptr<BrokerStore> store,
                              TokenTable tokens, double rate_per_s)
     : state_(std::move(topology)), store_(std::move(store)), tokens_(std::move(tokens)), limiter_(rate_per_s) {
+    reload_from_store();
+}
+
+BrokerService::~BrokerService() { release_lease(); }
+
+void BrokerService::reload_from_store() {
+    FederationState fresh(state_.shared_topology());
     uint64_t epoch = 0;
     for (const StoredPart& p : store_->load_parts(&epoch)) {
         // A part stored over an older federation topology (a cluster added, a node renamed) is
         // dropped, not fatal: its cluster's next snapshot brings it back.
         try {
-            state_.replace_part(p.cluster, p.snapshot_json, p.updated_at);
+            fresh.replace_part(p.cluster, p.snapshot_json, p.updated_at);
         } catch (const InputError& e) {
             std::cerr << "spiderflow: brokerd: stored part of cluster '" << p.cluster
                       << "' dropped until it publishes again: " << e.what() << "\n";
         }
     }
-    state_.restore(epoch);
+    fresh.restore(epoch);
+    state_ = std::move(fresh);
+}
+
+void BrokerService::keep_lease(std::unique_ptr<BrokerStore> lease_store, const std::string& holder, int ttl_s) {
+    holder_ = holder;
+    writable_ = false;
+    LeaseKeeper::Hooks hooks;
+    hooks.became_active = [this] {
+        std::lock_guard<std::mutex> lock(mu_);
+        reload_from_store();  // the previous active broker's last writes
+        leader_ = holder_;
+        writable_ = true;
+    };
+    hooks.became_standby = [this](const std::string& holder_now) {
+        writable_ = false;
+        std::lock_guard<std::mutex> lock(mu_);
+        leader_ = holder_now;
+    };
+    hooks.follow = [this](uint64_t stored_epoch) {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (!writable_ && stored_epoch != state_.epoch()) reload_from_store();
+    };
+    keeper_ = std::make_unique<LeaseKeeper>(std::move(lease_store), holder, ttl_s, std::move(hooks));
+    keeper_->start();
+}
+
+void BrokerService::release_lease() {
+    writable_ = false;
+    if (keeper_) keeper_->stop();
 }
 
 uint64_t BrokerService::epoch() const {
@@ -60,7 +96,8 @@ uint64_t BrokerService::epoch() const {
 
 void BrokerService::install(httplib::Server& server) {
     server.Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
-        res.set_content("ok\n", "text/plain");
+        // A load balancer in front of several brokers sends writes to the one saying "active".
+        res.set_content(keeper_ == nullptr ? "ok\n" : writable_ ? "ok active\n" : "ok standby\n", "text/plain");
         metrics_.observe("/healthz", 200, 0);
     });
     server.Get("/metrics", [this](const httplib::Request& q, httplib::Response& r) {
@@ -147,7 +184,7 @@ void BrokerService::get_metrics(const httplib::Request&, httplib::Response& res,
         epoch = state_.epoch();
     }
     res.status = 200;
-    res.set_content(metrics_.render(clusters, epoch, unix_now()), "text/plain; version=0.0.4");
+    res.set_content(metrics_.render(clusters, epoch, unix_now(), writable_), "text/plain; version=0.0.4");
 }
 
 bool BrokerService::may_write(const std::string& name, const Caller& caller, httplib::Response& res) const {
@@ -162,23 +199,42 @@ bool BrokerService::may_write(const std::string& name, const Caller& caller, htt
     return true;
 }
 
-void BrokerService::persist(const std::string& cluster, int64_t now) {
-    store_->save_part({cluster, state_.part_json(cluster), now}, state_.epoch());
+bool BrokerService::may_decide(httplib::Response& res) const {
+    if (writable_) return true;
+    res.set_header("Retry-After", "1");
+    error(res, 503,
+          "this broker is a standby and serves reads only; write to the active broker" +
+              (leader_.empty() ? std::string() : " (" + leader_ + ")"));
+    return false;
+}
+
+bool BrokerService::persist(const std::string& cluster, int64_t now, FederationState::Undo before,
+                            httplib::Response& res) {
+    try {
+        store_->save_part({cluster, state_.part_json(cluster), now}, state_.epoch(), holder_);
+        return true;
+    } catch (const LeaseLost& e) {
+        state_.undo(std::move(before));
+        writable_ = false;
+        leader_ = e.holder();
+        if (keeper_) keeper_->lost();
+        std::cerr << "spiderflow: brokerd: standby: " << e.what() << "\n";
+        may_decide(res);  // the 503
+        return false;
+    } catch (...) {
+        state_.undo(std::move(before));
+        throw;
+    }
 }
 
 void BrokerService::put_inventory(const httplib::Request& req, httplib::Response& res, const Caller& caller) {
     const std::string name = req.matches[1];
     std::lock_guard<std::mutex> lock(mu_);
-    if (!may_write(name, caller, res)) return;
+    if (!may_write(name, caller, res) || !may_decide(res)) return;
     const int64_t now = unix_now();
     FederationState::Undo before = state_.undo_point(name);
     state_.replace_part(name, req.body, now);
-    try {
-        persist(name, now);
-    } catch (...) {
-        state_.undo(std::move(before));
-        throw;
-    }
+    if (!persist(name, now, std::move(before), res)) return;
     answer(res, 200, json{{"epoch", state_.epoch()}});
 }
 
@@ -186,7 +242,7 @@ void BrokerService::post_deltas(const httplib::Request& req, httplib::Response& 
     const std::string name = req.matches[1];
     const std::string source = "deltas of " + name;
     std::lock_guard<std::mutex> lock(mu_);
-    if (!may_write(name, caller, res)) return;
+    if (!may_write(name, caller, res) || !may_decide(res)) return;
     const json body = jsonread::parse(req.body, source);
     jsonread::only_keys(body, {"deltas"}, source, "");
     if (!body.contains("deltas") || !body.at("deltas").is_array()) {
@@ -197,12 +253,7 @@ void BrokerService::post_deltas(const httplib::Request& req, httplib::Response& 
     const int64_t now = unix_now();
     FederationState::Undo before = state_.undo_point(name);
     state_.apply_deltas(name, deltas, now);
-    try {
-        persist(name, now);
-    } catch (...) {
-        state_.undo(std::move(before));
-        throw;
-    }
+    if (!persist(name, now, std::move(before), res)) return;
     answer(res, 200, json{{"epoch", state_.epoch()}, {"applied", deltas.size()}});
 }
 

@@ -1,10 +1,17 @@
-// Where the broker keeps what clusters published, behind one interface: SQLite (the embedded
-// default, WAL mode) today. A write returns only once it is durable, so an update the broker
+// Where the broker keeps what clusters published, behind one interface with two backends:
+// SQLite (the embedded default, WAL mode) and MariaDB (for sites that already run a replicated
+// MariaDB for slurmdbd). A write returns only once it is durable, so an update the broker
 // acknowledged survives a kill -9; each write is one transaction, so none is half-applied.
+//
+// Several brokers may share one MariaDB. Exactly one of them decides: the one holding the lease
+// row, whose expiry is kept by the database's clock (so the brokers' clocks do not matter). A
+// write checks the lease inside its own transaction, so a broker that lost the lease without
+// noticing cannot write (the lease fences it).
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -17,18 +24,57 @@ struct StoredPart {
     int64_t updated_at = 0;
 };
 
+// A write refused because this broker no longer holds the lease; `holder` is who does (empty
+// when nobody does). The state is unchanged.
+class LeaseLost : public std::runtime_error {
+public:
+    explicit LeaseLost(const std::string& holder)
+        : std::runtime_error("this broker no longer holds the lease" + (holder.empty() ? "" : " (" + holder + " does)")),
+          holder_(holder) {}
+    const std::string& holder() const { return holder_; }
+
+private:
+    std::string holder_;
+};
+
 class BrokerStore {
 public:
     virtual ~BrokerStore() = default;
-    // Every part and the federation's epoch, for a (re)start.
+    // Every part and the federation's epoch, for a (re)start or a standby's refresh.
     virtual std::vector<StoredPart> load_parts(uint64_t* epoch) = 0;
-    // A cluster's new part with the federation's new epoch, atomically and durably.
-    virtual void save_part(const StoredPart& part, uint64_t epoch) = 0;
+    // The stored epoch alone: a standby reloads only when it moved.
+    virtual uint64_t stored_epoch() = 0;
+    // A cluster's new part with the federation's new epoch, atomically and durably. On a shared
+    // store, only while `holder` holds the lease; LeaseLost otherwise.
+    virtual void save_part(const StoredPart& part, uint64_t epoch, const std::string& holder) = 0;
+
+    // True when other brokers may use the same store, so the lease decides who writes.
+    virtual bool shared() const { return false; }
+    // Takes or renews the lease for `holder` for ttl_s seconds. True when `holder` holds it
+    // now; otherwise `*current` names who does. A store nobody shares always grants it.
+    virtual bool hold_lease(const std::string& holder, int ttl_s, std::string* current) {
+        (void)holder, (void)ttl_s, (void)current;
+        return true;
+    }
+    // Gives the lease up at once (a clean stop), so a standby need not wait for it to expire.
+    virtual void release_lease(const std::string& holder) { (void)holder; }
+
     virtual std::string describe() const = 0;
 };
 
-// "FILE" or "sqlite:FILE". Throws std::runtime_error with the reason (unreadable file, a URL
-// scheme this build has no backend for).
-std::unique_ptr<BrokerStore> open_store(const std::string& location);
+struct StoreOptions {
+    std::string password_file;  // MariaDB: the password, in a file only its owner may read
+};
+
+// "FILE", "sqlite:FILE" or "mysql://USER@HOST[:PORT]/DATABASE[?socket=PATH]" (mariadb:// too).
+// Throws std::runtime_error with the reason (unreadable file, unreachable server, bad URL).
+std::unique_ptr<BrokerStore> open_store(const std::string& location, const StoreOptions& options = {});
+
+// The parts of a mysql:// URL; throws std::runtime_error naming what is wrong.
+struct MariadbLocation {
+    std::string user, host, database, socket;
+    unsigned port = 3306;
+};
+MariadbLocation parse_mariadb_url(const std::string& url);
 
 }  // namespace spiderflow::broker

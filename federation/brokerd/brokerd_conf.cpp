@@ -7,12 +7,15 @@ namespace spiderflow::broker {
 
 BrokerdConf parse_brokerd_conf(const std::string& text, const std::string& source) {
     BrokerdConf c;
-    const std::vector<std::string> keys = {"listen",   "port",       "db",      "topology", "tokens",
-                                           "max_body", "rate_limit", "threads", "tls_cert", "tls_key"};
+    const std::vector<std::string> keys = {"listen",     "port",     "db",       "db_password_file",
+                                           "lease_ttl",  "topology", "tokens",   "max_body",
+                                           "rate_limit", "threads",  "tls_cert", "tls_key"};
     for (const ConfLine& l : read_conf_lines(text, source, keys)) {
         if (l.key == "listen") c.listen = l.value;
         else if (l.key == "port") c.port = static_cast<int>(conf_integer(l, 1, 65535, source));
         else if (l.key == "db") c.db = l.value;
+        else if (l.key == "db_password_file") c.db_password_file = l.value;
+        else if (l.key == "lease_ttl") c.lease_ttl_s = static_cast<int>(conf_integer(l, 2, 3600, source));
         else if (l.key == "topology") c.topology = l.value;
         else if (l.key == "tokens") c.tokens = l.value;
         else if (l.key == "max_body") c.max_body_bytes = conf_integer(l, 1024, 1L << 30, source);

@@ -10,7 +10,9 @@ namespace spiderflow::broker {
 struct BrokerdConf {
     std::string listen = "127.0.0.1";
     int port = 8760;
-    std::string db = "/var/lib/spiderflow/broker.db";        // a file (SQLite)
+    std::string db = "/var/lib/spiderflow/broker.db";        // a file (SQLite) or mysql://...
+    std::string db_password_file;                             // MariaDB's password, root-only
+    int lease_ttl_s = 10;                                     // MariaDB: a silent active broker's reign
     std::string topology = "/etc/spiderflow/federation.json";  // the federation's clusters and links
     std::string tokens = "/etc/spiderflow/broker-tokens";     // hashed tokens, root-only
     long max_body_bytes = 16L << 20;                          // larger requests get 413

@@ -10,6 +10,8 @@
 #include <thread>
 #include <unistd.h>
 
+#include <climits>
+
 #include "common/topology/reader.h"
 #include "federation/brokerd/broker_api.h"
 #include "federation/brokerd/brokerd_conf.h"
@@ -17,18 +19,28 @@
 namespace {
 
 constexpr const char* kHelp =
-    "usage: spiderflow-brokerd [--config FILE] [--db FILE]\n"
+    "usage: spiderflow-brokerd [--config FILE] [--db FILE|mysql://USER@HOST/DB]\n"
     "       spiderflow-brokerd --hash-token < TOKEN\n\n"
     "The SpiderFlow federation broker: every cluster's agent publishes its site state here and\n"
     "every cluster plans against the merged federation (doc/broker-api.md).\n\n"
     "  --config FILE   broker config (default /etc/spiderflow/brokerd.conf; every key is\n"
     "                  documented in contrib/federation/brokerd.conf)\n"
-    "  --db FILE       state database, overriding the config's db (SQLite, WAL mode)\n"
+    "  --db LOCATION   state database, overriding the config's db: a file (SQLite, WAL\n"
+    "                  mode) or mysql://USER@HOST[:PORT]/DATABASE[?socket=PATH] (MariaDB; the\n"
+    "                  password in db_password_file). Brokers sharing one MariaDB elect one\n"
+    "                  active broker by a lease; the others serve reads and take over\n"
     "  --hash-token    read a token on standard input and print its SHA-256, the form the\n"
     "                  tokens file keeps ('cluster NAME HASH' or 'reader NAME HASH')\n"
     "  --help          this text\n\n"
     "Exit status: 0 after a clean stop (SIGTERM, SIGINT), 2 on a bad config, topology, token\n"
     "file or database, 1 when the address cannot be bound.\n";
+
+// How this broker names itself in the lease row, so a standby can say who is active.
+std::string lease_holder(const spiderflow::broker::BrokerdConf& conf) {
+    char host[HOST_NAME_MAX + 1] = {};
+    ::gethostname(host, sizeof host - 1);
+    return std::string(host) + ":" + std::to_string(conf.port) + " pid " + std::to_string(::getpid());
+}
 
 std::atomic<bool> g_stop{false};
 void on_signal(int) { g_stop = true; }
@@ -67,9 +79,14 @@ int main(int argc, char** argv) {
         if (!db_override.empty()) conf.db = db_override;
         auto topology = std::make_shared<const Topology>(read_topology(conf.topology, ""));
         TokenTable tokens = TokenTable::load(conf.tokens);
-        service = std::make_unique<BrokerService>(topology, open_store(conf.db), std::move(tokens), conf.rate_per_s);
+        const StoreOptions options{conf.db_password_file};
+        std::unique_ptr<BrokerStore> store = open_store(conf.db, options);
+        const bool shared = store->shared();
+        const std::string where = store->describe();
+        service = std::make_unique<BrokerService>(topology, std::move(store), std::move(tokens), conf.rate_per_s);
         std::cerr << "spiderflow: brokerd: " << topology->clusters.size() << " clusters in " << conf.topology
-                  << ", state in " << conf.db << " (epoch " << service->epoch() << ")\n";
+                  << ", state in " << where << " (epoch " << service->epoch() << ")\n";
+        if (shared) service->keep_lease(open_store(conf.db, options), lease_holder(conf), conf.lease_ttl_s);
     } catch (const std::exception& e) {
         std::cerr << "spiderflow: brokerd: " << e.what() << "\n";
         return 2;
@@ -103,6 +120,7 @@ int main(int argc, char** argv) {
     server->listen_after_bind();
     g_stop = true;
     watcher.join();
+    service->release_lease();  // a standby takes over now, not when the lease runs out
     std::cerr << "spiderflow: brokerd stopped\n";
     return 0;
 }

@@ -15,7 +15,7 @@ void Metrics::observe(const std::string& route, int status, double seconds) {
 }
 
 std::string Metrics::render(const std::vector<std::pair<std::string, int64_t>>& clusters, uint64_t epoch,
-                            int64_t now) const {
+                            int64_t now, bool active) const {
     std::lock_guard<std::mutex> lock(mu_);
     std::ostringstream o;
     o << "# HELP spiderflow_broker_requests_total Requests by route and HTTP status.\n"
@@ -48,6 +48,10 @@ std::string Metrics::render(const std::vector<std::pair<std::string, int64_t>>& 
     o << "# HELP spiderflow_broker_epoch Accepted writes so far (the federation state's epoch).\n"
          "# TYPE spiderflow_broker_epoch counter\n"
       << "spiderflow_broker_epoch " << epoch << "\n";
+    o << "# HELP spiderflow_broker_active 1 when this broker decides (holds the lease, or shares its store with "
+         "nobody), 0 on a standby.\n"
+         "# TYPE spiderflow_broker_active gauge\n"
+      << "spiderflow_broker_active " << (active ? 1 : 0) << "\n";
     return o.str();
 }
 

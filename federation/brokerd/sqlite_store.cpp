@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "federation/brokerd/broker_store.h"
+#include "federation/brokerd/store_backends.h"
 
 namespace spiderflow::broker {
 namespace {
@@ -67,12 +68,17 @@ public:
         std::vector<StoredPart> out;
         Statement parts(db_, "SELECT cluster, snapshot, updated_at FROM parts ORDER BY cluster");
         while (parts.step()) out.push_back({parts.text(0), parts.text(1), parts.integer(2)});
-        Statement meta(db_, "SELECT value FROM meta WHERE key = 'epoch'");
-        *epoch = meta.step() ? static_cast<uint64_t>(meta.integer(0)) : 0;
+        *epoch = stored_epoch();
         return out;
     }
 
-    void save_part(const StoredPart& part, uint64_t epoch) override {
+    uint64_t stored_epoch() override {
+        Statement meta(db_, "SELECT value FROM meta WHERE key = 'epoch'");
+        return meta.step() ? static_cast<uint64_t>(meta.integer(0)) : 0;
+    }
+
+    // One broker per SQLite file: no lease to check.
+    void save_part(const StoredPart& part, uint64_t epoch, const std::string&) override {
         exec("BEGIN IMMEDIATE");
         try {
             Statement put(db_, "INSERT INTO parts (cluster, snapshot, updated_at) VALUES (?1, ?2, ?3) "
@@ -109,13 +115,6 @@ private:
 
 }  // namespace
 
-std::unique_ptr<BrokerStore> open_store(const std::string& location) {
-    if (location.rfind("mysql://", 0) == 0 || location.rfind("mariadb://", 0) == 0) {
-        throw std::runtime_error("'" + location + "': this build's broker stores state in SQLite only (a file path)");
-    }
-    const std::string path = location.rfind("sqlite:", 0) == 0 ? location.substr(7) : location;
-    if (path.empty()) throw std::runtime_error("no database file given");
-    return std::make_unique<SqliteStore>(path);
-}
+std::unique_ptr<BrokerStore> make_sqlite_store(const std::string& path) { return std::make_unique<SqliteStore>(path); }
 
 }  // namespace spiderflow::broker

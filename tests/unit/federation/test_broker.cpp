@@ -13,6 +13,7 @@
 #include "federation/brokerd/broker_store.h"
 #include "federation/brokerd/brokerd_conf.h"
 #include "federation/brokerd/federation_state.h"
+#include "federation/brokerd/lease_keeper.h"
 #include "federation/brokerd/tokens.h"
 
 using namespace spiderflow;
@@ -135,9 +136,12 @@ TEST(SqliteStore, PartsAndEpochSurviveReopening) {
     const std::string db = std::string(dir) + "/broker.db";
     {
         auto store = open_store(db);
-        store->save_part({"oregon", "{\"a\":1}", 10}, 1);
-        store->save_part({"ohio", "{\"b\":2}", 11}, 2);
-        store->save_part({"oregon", "{\"a\":3}", 12}, 3);
+        store->save_part({"oregon", "{\"a\":1}", 10}, 1, "");
+        store->save_part({"ohio", "{\"b\":2}", 11}, 2, "");
+        store->save_part({"oregon", "{\"a\":3}", 12}, 3, "");
+        EXPECT_FALSE(store->shared());
+        std::string who;
+        EXPECT_TRUE(store->hold_lease("anyone", 5, &who));
     }
     auto store = open_store("sqlite:" + db);
     uint64_t epoch = 0;
@@ -147,7 +151,15 @@ TEST(SqliteStore, PartsAndEpochSurviveReopening) {
     EXPECT_EQ(parts[0].cluster, "ohio");
     EXPECT_EQ(parts[1].snapshot_json, "{\"a\":3}");
     EXPECT_EQ(parts[1].updated_at, 12);
-    EXPECT_THROW(open_store("mysql://db/spiderflow"), std::runtime_error);
+    EXPECT_EQ(store->stored_epoch(), 3u);
+    EXPECT_THROW(open_store("mysql://db/spiderflow"), std::runtime_error);  // no user
+    EXPECT_THROW(open_store("postgres://u@db/spiderflow"), std::runtime_error);
+    try {
+        open_store(db, StoreOptions{"/etc/spiderflow/db-password"});
+        ADD_FAILURE() << "a password file beside a SQLite file was accepted";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("db = mysql://"), std::string::npos) << e.what();
+    }
     std::system(("rm -rf " + std::string(dir)).c_str());
 }
 
@@ -163,4 +175,135 @@ TEST(FederationState, UndoPutsBackOnlyTheWrittenPart) {
     EXPECT_EQ(f.updated_at("oregon"), 0);
     EXPECT_EQ(f.merged().jobs().count("oregon:gone"), 0u);
     EXPECT_EQ(f.merged().jobs().count("ohio:keep"), 1u);
+}
+
+TEST(MariadbUrl, PartsAndClearErrors) {
+    MariadbLocation l = parse_mariadb_url("mysql://spiderflow@db.example.org:3307/broker");
+    EXPECT_EQ(l.user, "spiderflow");
+    EXPECT_EQ(l.host, "db.example.org");
+    EXPECT_EQ(l.port, 3307u);
+    EXPECT_EQ(l.database, "broker");
+    EXPECT_TRUE(l.socket.empty());
+    l = parse_mariadb_url("mariadb://root@localhost/sf?socket=/run/mysqld/mysqld.sock");
+    EXPECT_EQ(l.port, 3306u);
+    EXPECT_EQ(l.socket, "/run/mysqld/mysqld.sock");
+    l = parse_mariadb_url("mysql://u@[fd00::5]:3310/sf");
+    EXPECT_EQ(l.host, "fd00::5");
+    EXPECT_EQ(l.port, 3310u);
+    const auto why = [](const std::string& url) {
+        try {
+            parse_mariadb_url(url);
+        } catch (const std::runtime_error& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    EXPECT_NE(why("mysql://u:secret@db/sf").find("db_password_file"), std::string::npos);
+    EXPECT_NE(why("mysql://db/sf").find("no user"), std::string::npos);
+    EXPECT_NE(why("mysql://u@db").find("no database"), std::string::npos);
+    EXPECT_NE(why("mysql://u@db:0/sf").find("bad port"), std::string::npos);
+    EXPECT_NE(why("mysql://u@db:33o6/sf").find("bad port"), std::string::npos);
+    EXPECT_NE(why("mysql://u@db/sf?ssl=1").find("socket=PATH"), std::string::npos);
+    EXPECT_NE(why("mysql://u@/sf").find("no host"), std::string::npos);
+}
+
+TEST(BrokerdConf, LeaseAndPasswordFile) {
+    const BrokerdConf c = parse_brokerd_conf(
+        "db = mysql://sf@db/broker\ndb_password_file = /etc/spiderflow/db-password\nlease_ttl = 6\n", "brokerd.conf");
+    EXPECT_EQ(c.lease_ttl_s, 6);
+    EXPECT_EQ(c.db_password_file, "/etc/spiderflow/db-password");
+    EXPECT_EQ(parse_brokerd_conf("", "brokerd.conf").lease_ttl_s, 10);
+    EXPECT_THROW(parse_brokerd_conf("lease_ttl = 1\n", "brokerd.conf"), InputError);
+}
+
+namespace {
+
+// A shared store in memory: one lease, a clock the test moves, and a switch that makes the
+// database unreachable.
+struct FakeShared : BrokerStore {
+    struct World {
+        std::string holder;
+        int64_t expires = 0, now = 0;
+        uint64_t epoch = 0;
+        bool down = false;
+    };
+    explicit FakeShared(std::shared_ptr<World> w) : w(std::move(w)) {}
+    std::vector<StoredPart> load_parts(uint64_t* epoch) override {
+        *epoch = w->epoch;
+        return {};
+    }
+    uint64_t stored_epoch() override { return w->epoch; }
+    void save_part(const StoredPart&, uint64_t, const std::string&) override {}
+    bool shared() const override { return true; }
+    bool hold_lease(const std::string& holder, int ttl_s, std::string* current) override {
+        if (w->down) throw std::runtime_error("server gone");
+        if (w->holder == holder || w->expires <= w->now) {
+            w->holder = holder;
+            w->expires = w->now + ttl_s;
+            return true;
+        }
+        *current = w->holder;
+        return false;
+    }
+    void release_lease(const std::string& holder) override {
+        if (w->holder == holder) w->expires = 0;
+    }
+    std::string describe() const override { return "fake"; }
+    std::shared_ptr<World> w;
+};
+
+struct Watch {
+    int activations = 0, standbys = 0;
+    uint64_t followed = 0;
+    std::string leader;
+    LeaseKeeper::Hooks hooks() {
+        return {[this] { ++activations; }, [this](const std::string& h) { ++standbys, leader = h; },
+                [this](uint64_t e) { followed = e; }};
+    }
+};
+
+}  // namespace
+
+// Two brokers on one store: one decides; the other follows its epoch, takes over only once the
+// lease has run out (or at once when it was given up), and a broker that cannot reach the
+// database stops deciding.
+TEST(LeaseKeeper, OneActiveTakeoverOnExpiryOrReleaseAndStepDownWhenCutOff) {
+    auto world = std::make_shared<FakeShared::World>();
+    Watch wa, wb;
+    LeaseKeeper a(std::make_unique<FakeShared>(world), "a:8760 pid 1", 10, wa.hooks());
+    LeaseKeeper b(std::make_unique<FakeShared>(world), "b:8760 pid 2", 10, wb.hooks());
+    a.round();
+    b.round();
+    EXPECT_TRUE(a.active());
+    EXPECT_FALSE(b.active());
+    EXPECT_EQ(wa.activations, 1);
+    EXPECT_EQ(wb.standbys, 1);
+    EXPECT_EQ(wb.leader, "a:8760 pid 1");
+    world->epoch = 7;
+    world->now = 9;  // a renews in time: b stays standby, and said so once
+    a.round();
+    b.round();
+    EXPECT_FALSE(b.active());
+    EXPECT_EQ(wb.standbys, 1);
+    EXPECT_EQ(wb.followed, 7u);
+    world->now = 30;  // a went silent past its lease
+    b.round();
+    EXPECT_TRUE(b.active());
+    EXPECT_EQ(wb.activations, 1);
+    a.round();  // a comes back: it is the standby now
+    EXPECT_FALSE(a.active());
+    EXPECT_EQ(wa.standbys, 1);
+    b.stop();  // a clean stop gives the lease up: a takes over in its next round
+    a.round();
+    EXPECT_TRUE(a.active());
+    EXPECT_EQ(wa.activations, 2);
+    world->down = true;  // the database is unreachable: a stops deciding at once
+    a.round();
+    EXPECT_FALSE(a.active());
+    a.lost();
+    world->down = false;
+    a.round();
+    EXPECT_TRUE(a.active());
+    EXPECT_EQ(wa.activations, 3);
+    EXPECT_LE(a.period_s(), 1.0);
 }
