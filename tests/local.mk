@@ -144,9 +144,9 @@ tests_unit_test_plan_transport_LDADD = libsf_plan_transport.la libsf_util.la $(G
 # site state: usage overlay, what-if copies, deltas, snapshots, free view
 check_PROGRAMS += tests/unit/test_coalloc
 TESTS += tests/unit/test_coalloc
-tests_unit_test_coalloc_SOURCES = tests/unit/coalloc/test_coallocator.cpp
+tests_unit_test_coalloc_SOURCES = tests/unit/coalloc/test_coallocator.cpp tests/unit/coalloc/test_xjob_json.cpp
 tests_unit_test_coalloc_CXXFLAGS = $(TEST_CXXFLAGS)
-tests_unit_test_coalloc_LDADD = libsf_coalloc.la $(GTEST_LIBS_ALL)
+tests_unit_test_coalloc_LDADD = libsf_coalloc.la libsf_util.la $(GTEST_LIBS_ALL)
 check_PROGRAMS += tests/unit/test_site
 TESTS += tests/unit/test_site
 tests_unit_test_site_SOURCES = tests/unit/site/test_site_state.cpp tests/unit/site/test_site_json.cpp

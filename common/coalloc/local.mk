@@ -5,4 +5,6 @@ libsf_coalloc_la_SOURCES = \
 	common/coalloc/xjob.h \
 	common/coalloc/xjob.cpp \
 	common/coalloc/coallocator.h \
-	common/coalloc/coallocator.cpp
+	common/coalloc/coallocator.cpp \
+	common/coalloc/xjob_json.h \
+	common/coalloc/xjob_json.cpp
