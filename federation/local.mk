@@ -11,6 +11,8 @@ libsf_broker_la_SOURCES = \
 	federation/brokerd/store_location.cpp \
 	federation/brokerd/lease_keeper.cpp \
 	federation/brokerd/lease_keeper.h \
+	federation/brokerd/cross_site_jobs.cpp \
+	federation/brokerd/cross_site_jobs.h \
 	federation/brokerd/brokerd_conf.cpp \
 	federation/brokerd/brokerd_conf.h \
 	federation/brokerd/tokens.cpp \
@@ -31,9 +33,11 @@ sbin_PROGRAMS += spiderflow-brokerd
 spiderflow_brokerd_SOURCES = \
 	federation/brokerd/broker_api.cpp \
 	federation/brokerd/broker_api.h \
+	federation/brokerd/http_answer.h \
+	federation/brokerd/xjob_routes.cpp \
 	federation/brokerd/brokerd_main.cpp
 spiderflow_brokerd_CPPFLAGS = $(AM_CPPFLAGS) $(HTTPLIB_CFLAGS)
-spiderflow_brokerd_LDADD = libsf_broker.la libsf_site.la libsf_topology.la libsf_model.la libsf_util.la \
+spiderflow_brokerd_LDADD = libsf_broker.la libsf_coalloc.la libsf_site.la libsf_topology.la libsf_model.la libsf_util.la \
 	$(HTTPLIB_LIBS) $(SQLITE_LIBS) $(MARIADB_LIBS) $(LIBCRYPTO_LIBS) $(HWLOC_LIBS) -lpthread
 
 # The cluster agent's logic (Slurm look, part builder, diff, publisher) without main(), for the

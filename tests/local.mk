@@ -111,7 +111,7 @@ check_PROGRAMS += tests/unit/test_federation
 TESTS += tests/unit/test_federation
 tests_unit_test_federation_SOURCES = tests/unit/federation/test_broker.cpp
 tests_unit_test_federation_CXXFLAGS = $(TEST_CXXFLAGS)
-tests_unit_test_federation_LDADD = libsf_broker.la libsf_site.la libsf_topology.la libsf_model.la libsf_util.la \
+tests_unit_test_federation_LDADD = libsf_broker.la libsf_coalloc.la libsf_site.la libsf_topology.la libsf_model.la libsf_util.la \
 	$(SQLITE_LIBS) $(MARIADB_LIBS) $(LIBCRYPTO_LIBS) $(HWLOC_LIBS) $(GTEST_LIBS_ALL)
 # The cluster agent's logic: observation to part, part deltas, config, links file.
 check_PROGRAMS += tests/unit/test_agent
