@@ -123,6 +123,9 @@ tests_unit_test_agent_LDADD = libsf_agent.la libsf_broker_client.la libsf_slurmj
 # The federation broker on loopback: auth, limits, restart, kill -9.
 TESTS += tests/integration/test_brokerd.sh
 EXTRA_DIST += tests/integration/test_brokerd.sh
+# Cross-site jobs through the broker's routes, curl as the agents.
+TESTS += tests/integration/test_broker_xjobs.sh
+EXTRA_DIST += tests/integration/test_broker_xjobs.sh
 # Two brokers on one real MariaDB: the lease, the standby, failover under kill -9.
 TESTS += tests/integration/test_brokerd_mariadb.sh
 EXTRA_DIST += tests/integration/test_brokerd_mariadb.sh tests/integration/mariadb.sh
