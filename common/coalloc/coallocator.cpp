@@ -48,6 +48,7 @@ const XJob& Coallocator::submit(XJob job, int64_t now) {
     if (job.parts.size() < 2) throw std::invalid_argument("a cross-site job has at least two parts");
     if (job.user.empty()) throw std::invalid_argument("a cross-site job needs a user");
     if (job.time_limit_s < 1) throw std::invalid_argument("a cross-site job needs a time limit");
+    if (job.script.rfind("#!", 0) != 0) throw std::invalid_argument("a cross-site job's script starts with #!");
     std::set<std::string> clusters;
     for (const Part& p : job.parts) {
         if (!clusters.insert(p.spec.cluster).second) {
@@ -377,6 +378,7 @@ void Coallocator::order_part(const XJob& job, size_t k, std::vector<Order>* out)
         o.start_at = job.start_at;
         o.reservation = p.reservation;
         o.job_name = part_tag(job, k);
+        o.script = job.script;
         o.world_size = world_size(job);
         o.first_rank = first_rank(job, k);
         o.master_node = job.parts[0].nodes.empty() ? std::string() : job.parts[0].nodes[0];

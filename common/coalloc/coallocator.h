@@ -50,6 +50,7 @@ struct Order {
     int64_t duration_s = 0;        // Reserve: the reservation's length; Submit: the time limit
     std::string reservation;       // Reserve: the name to create; Release: which one; Submit: into which
     std::string job_name;          // Submit: the part's Slurm job name, so an agent that restarts finds it
+    std::string script;            // Submit: the batch script
     uint32_t job_id = 0;           // Cancel: the part's job (0 = it has none yet)
     int world_size = 0, first_rank = 0;
     std::string master_node;       // Submit: rank 0's node (part 0's first reserved node)

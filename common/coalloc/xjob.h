@@ -50,6 +50,7 @@ struct XJob {
     std::string account;
     std::string home;          // the cluster it was submitted on
     int64_t time_limit_s = 0;  // each part's time limit, and its reservation's length
+    std::string script;        // the batch script every part runs (no shared file system across sites)
     std::vector<Part> parts;   // in plan order: part 0 holds rank 0
     XJobState state = XJobState::Queued;
     int attempt = 0;           // bumps whenever a new common start is sought

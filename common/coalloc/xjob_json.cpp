@@ -74,6 +74,15 @@ std::string get_name(const json& obj, const char* key, const std::string& source
     return s;
 }
 
+// A batch script's text: Slurm wants "#!" first; 1 MiB is far beyond any training launcher.
+std::string get_script(const json& obj, const std::string& source, const std::string& path) {
+    const std::string s = get_str(obj, "script", source, path);
+    const std::string at = jsonread::join(path, "script");
+    if (s.rfind("#!", 0) != 0) throw InputError(source, 0, at, "a batch script starts with #! (its interpreter)");
+    if (s.size() > (1u << 20)) throw InputError(source, 0, at, "longer than 1 MiB");
+    return s;
+}
+
 PartSpec get_spec(const json& p, const std::string& source, const std::string& path) {
     PartSpec s;
     s.cluster = get_name(p, "cluster", source, path);
@@ -104,6 +113,7 @@ ordered_json xjob_request_to_json(const XJob& job) {
     j["user"] = job.user;
     j["account"] = job.account;
     j["time_limit_s"] = job.time_limit_s;
+    j["script"] = job.script;
     j["parts"] = ordered_json::array();
     for (const Part& p : job.parts) {
         ordered_json o;
@@ -115,12 +125,13 @@ ordered_json xjob_request_to_json(const XJob& job) {
 
 XJob xjob_request_from_json(const json& j, const std::string& source) {
     jsonread::require_object(j, source, "");
-    jsonread::only_keys(j, {"id", "user", "account", "time_limit_s", "parts"}, source, "");
+    jsonread::only_keys(j, {"id", "user", "account", "time_limit_s", "script", "parts"}, source, "");
     XJob job;
     job.id = get_name(j, "id", source, "");
     job.user = get_name(j, "user", source, "");
     job.account = get_name(j, "account", source, "", true);
     job.time_limit_s = get_i64(j, "time_limit_s", source, "", 1, 366LL * 24 * 3600);
+    job.script = get_script(j, source, "");
     const json& parts = get_array(j, "parts", source, "");
     for (size_t i = 0; i < parts.size(); ++i) {
         const std::string path = "parts[" + std::to_string(i) + "]";
@@ -131,8 +142,9 @@ XJob xjob_request_from_json(const json& j, const std::string& source) {
     return job;
 }
 
-ordered_json xjob_to_json(const XJob& job) {
+ordered_json xjob_to_json(const XJob& job, bool with_script) {
     ordered_json j = xjob_request_to_json(job);
+    if (!with_script) j.erase("script");
     j["seq"] = job.seq;
     j["home"] = job.home;
     j["state"] = state_name(job.state);
@@ -167,7 +179,7 @@ ordered_json xjob_to_json(const XJob& job) {
 XJob xjob_from_json(const json& j, const std::string& source) {
     jsonread::require_object(j, source, "");
     jsonread::only_keys(j,
-                        {"id", "user", "account", "time_limit_s", "parts", "seq", "home", "state", "attempt", "requeues",
+                        {"id", "user", "account", "time_limit_s", "script", "parts", "seq", "home", "state", "attempt", "requeues",
                          "submitted_at", "not_before", "start_at", "state_since", "reason", "requeue", "world_size",
                          "events"},
                         source, "");
@@ -176,6 +188,7 @@ XJob xjob_from_json(const json& j, const std::string& source) {
     job.user = get_name(j, "user", source, "");
     job.account = get_name(j, "account", source, "", true);
     job.time_limit_s = get_i64(j, "time_limit_s", source, "", 1);
+    job.script = get_script(j, source, "");
     job.seq = static_cast<uint64_t>(get_i64(j, "seq", source, ""));
     job.home = get_name(j, "home", source, "");
     if (!state_from_name(get_str(j, "state", source, ""), &job.state)) throw InputError(source, 0, "state", "unknown state");
@@ -248,6 +261,7 @@ ordered_json order_to_json(const Order& o) {
         j["duration_s"] = o.duration_s;
         j["reservation"] = o.reservation;
         j["job_name"] = o.job_name;
+        j["script"] = o.script;
         j["world_size"] = o.world_size;
         j["first_rank"] = o.first_rank;
         j["master_node"] = o.master_node;
@@ -264,7 +278,7 @@ Order order_from_json(const json& j, const std::string& source, const std::strin
     jsonread::require_object(j, source, path);
     jsonread::only_keys(j,
                         {"order", "xjob", "part", "attempt", "user", "account", "nodes", "gpus_per_node", "not_before",
-                         "duration_s", "start_at", "reservation", "job_name", "world_size", "first_rank", "master_node",
+                         "duration_s", "start_at", "reservation", "job_name", "script", "world_size", "first_rank", "master_node",
                          "job_id", "reason"},
                         source, path);
     Order o;
@@ -286,6 +300,7 @@ Order order_from_json(const json& j, const std::string& source, const std::strin
     o.start_at = opt_i64(j, "start_at", source, path);
     o.reservation = j.contains("reservation") ? get_name(j, "reservation", source, path) : std::string();
     o.job_name = j.contains("job_name") ? get_name(j, "job_name", source, path) : std::string();
+    o.script = j.contains("script") ? get_script(j, source, path) : std::string();
     o.world_size = j.contains("world_size") ? get_count(j, "world_size", source, path, 1, 10000000) : 0;
     o.first_rank = j.contains("first_rank") ? get_count(j, "first_rank", source, path, 0, 10000000) : 0;
     o.master_node = j.contains("master_node") ? get_name(j, "master_node", source, path, true) : std::string();

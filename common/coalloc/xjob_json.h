@@ -12,12 +12,13 @@
 
 namespace spiderflow::coalloc {
 
-// The whole job, as stored and as GET /v1/xjobs shows it.
-nlohmann::ordered_json xjob_to_json(const XJob& job);
+// The whole job as stored; without its script as GET /v1/xjobs shows it (readers see every job).
+nlohmann::ordered_json xjob_to_json(const XJob& job, bool with_script = true);
 XJob xjob_from_json(const nlohmann::json& j, const std::string& source);
 
-// A home cluster's request: {"id", "user", "account", "time_limit_s", "parts": [{"cluster",
-// "nodes", "gpus_per_node", "ranks"}]}. Only these keys.
+// A home cluster's request: {"id", "user", "account", "time_limit_s", "script", "parts":
+// [{"cluster", "nodes", "gpus_per_node", "ranks"}]}. Only these keys; the script (its text, at
+// most 1 MiB, starting with "#!") is what every part runs.
 XJob xjob_request_from_json(const nlohmann::json& j, const std::string& source);
 nlohmann::ordered_json xjob_request_to_json(const XJob& job);
 

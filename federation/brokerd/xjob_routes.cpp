@@ -71,7 +71,7 @@ void BrokerService::get_xjobs(const httplib::Request&, httplib::Response& res, c
     for (const auto& [id, job] : xjobs_.jobs().jobs()) order.push_back(&job);
     std::sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->seq < b->seq; });
     ordered_json list = ordered_json::array();
-    for (const coalloc::XJob* job : order) list.push_back(coalloc::xjob_to_json(*job));
+    for (const coalloc::XJob* job : order) list.push_back(coalloc::xjob_to_json(*job, false));
     answer(res, 200, ordered_json{{"api_version", kApiVersion}, {"xjobs", list}});
 }
 
@@ -83,7 +83,7 @@ void BrokerService::get_xjob(const httplib::Request& req, httplib::Response& res
         error(res, 404, "no cross-site job '" + id + "'");
         return;
     }
-    answer(res, 200, coalloc::xjob_to_json(*job));
+    answer(res, 200, coalloc::xjob_to_json(*job, false));
 }
 
 void BrokerService::post_xjob_cancel(const httplib::Request& req, httplib::Response& res, const Caller& caller) {

@@ -56,7 +56,7 @@ orders() { code GET "/v1/clusters/$1/orders" "tok-$1" >/dev/null; }
 report() { code POST "/v1/clusters/$1/reports" "tok-$1" "{\"reports\": [$2]}"; }
 job_state() { code GET "/v1/xjobs/$1" tok-tools >/dev/null; field "b['state']"; }
 
-JOB='{"id": "oregon:101", "user": "alice", "account": "ml", "time_limit_s": 3600,
+JOB='{"id": "oregon:101", "user": "alice", "account": "ml", "time_limit_s": 3600, "script": "#!/bin/sh\nsrun train.sh\n",
       "parts": [{"cluster": "oregon", "nodes": 2, "gpus_per_node": 8, "ranks": 16},
                 {"cluster": "ohio", "nodes": 1, "gpus_per_node": 8, "ranks": 8}]}'
 
@@ -69,12 +69,12 @@ expect "another cluster's id: 400 naming the rule" bash -c \
     "[ \"\$(curl -s -o '$T/b1' -w '%{http_code}' -X POST -H 'Authorization: Bearer tok-ohio' --data-binary '$JOB' $URL/v1/xjobs)\" = 400 ] && grep -q 'HOME:JOBID' '$T/b1'"
 expect "a cluster outside the topology: 400 naming it" bash -c \
     "[ \"\$(curl -s -o '$T/b2' -w '%{http_code}' -X POST -H 'Authorization: Bearer tok-oregon' \
-       --data-binary '{\"id\": \"oregon:1\", \"user\": \"u\", \"time_limit_s\": 60, \"parts\": [{\"cluster\": \"oregon\", \"nodes\": 1, \"gpus_per_node\": 8, \"ranks\": 8}, {\"cluster\": \"mars\", \"nodes\": 1, \"gpus_per_node\": 8, \"ranks\": 8}]}' \
+       --data-binary '{\"id\": \"oregon:1\", \"user\": \"u\", \"time_limit_s\": 60, \"script\": \"#!/bin/sh\", \"parts\": [{\"cluster\": \"oregon\", \"nodes\": 1, \"gpus_per_node\": 8, \"ranks\": 8}, {\"cluster\": \"mars\", \"nodes\": 1, \"gpus_per_node\": 8, \"ranks\": 8}]}' \
        $URL/v1/xjobs)\" = 400 ] && grep -q \"no cluster 'mars'\" '$T/b2'"
-expect "an unknown key (a script path): 400" test \
-    "$(code POST /v1/xjobs tok-oregon '{"id": "oregon:2", "user": "u", "time_limit_s": 60, "parts": [], "script": "/etc/shadow"}')" = 400
+expect "an unknown key: 400" test \
+    "$(code POST /v1/xjobs tok-oregon '{"id": "oregon:2", "user": "u", "time_limit_s": 60, "parts": [], "command": "/etc/shadow"}')" = 400
 expect "one part only: 400" test \
-    "$(code POST /v1/xjobs tok-oregon '{"id": "oregon:3", "user": "u", "time_limit_s": 60, "parts": [{"cluster": "oregon", "nodes": 1, "gpus_per_node": 8, "ranks": 8}]}')" = 400
+    "$(code POST /v1/xjobs tok-oregon '{"id": "oregon:3", "user": "u", "time_limit_s": 60, "script": "#!/bin/sh", "parts": [{"cluster": "oregon", "nodes": 1, "gpus_per_node": 8, "ranks": 8}]}')" = 400
 expect "the store is unchanged by refused submissions" test "$(store_sum)" = "$before"
 
 # --- 2. the protocol, step by step ------------------------------------------------------------
@@ -117,6 +117,7 @@ orders ohio
 expect "ohio submits into its reservation as rank 16 of 24, master or-gpu003" test \
     "$(field "' '.join(str(b['orders'][0][k]) for k in ('order', 'reservation', 'first_rank', 'world_size', 'master_node', 'user'))")" = \
     "submit spiderflow-oregon_101-a1-p1 16 24 or-gpu003 alice"
+expect "... with the user's script" test "$(field "b['orders'][0]['script'].splitlines()[1]")" = "srun train.sh"
 orders oregon
 expect "oregon's part holds rank 0" test "$(field "b['orders'][0]['first_rank']")" = 0
 report oregon '{"report": "running", "xjob": "oregon:101", "part": 0, "attempt": 1, "job_id": 4242}' >/dev/null
@@ -151,6 +152,7 @@ expect "an unknown job: 404" test "$(code GET /v1/xjobs/oregon:999 tok-tools)" =
 # --- 5. listing and metrics -------------------------------------------------------------------
 code GET /v1/xjobs tok-tools >/dev/null
 expect "readers list every cross-site job" test "$(field "' '.join(j['id'] for j in b['xjobs'])")" = "oregon:101 oregon:102"
+expect "... without the users' scripts" test "$(field "sum('script' in j for j in b['xjobs'])")" = 0
 expect "metrics count cross-site jobs by state" bash -c \
     "curl -s -H 'Authorization: Bearer tok-tools' $URL/metrics | grep -qx 'spiderflow_broker_xjobs{state=\"failed\"} 2'"
 

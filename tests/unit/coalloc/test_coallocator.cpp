@@ -17,6 +17,7 @@ XJob two_parts(const std::string& id, int nodes_a = 2, int nodes_b = 1) {
     j.account = "ml";
     j.home = "oregon";
     j.time_limit_s = 3600;
+    j.script = "#!/bin/sh\nsrun train.sh\n";
     j.parts.push_back(Part{PartSpec{"oregon", nodes_a, 8, nodes_a * 8}});
     j.parts.push_back(Part{PartSpec{"ohio", nodes_b, 8, nodes_b * 8}});
     return j;
@@ -353,6 +354,9 @@ TEST(Coallocator, RefusesMalformedJobsAndReportsFromTheWrongCluster) {
     XJob twice = two_parts("a:2");
     twice.parts[1].spec.cluster = "oregon";
     EXPECT_THROW(c.submit(twice, 0), std::invalid_argument);
+    XJob no_script = two_parts("a:6");
+    no_script.script = "srun train.sh";
+    EXPECT_THROW(c.submit(no_script, 0), std::invalid_argument);
     XJob no_limit = two_parts("a:3");
     no_limit.time_limit_s = 0;
     EXPECT_THROW(c.submit(no_limit, 0), std::invalid_argument);

@@ -11,6 +11,7 @@ using namespace spiderflow::coalloc;
 namespace {
 
 const char* kRequest = R"({"id": "oregon:42", "user": "alice", "account": "ml", "time_limit_s": 7200,
+  "script": "#!/bin/bash\nsrun python train.py\n",
   "parts": [{"cluster": "oregon", "nodes": 2, "gpus_per_node": 8, "ranks": 16},
             {"cluster": "ohio", "nodes": 1, "gpus_per_node": 8, "ranks": 8}]})";
 
@@ -32,17 +33,22 @@ TEST(XJobJson, ARequestReadsStrictly) {
     ASSERT_EQ(j.parts.size(), 2u);
     EXPECT_EQ(j.parts[1].spec.cluster, "ohio");
     EXPECT_EQ(j.parts[0].spec.ranks, 16);
+    EXPECT_EQ(j.script, "#!/bin/bash\nsrun python train.py\n");
+    EXPECT_FALSE(xjob_to_json(j, false).contains("script"));
     EXPECT_EQ(xjob_request_from_json(xjob_request_to_json(j), "again").parts[1].spec.ranks, 8);
 
-    EXPECT_NE(error_of(R"({"id": "a:1", "user": "u", "time_limit_s": 1, "parts": [], "script": "x"})").find("script"),
+    EXPECT_NE(error_of(R"({"id": "a:1", "user": "u", "time_limit_s": 1, "parts": [], "command": "x"})").find("command"),
               std::string::npos);
     EXPECT_NE(error_of(R"({"id": "a:1", "user": "../../etc/passwd", "time_limit_s": 1, "parts": []})").find("user"),
               std::string::npos);
     EXPECT_NE(error_of(R"({"id": "a:1", "user": "u", "time_limit_s": 0, "parts": []})").find("time_limit_s"),
               std::string::npos);
-    EXPECT_NE(error_of(R"({"id": "a:1", "user": "u", "time_limit_s": 5, "parts": [{"cluster": "x", "nodes": 0,
+    EXPECT_NE(error_of(R"({"id": "a:1", "user": "u", "time_limit_s": 5, "script": "#!/bin/sh", "parts": [{"cluster": "x", "nodes": 0,
               "gpus_per_node": 8, "ranks": 1}]})").find("parts[0].nodes"), std::string::npos);
     EXPECT_NE(error_of(R"({"id": "a:1", "user": "u", "time_limit_s": 5.5, "parts": []})").find("expected an integer"),
+              std::string::npos);
+    EXPECT_NE(error_of(R"({"id": "a:1", "user": "u", "time_limit_s": 5, "script": "/home/u/train.sh", "parts": []})")
+                  .find("starts with #!"),
               std::string::npos);
 }
 
@@ -95,6 +101,7 @@ TEST(XJobJson, OrdersAndReportsRoundTrip) {
     o.duration_s = 7200;
     o.reservation = "spiderflow-oregon_42-a3-p1";
     o.job_name = "spiderflow-oregon_42-a3-p1";
+    o.script = "#!/bin/sh\nhostname\n";
     o.world_size = 24;
     o.first_rank = 16;
     o.master_node = "or-gpu001";
