@@ -10,7 +10,7 @@ namespace {
 
 constexpr const char* kOrderNames[] = {"will_run", "reserve", "release", "submit", "cancel"};
 constexpr const char* kReportNames[] = {"offer", "reserved", "reserve_failed", "released",
-                                        "submitted", "running", "ended"};
+                                        "submitted", "running", "ended", "refused"};
 
 bool shares_cluster(const XJob& a, const XJob& b) {
     for (const Part& p : a.parts) {
@@ -254,6 +254,10 @@ bool Coallocator::report(const std::string& cluster, const Report& r, int64_t no
             move(job, XJobState::Ending, now, "");
         }
         break;
+    case ReportKind::Refused:
+        end_all(job, now, describe_part(job, r.part) + " refused: " + (r.reason.empty() ? "no reason given" : r.reason),
+                false);
+        return true;
     case ReportKind::Released:
         break;
     }

@@ -57,7 +57,9 @@ struct Order {
     std::string reason;            // Cancel: why, for the part's output
 };
 
-enum class ReportKind { Offer, Reserved, ReserveFailed, Released, Submitted, Running, Ended };
+// Refused: the cluster will never run this part (a user it does not know or allow, a request it
+// cannot hold): the job fails at once, with the cluster's reason.
+enum class ReportKind { Offer, Reserved, ReserveFailed, Released, Submitted, Running, Ended, Refused };
 const char* report_name(ReportKind k);
 bool report_from_name(const std::string& name, ReportKind* out);
 
@@ -72,7 +74,7 @@ struct Report {
     std::vector<std::string> nodes;  // Reserved
     uint32_t job_id = 0;             // Submitted, Running, Ended
     bool completed = false;          // Ended: the part's job finished its work (exit 0)
-    std::string reason;              // ReserveFailed, Ended
+    std::string reason;              // ReserveFailed, Ended, Refused
 };
 
 class Coallocator {

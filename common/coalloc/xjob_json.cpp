@@ -339,6 +339,9 @@ ordered_json report_to_json(const Report& r) {
         j["completed"] = r.completed;
         j["reason"] = r.reason;
         break;
+    case ReportKind::Refused:
+        j["reason"] = r.reason;
+        break;
     }
     return j;
 }

@@ -335,6 +335,17 @@ TEST(Coallocator, ASilentClusterEndsTheOtherPartsAndIsCancelledWhenItIsBack) {
     EXPECT_EQ(c.find("oregon:8"), nullptr);
 }
 
+TEST(Coallocator, AClusterThatRefusesThePartFailsTheJobWithItsReason) {
+    Coallocator c;
+    c.submit(two_parts("oregon:12"), 0);
+    c.step(0, kNoSilence);
+    Report no = rep(ReportKind::Refused, "oregon:12", 1, 1);
+    no.reason = "user 'alice' may not run parts on ohio";
+    ASSERT_TRUE(c.report("ohio", no, 1));
+    EXPECT_EQ(c.find("oregon:12")->state, XJobState::Failed);
+    EXPECT_EQ(c.find("oregon:12")->reason, "part 1 on ohio refused: user 'alice' may not run parts on ohio");
+}
+
 TEST(Coallocator, CancelBeforeAnyPartRunsEndsAtOnce) {
     Coallocator c;
     c.submit(two_parts("oregon:9"), 0);
