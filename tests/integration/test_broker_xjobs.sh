@@ -156,6 +156,24 @@ expect "... without the users' scripts" test "$(field "sum('script' in j for j i
 expect "metrics count cross-site jobs by state" bash -c \
     "curl -s -H 'Authorization: Bearer tok-tools' $URL/metrics | grep -qx 'spiderflow_broker_xjobs{state=\"failed\"} 2'"
 
+# --- 6. the command line ----------------------------------------------------------------------
+S=$SF_BUILDDIR/spiderflow
+echo tok-tools >"$T/reader.token"
+echo tok-oregon >"$T/oregon.token"
+chmod 600 "$T/reader.token" "$T/oregon.token"
+"$S" jobs --broker "$URL" --token-file "$T/reader.token" >"$T/jobs.txt" 2>&1
+expect "'spiderflow jobs' lists the failed job with its parts and reason" bash -c \
+    "grep -q '^oregon:101 *failed' '$T/jobs.txt' && grep -q 'part 1  ohio .*ranks 16-23  job 77' '$T/jobs.txt' && grep -q 'reason: part 1 on ohio ended: NODE_FAIL' '$T/jobs.txt'"
+"$S" jobs --broker "$URL" --token-file "$T/reader.token" oregon:101 >"$T/job.txt" 2>&1
+expect "'spiderflow jobs ID' shows its history" grep -q "reserving: common start at $START" "$T/job.txt"
+code POST /v1/xjobs tok-oregon "${JOB//oregon:101/oregon:103}" >/dev/null
+"$S" cancel --broker "$URL" --token-file "$T/reader.token" oregon:103 >"$T/cancel.txt" 2>&1
+rc=$?
+expect "'spiderflow cancel' with a reader's token: exit 3, the broker's refusal" bash -c "[ $rc = 3 ] && grep -q 'may not cancel' '$T/cancel.txt'"
+"$S" cancel --broker "$URL" --token-file "$T/oregon.token" --reason "wrong data set" oregon:103 >"$T/cancel.txt" 2>&1
+expect "'spiderflow cancel' with oregon's token ends it" test "$(job_state oregon:103)" = failed
+expect "... with the reason given" test "$(field "b['reason']")" = "cancelled: wrong data set"
+
 if [ $FAILS -ne 0 ]; then
     echo "$FAILS check(s) failed" >&2
     tail -20 "$T/brokerd.log" >&2
