@@ -131,6 +131,19 @@ for _ in $(seq 40); do
 done
 expect "the standby serves the active broker's writes to readers" test $followed = 1
 
+XJOB='{"id": "oregon:500", "user": "alice", "time_limit_s": 600, "script": "#!/bin/sh\nsrun train.sh\n",
+       "parts": [{"cluster": "oregon", "nodes": 2, "gpus_per_node": 8, "ranks": 16},
+                 {"cluster": "ohio", "nodes": 1, "gpus_per_node": 8, "ranks": 8}]}'
+echo "$XJOB" >"$T/xjob.json"
+expect "a cross-site job goes to the active broker" test "$(code "$URL_A" POST /v1/xjobs tok-oregon "$T/xjob.json")" = 201
+expect "the standby gives no orders (503)" test "$(code "$URL_B" GET /v1/clusters/ohio/orders tok-ohio)" = 503
+code "$URL_A" GET /v1/clusters/ohio/orders tok-ohio >/dev/null
+cp "$T/body" "$T/orders-from-a"
+standby_has_job() { code "$URL_B" GET /v1/xjobs/oregon:500 tok-tools >/dev/null && grep -q '"state":"negotiating"' "$T/body"; }
+followed=0
+for _ in $(seq 40); do standby_has_job && { followed=1; break; }; sleep 0.1; done
+expect "the standby shows the job to readers" test $followed = 1
+
 # --- 2. refused requests change nothing in the database ---------------------------------------
 head -c 70000 /dev/zero | tr '\0' ' ' >"$T/big.json"
 echo '{"deltas": [], "extra": 1}' >"$T/unknown_key.json"
@@ -194,6 +207,8 @@ echo tok-tools >"$T/reader.token"
 chmod 600 "$T/reader.token"
 "$S" federation --broker "$URL_A,$URL_B" --token-file "$T/reader.token" >"$T/federation.txt" 2>&1
 expect "the client fails over: 'spiderflow federation' with the dead broker listed first" grep -qE '^oregon ' "$T/federation.txt"
+code "$URL_B" GET /v1/clusters/ohio/orders tok-ohio >/dev/null
+expect "the new active broker gives ohio the same cross-site orders as the dead one did" cmp -s "$T/body" "$T/orders-from-a"
 
 # --- 4. the old active comes back as a standby; a clean stop hands over at once ---------------
 start_broker a || exit 1
