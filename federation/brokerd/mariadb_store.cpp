@@ -240,26 +240,20 @@ private:
     // Runs `body`; on a failure other than a lost lease the connection is dropped. A connection
     // kept from an earlier call may have died with a database restart since: then `body` runs
     // once more on a fresh one. Every body is safe to repeat: reads, the lease's conditional
-    // update, and save_part's upsert of absolute values (a commit whose answer was lost writes
-    // the same part and epoch again).
+    // update, and the upserts of absolute values (a commit whose answer was lost writes the
+    // same rows again; the xjobs version only moves once more).
     template <class F>
     std::invoke_result_t<F> guarded(F body) {
-        const bool reused = db_ != nullptr;
-        try {
-            return body();
-        } catch (const LeaseLost&) {
-            throw;
-        } catch (...) {
-            disconnect();
-            if (!reused) throw;
-        }
-        try {
-            return body();
-        } catch (const LeaseLost&) {
-            throw;
-        } catch (...) {
-            disconnect();
-            throw;
+        for (bool retried = false;; retried = true) {
+            const bool reused = db_ != nullptr;
+            try {
+                return body();
+            } catch (const LeaseLost&) {
+                throw;
+            } catch (...) {
+                disconnect();
+                if (!reused || retried) throw;
+            }
         }
     }
 

@@ -14,12 +14,9 @@ PID=
 stop() { [ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null; PID=; }
 trap 'stop; rm -rf "$T"' EXIT
 
-FAILS=0
-ok() { echo "ok - $1"; }
-not_ok() { echo "not ok - $1"; FAILS=$((FAILS + 1)); }
-expect() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
+. "$(dirname "$0")/checks.sh"
 
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+PORT=$(free_port)
 URL=http://127.0.0.1:$PORT
 cat >"$T/brokerd.conf" <<CONF
 listen = 127.0.0.1

@@ -18,10 +18,7 @@ PA= PB=
 stop_pid() { [ -n "$1" ] && kill "$1" 2>/dev/null && wait "$1" 2>/dev/null; }
 trap 'stop_pid "$PA"; stop_pid "$PB"; sf_mariadb_stop; rm -rf "$T"' EXIT
 
-FAILS=0
-ok() { echo "ok - $1"; }
-not_ok() { echo "not ok - $1"; FAILS=$((FAILS + 1)); }
-expect() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
+. "$(dirname "$0")/checks.sh"
 now() { date +%s.%N; }
 since() { python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$1" "$(now)"; }
 
@@ -33,7 +30,6 @@ echo "$PASSWORD" >"$T/db-password"
 chmod 600 "$T/db-password"
 DB="mysql://sfbroker@localhost/spiderflow?socket=$(sf_mariadb_socket)"
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 PORT_A=$(free_port)
 PORT_B=$(free_port)
 URL_A=http://127.0.0.1:$PORT_A

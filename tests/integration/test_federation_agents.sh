@@ -14,10 +14,7 @@ for b in "$SF_BUILDDIR/spiderflow-brokerd" "$SF_BUILDDIR/spiderflow-agent"; do
 done
 command -v curl >/dev/null || { sf_log "skip: curl missing"; exit 77; }
 
-FAILS=0
-ok() { echo "ok - $1"; }
-not_ok() { echo "not ok - $1"; FAILS=$((FAILS + 1)); }
-expect() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
+. "$(dirname "$0")/checks.sh"
 
 SF_TMP=$(mktemp -d /tmp/sf-fed-it.XXXXXX)
 chmod 755 "$SF_TMP"
@@ -58,7 +55,7 @@ cat >"$SF_TMP/federation.json" <<JSON
 }
 JSON
 
-BPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+BPORT=$(free_port)
 URL=http://127.0.0.1:$BPORT
 cat >"$SF_TMP/brokerd.conf" <<CONF
 listen = 127.0.0.1
