@@ -125,7 +125,7 @@ TESTS += tests/integration/test_brokerd.sh
 EXTRA_DIST += tests/integration/test_brokerd.sh
 # Cross-site jobs through the broker's routes, curl as the agents.
 TESTS += tests/integration/test_broker_xjobs.sh
-EXTRA_DIST += tests/integration/test_broker_xjobs.sh tests/integration/checks.sh
+EXTRA_DIST += tests/integration/test_broker_xjobs.sh tests/integration/checks.sh tests/integration/one_broker.sh
 # Two brokers on one real MariaDB: the lease, the standby, failover under kill -9.
 TESTS += tests/integration/test_brokerd_mariadb.sh
 EXTRA_DIST += tests/integration/test_brokerd_mariadb.sh tests/integration/mariadb.sh
