@@ -11,6 +11,8 @@ libsf_broker_la_SOURCES = \
 	federation/brokerd/store_location.cpp \
 	federation/brokerd/lease_keeper.cpp \
 	federation/brokerd/lease_keeper.h \
+	federation/brokerd/cross_site_jobs.cpp \
+	federation/brokerd/cross_site_jobs.h \
 	federation/brokerd/brokerd_conf.cpp \
 	federation/brokerd/brokerd_conf.h \
 	federation/brokerd/tokens.cpp \
@@ -31,9 +33,11 @@ sbin_PROGRAMS += spiderflow-brokerd
 spiderflow_brokerd_SOURCES = \
 	federation/brokerd/broker_api.cpp \
 	federation/brokerd/broker_api.h \
+	federation/brokerd/http_answer.h \
+	federation/brokerd/xjob_routes.cpp \
 	federation/brokerd/brokerd_main.cpp
 spiderflow_brokerd_CPPFLAGS = $(AM_CPPFLAGS) $(HTTPLIB_CFLAGS)
-spiderflow_brokerd_LDADD = libsf_broker.la libsf_site.la libsf_topology.la libsf_model.la libsf_util.la \
+spiderflow_brokerd_LDADD = libsf_broker.la libsf_coalloc.la libsf_site.la libsf_topology.la libsf_model.la libsf_util.la \
 	$(HTTPLIB_LIBS) $(SQLITE_LIBS) $(MARIADB_LIBS) $(LIBCRYPTO_LIBS) $(HWLOC_LIBS) -lpthread
 
 # The cluster agent's logic (Slurm look, part builder, diff, publisher) without main(), for the
@@ -50,10 +54,14 @@ libsf_agent_la_SOURCES = \
 	federation/agent/agent.cpp \
 	federation/agent/agent.h \
 	federation/agent/slurm_observer.cpp \
-	federation/agent/slurm_observer.h
+	federation/agent/slurm_observer.h \
+	federation/agent/part_runner.cpp \
+	federation/agent/part_runner.h \
+	federation/agent/slurm_hands.cpp \
+	federation/agent/slurm_hands.h
 libsf_agent_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
 
 sbin_PROGRAMS += spiderflow-agent
 spiderflow_agent_SOURCES = federation/agent/agent_main.cpp
-spiderflow_agent_LDADD = libsf_agent.la libsf_broker_client.la libsf_slurmjob_client.la libspiderflow.la \
+spiderflow_agent_LDADD = libsf_agent.la libsf_coalloc.la libsf_broker_client.la libsf_slurmjob_client.la libspiderflow.la \
 	$(CURL_LIBS) $(SLURM_LIBS)

@@ -111,18 +111,21 @@ check_PROGRAMS += tests/unit/test_federation
 TESTS += tests/unit/test_federation
 tests_unit_test_federation_SOURCES = tests/unit/federation/test_broker.cpp
 tests_unit_test_federation_CXXFLAGS = $(TEST_CXXFLAGS)
-tests_unit_test_federation_LDADD = libsf_broker.la libsf_site.la libsf_topology.la libsf_model.la libsf_util.la \
+tests_unit_test_federation_LDADD = libsf_broker.la libsf_coalloc.la libsf_site.la libsf_topology.la libsf_model.la libsf_util.la \
 	$(SQLITE_LIBS) $(MARIADB_LIBS) $(LIBCRYPTO_LIBS) $(HWLOC_LIBS) $(GTEST_LIBS_ALL)
 # The cluster agent's logic: observation to part, part deltas, config, links file.
 check_PROGRAMS += tests/unit/test_agent
 TESTS += tests/unit/test_agent
-tests_unit_test_agent_SOURCES = tests/unit/federation/test_agent.cpp
+tests_unit_test_agent_SOURCES = tests/unit/federation/test_agent.cpp tests/unit/federation/test_part_runner.cpp
 tests_unit_test_agent_CXXFLAGS = $(TEST_CXXFLAGS)
-tests_unit_test_agent_LDADD = libsf_agent.la libsf_broker_client.la libsf_slurmjob_client.la libspiderflow.la \
+tests_unit_test_agent_LDADD = libsf_agent.la libsf_coalloc.la libsf_broker_client.la libsf_slurmjob_client.la libspiderflow.la \
 	$(CURL_LIBS) $(SLURM_LIBS) $(GTEST_LIBS_ALL)
 # The federation broker on loopback: auth, limits, restart, kill -9.
 TESTS += tests/integration/test_brokerd.sh
 EXTRA_DIST += tests/integration/test_brokerd.sh
+# Cross-site jobs through the broker's routes, curl as the agents.
+TESTS += tests/integration/test_broker_xjobs.sh
+EXTRA_DIST += tests/integration/test_broker_xjobs.sh tests/integration/checks.sh tests/integration/one_broker.sh
 # Two brokers on one real MariaDB: the lease, the standby, failover under kill -9.
 TESTS += tests/integration/test_brokerd_mariadb.sh
 EXTRA_DIST += tests/integration/test_brokerd_mariadb.sh tests/integration/mariadb.sh
@@ -142,6 +145,11 @@ tests_unit_test_plan_transport_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_plan_transport_LDADD = libsf_plan_transport.la libsf_util.la $(GTEST_LIBS_ALL)
 
 # site state: usage overlay, what-if copies, deltas, snapshots, free view
+check_PROGRAMS += tests/unit/test_coalloc
+TESTS += tests/unit/test_coalloc
+tests_unit_test_coalloc_SOURCES = tests/unit/coalloc/test_coallocator.cpp tests/unit/coalloc/test_xjob_json.cpp
+tests_unit_test_coalloc_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_coalloc_LDADD = libsf_coalloc.la libsf_util.la $(GTEST_LIBS_ALL)
 check_PROGRAMS += tests/unit/test_site
 TESTS += tests/unit/test_site
 tests_unit_test_site_SOURCES = tests/unit/site/test_site_state.cpp tests/unit/site/test_site_json.cpp

@@ -26,6 +26,6 @@ spiderflow_SOURCES += tools/spiderflow/cmd_catalog.cpp
 spiderflow_SOURCES += tools/spiderflow/cmd_query.cpp
 
 # federation command and plan --broker: the live federation through the broker client.
-spiderflow_SOURCES += tools/spiderflow/cmd_federation.cpp tools/spiderflow/federation_view.cpp \
+spiderflow_SOURCES += tools/spiderflow/cmd_federation.cpp tools/spiderflow/cmd_jobs.cpp tools/spiderflow/federation_view.cpp \
 	tools/spiderflow/federation_view.h
 spiderflow_LDADD += libsf_broker_client.la libsf_util.la $(CURL_LIBS)

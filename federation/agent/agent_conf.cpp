@@ -4,12 +4,30 @@
 #include "common/util/key_value_conf.h"
 
 namespace spiderflow::agent {
+namespace {
+
+// "alice, bob,carol" -> {alice, bob, carol}
+std::set<std::string> name_set(const std::string& list) {
+    std::set<std::string> out;
+    std::string item;
+    for (char c : list + ",") {
+        if (c == ',') {
+            if (!item.empty()) out.insert(item);
+            item.clear();
+        } else if (c != ' ' && c != '\t') {
+            item += c;
+        }
+    }
+    return out;
+}
+
+}  // namespace
 
 AgentConf parse_agent_conf(const std::string& text, const std::string& source) {
     AgentConf c;
     const std::vector<std::string> keys = {"broker",    "token_file",         "ca_file",   "spiderflow_conf",
                                            "interval",  "snapshot_interval",  "heartbeat", "broker_stale_after",
-                                           "links_file"};
+                                           "links_file", "cross_site_parts", "part_users", "part_accounts"};
     for (const ConfLine& l : read_conf_lines(text, source, keys)) {
         if (l.key == "broker") c.broker = l.value;
         else if (l.key == "token_file") c.token_file = l.value;
@@ -20,6 +38,9 @@ AgentConf parse_agent_conf(const std::string& text, const std::string& source) {
         else if (l.key == "heartbeat") c.heartbeat_s = conf_seconds(l, 1, 3600, source);
         else if (l.key == "broker_stale_after") c.broker_stale_after_s = conf_seconds(l, 1, 86400, source);
         else if (l.key == "links_file") c.links_file = l.value;
+        else if (l.key == "cross_site_parts") c.cross_site_parts = conf_bool(l, source);
+        else if (l.key == "part_users") c.part_users = name_set(l.value);
+        else if (l.key == "part_accounts") c.part_accounts = name_set(l.value);
     }
     if (c.broker.empty()) throw InputError(source, 0, "broker", "needs the broker's URL (https://HOST:PORT)");
     if (c.snapshot_interval_s < c.interval_s) {

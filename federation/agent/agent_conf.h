@@ -5,6 +5,7 @@
 // every key is documented in contrib/federation/agent.conf.
 #pragma once
 
+#include <set>
 #include <string>
 
 namespace spiderflow::agent {
@@ -19,6 +20,9 @@ struct AgentConf {
     double heartbeat_s = 60;              // an empty delta batch when nothing changed for this long
     double broker_stale_after_s = 60;     // without the broker this long: the cache holds this cluster alone
     std::string links_file;               // measured link figures (JSON lines of link_measured deltas)
+    bool cross_site_parts = true;         // carry out the broker's orders for cross-site jobs
+    std::set<std::string> part_users;     // who may receive parts here; empty = any user this cluster knows
+    std::set<std::string> part_accounts;  // the same for accounts
 };
 
 // Throws InputError(source, line, key, ...).

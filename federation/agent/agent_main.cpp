@@ -15,6 +15,8 @@
 #include "common/util/errors.h"
 #include "common/topology/reader.h"
 #include "federation/agent/agent.h"
+#include "federation/agent/part_runner.h"
+#include "federation/agent/slurm_hands.h"
 #include "federation/agent/slurm_observer.h"
 
 namespace {
@@ -100,6 +102,9 @@ int main(int argc, char** argv) {
         return 2;
     }
     Agent agent(setup, BrokerClient(endpoint), observe_slurm, log_line);
+    LibslurmHands hands(setup.cluster);
+    PartRunner parts(setup.cluster, BrokerClient(endpoint), hands, PartPolicy{setup.conf.part_users, setup.conf.part_accounts},
+                     log_line);
     if (dry_run) {
         try {
             std::cout << agent.preview(unix_now()) << "\n";
@@ -120,6 +125,7 @@ int main(int argc, char** argv) {
         const auto next = clock::now() + std::chrono::duration<double>(setup.conf.interval_s);
         if (g_resync.exchange(false)) agent.force_snapshot();
         agent.cycle(unix_now());
+        if (setup.conf.cross_site_parts) parts.cycle();
         if (once) break;
         while (!g_stop && !g_resync && clock::now() < next) ::usleep(50000);
     }

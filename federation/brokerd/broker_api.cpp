@@ -12,20 +12,12 @@
 #include "common/topology/topology_json.h"
 #include "common/util/errors.h"
 #include "common/util/json_read.h"
+#include "federation/brokerd/http_answer.h"
 
 namespace spiderflow::broker {
 namespace {
 
 using nlohmann::json;
-
-int64_t unix_now() { return static_cast<int64_t>(std::time(nullptr)); }
-
-void answer(httplib::Response& res, int status, const json& body) {
-    res.status = status;
-    res.set_content(body.dump() + "\n", "application/json");
-}
-
-void error(httplib::Response& res, int status, const std::string& why) { answer(res, status, json{{"error", why}}); }
 
 // "Authorization: Bearer TOKEN" -> TOKEN.
 std::string bearer(const httplib::Request& req) {
@@ -37,12 +29,26 @@ std::string bearer(const httplib::Request& req) {
 }  // namespace
 
 BrokerService::BrokerService(std::shared_ptr<const Topology> topology, std::unique_ptr<BrokerStore> store,
-                             TokenTable tokens, double rate_per_s)
-    : state_(std::move(topology)), store_(std::move(store)), tokens_(std::move(tokens)), limiter_(rate_per_s) {
+                             TokenTable tokens, double rate_per_s, coalloc::Policy policy)
+    : state_(std::move(topology)),
+      store_(std::move(store)),
+      tokens_(std::move(tokens)),
+      limiter_(rate_per_s),
+      xjobs_(*store_, policy) {
     reload_from_store();
+    deciding_since_ = unix_now();
+    decider_ = std::thread([this] { decide_loop(); });
 }
 
-BrokerService::~BrokerService() { release_lease(); }
+BrokerService::~BrokerService() {
+    {
+        std::lock_guard<std::mutex> lock(decider_mu_);
+        stopping_ = true;
+    }
+    decider_wake_.notify_all();
+    if (decider_.joinable()) decider_.join();
+    release_lease();
+}
 
 void BrokerService::reload_from_store() {
     FederationState fresh(state_.shared_topology());
@@ -59,6 +65,7 @@ void BrokerService::reload_from_store() {
     }
     fresh.restore(epoch);
     state_ = std::move(fresh);
+    xjobs_.reload();
 }
 
 void BrokerService::keep_lease(std::unique_ptr<BrokerStore> lease_store, const std::string& holder, int ttl_s) {
@@ -68,6 +75,7 @@ void BrokerService::keep_lease(std::unique_ptr<BrokerStore> lease_store, const s
     hooks.became_active = [this] {
         std::lock_guard<std::mutex> lock(mu_);
         reload_from_store();  // the previous active broker's last writes
+        deciding_since_ = unix_now();
         leader_ = holder_;
         writable_ = true;
     };
@@ -78,7 +86,7 @@ void BrokerService::keep_lease(std::unique_ptr<BrokerStore> lease_store, const s
     };
     hooks.follow = [this](uint64_t stored_epoch) {
         std::lock_guard<std::mutex> lock(mu_);
-        if (!writable_ && stored_epoch != state_.epoch()) reload_from_store();
+        if (!writable_ && (stored_epoch != state_.epoch() || xjobs_.stale())) reload_from_store();
     };
     keeper_ = std::make_unique<LeaseKeeper>(std::move(lease_store), holder, ttl_s, std::move(hooks));
     keeper_->start();
@@ -114,6 +122,24 @@ void BrokerService::install(httplib::Server& server) {
     });
     server.Post(R"(/v1/clusters/([^/]+)/deltas)", [this](const httplib::Request& q, httplib::Response& r) {
         serve("/v1/clusters/{name}/deltas", q, r, &BrokerService::post_deltas);
+    });
+    server.Post("/v1/xjobs", [this](const httplib::Request& q, httplib::Response& r) {
+        serve("/v1/xjobs", q, r, &BrokerService::post_xjob);
+    });
+    server.Get("/v1/xjobs", [this](const httplib::Request& q, httplib::Response& r) {
+        serve("/v1/xjobs", q, r, &BrokerService::get_xjobs);
+    });
+    server.Get(R"(/v1/xjobs/([^/]+))", [this](const httplib::Request& q, httplib::Response& r) {
+        serve("/v1/xjobs/{id}", q, r, &BrokerService::get_xjob);
+    });
+    server.Post(R"(/v1/xjobs/([^/]+)/cancel)", [this](const httplib::Request& q, httplib::Response& r) {
+        serve("/v1/xjobs/{id}/cancel", q, r, &BrokerService::post_xjob_cancel);
+    });
+    server.Get(R"(/v1/clusters/([^/]+)/orders)", [this](const httplib::Request& q, httplib::Response& r) {
+        serve("/v1/clusters/{name}/orders", q, r, &BrokerService::get_orders);
+    });
+    server.Post(R"(/v1/clusters/([^/]+)/reports)", [this](const httplib::Request& q, httplib::Response& r) {
+        serve("/v1/clusters/{name}/reports", q, r, &BrokerService::post_reports);
     });
 }
 
@@ -177,14 +203,16 @@ void BrokerService::get_clusters(const httplib::Request&, httplib::Response& res
 
 void BrokerService::get_metrics(const httplib::Request&, httplib::Response& res, const Caller&) {
     std::vector<std::pair<std::string, int64_t>> clusters;
+    std::map<std::string, int> xjobs;
     uint64_t epoch = 0;
     {
         std::lock_guard<std::mutex> lock(mu_);
         for (const auto& c : state_.topology().clusters) clusters.emplace_back(c.name, state_.updated_at(c.name));
         epoch = state_.epoch();
+        for (const auto& [id, job] : xjobs_.jobs().jobs()) xjobs[coalloc::state_name(job.state)] += 1;
     }
     res.status = 200;
-    res.set_content(metrics_.render(clusters, epoch, unix_now(), writable_), "text/plain; version=0.0.4");
+    res.set_content(metrics_.render(clusters, epoch, unix_now(), writable_, xjobs), "text/plain; version=0.0.4");
 }
 
 bool BrokerService::may_write(const std::string& name, const Caller& caller, httplib::Response& res) const {
@@ -208,6 +236,14 @@ bool BrokerService::may_decide(httplib::Response& res) const {
     return false;
 }
 
+void BrokerService::lost_lease(const LeaseLost& e, httplib::Response* res) {
+    writable_ = false;
+    leader_ = e.holder();
+    if (keeper_) keeper_->lost();
+    std::cerr << "spiderflow: brokerd: standby: " << e.what() << "\n";
+    if (res != nullptr) may_decide(*res);  // the 503
+}
+
 bool BrokerService::persist(const std::string& cluster, int64_t now, FederationState::Undo before,
                             httplib::Response& res) {
     try {
@@ -215,11 +251,7 @@ bool BrokerService::persist(const std::string& cluster, int64_t now, FederationS
         return true;
     } catch (const LeaseLost& e) {
         state_.undo(std::move(before));
-        writable_ = false;
-        leader_ = e.holder();
-        if (keeper_) keeper_->lost();
-        std::cerr << "spiderflow: brokerd: standby: " << e.what() << "\n";
-        may_decide(res);  // the 503
+        lost_lease(e, &res);
         return false;
     } catch (...) {
         state_.undo(std::move(before));

@@ -4,11 +4,15 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 
 #include "federation/brokerd/broker_store.h"
+#include "federation/brokerd/cross_site_jobs.h"
 #include "federation/brokerd/federation_state.h"
 #include "federation/brokerd/lease_keeper.h"
 #include "federation/brokerd/metrics.h"
@@ -28,8 +32,9 @@ constexpr int kApiVersion = 1;
 class BrokerService {
 public:
     // Restores the state from the store (every part it holds, and the epoch).
+    // Also starts the co-allocator's decision round, once a second while this broker decides.
     BrokerService(std::shared_ptr<const Topology> topology, std::unique_ptr<BrokerStore> store, TokenTable tokens,
-                  double rate_per_s);
+                  double rate_per_s, coalloc::Policy policy = {});
 
     ~BrokerService();
 
@@ -55,6 +60,21 @@ private:
     void get_metrics(const httplib::Request&, httplib::Response&, const Caller&);
     void put_inventory(const httplib::Request&, httplib::Response&, const Caller&);
     void post_deltas(const httplib::Request&, httplib::Response&, const Caller&);
+    // Cross-site jobs (xjob_routes.cpp).
+    void post_xjob(const httplib::Request&, httplib::Response&, const Caller&);
+    void get_xjobs(const httplib::Request&, httplib::Response&, const Caller&);
+    void get_xjob(const httplib::Request&, httplib::Response&, const Caller&);
+    void post_xjob_cancel(const httplib::Request&, httplib::Response&, const Caller&);
+    void get_orders(const httplib::Request&, httplib::Response&, const Caller&);
+    void post_reports(const httplib::Request&, httplib::Response&, const Caller&);
+    // The co-allocator's time-driven decisions, once a second while this broker decides.
+    void decide_loop();
+    void decide_once();
+    // When each cluster was last heard from: its agent's last publish or call, and never before
+    // this broker began deciding (a restarted broker gives every cluster the full grace). Under mu_.
+    std::map<std::string, int64_t> last_seen() const;
+    // After a write the lease fence refused: standby from now on, with the 503. Under mu_.
+    void lost_lease(const LeaseLost& e, httplib::Response* res);
     // 403/404 unless `caller` may write cluster `name`; true when it may.
     bool may_write(const std::string& name, const Caller& caller, httplib::Response& res) const;
     // False, with 503 and Retry-After, while this broker is a standby. Under mu_.
@@ -75,6 +95,13 @@ private:
     std::string holder_;        // this broker in the lease row; empty without a lease
     std::string leader_;        // who holds the lease, as a standby last saw it (under mu_)
     std::unique_ptr<LeaseKeeper> keeper_;
+    CrossSiteJobs xjobs_;                      // under mu_
+    std::map<std::string, int64_t> seen_;      // a cluster's last orders or reports call (under mu_)
+    int64_t deciding_since_ = 0;               // under mu_
+    std::mutex decider_mu_;
+    std::condition_variable decider_wake_;
+    bool stopping_ = false;                    // under decider_mu_
+    std::thread decider_;
 };
 
 }  // namespace spiderflow::broker

@@ -37,6 +37,13 @@ private:
     std::string holder_;
 };
 
+// A cross-site job as the co-allocator left it: its JSON (common/coalloc/xjob_json.h).
+struct StoredXJob {
+    std::string id;
+    uint64_t seq = 0;
+    std::string doc;  // empty in save_xjobs: the job is deleted
+};
+
 class BrokerStore {
 public:
     virtual ~BrokerStore() = default;
@@ -47,6 +54,13 @@ public:
     // A cluster's new part with the federation's new epoch, atomically and durably. On a shared
     // store, only while `holder` holds the lease; LeaseLost otherwise.
     virtual void save_part(const StoredPart& part, uint64_t epoch, const std::string& holder) = 0;
+
+    // Every cross-site job, in arrival order.
+    virtual std::vector<StoredXJob> load_xjobs() = 0;
+    // The jobs one decision changed, atomically and durably, with the lease fence of save_part.
+    virtual void save_xjobs(const std::vector<StoredXJob>& jobs, const std::string& holder) = 0;
+    // Moves with every save_xjobs: a standby re-reads the jobs only when it moved.
+    virtual uint64_t stored_xjobs_version() = 0;
 
     // True when other brokers may use the same store, so the lease decides who writes.
     virtual bool shared() const { return false; }

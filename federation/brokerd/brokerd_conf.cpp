@@ -9,7 +9,8 @@ BrokerdConf parse_brokerd_conf(const std::string& text, const std::string& sourc
     BrokerdConf c;
     const std::vector<std::string> keys = {"listen",     "port",     "db",       "db_password_file",
                                            "lease_ttl",  "topology", "tokens",   "max_body",
-                                           "rate_limit", "threads",  "tls_cert", "tls_key"};
+                                           "rate_limit", "threads",  "tls_cert", "tls_key",
+                                           "coalloc_lead", "coalloc_give_up", "start_barrier", "cluster_silent_after"};
     for (const ConfLine& l : read_conf_lines(text, source, keys)) {
         if (l.key == "listen") c.listen = l.value;
         else if (l.key == "port") c.port = static_cast<int>(conf_integer(l, 1, 65535, source));
@@ -23,6 +24,10 @@ BrokerdConf parse_brokerd_conf(const std::string& text, const std::string& sourc
         else if (l.key == "threads") c.threads = static_cast<int>(conf_integer(l, 1, 256, source));
         else if (l.key == "tls_cert") c.tls_cert = l.value;
         else if (l.key == "tls_key") c.tls_key = l.value;
+        else if (l.key == "coalloc_lead") c.coalloc.lead_s = conf_integer(l, 0, 86400, source);
+        else if (l.key == "coalloc_give_up") c.coalloc.give_up_after_s = conf_integer(l, 10, 30L * 86400, source);
+        else if (l.key == "start_barrier") c.coalloc.barrier_s = conf_integer(l, 5, 86400, source);
+        else if (l.key == "cluster_silent_after") c.coalloc.silent_after_s = conf_integer(l, 10, 86400, source);
     }
     if (c.tls_cert.empty() != c.tls_key.empty()) {
         throw InputError(source, 0, c.tls_cert.empty() ? "tls_cert" : "tls_key", "tls_cert and tls_key go together");

@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "common/coalloc/coallocator.h"
+
 namespace spiderflow::broker {
 
 struct BrokerdConf {
@@ -20,6 +22,7 @@ struct BrokerdConf {
     int threads = 8;
     std::string tls_cert;                                     // both set: HTTPS only
     std::string tls_key;
+    coalloc::Policy coalloc;                                  // cross-site jobs: lead, give-up, barrier, silence
 };
 
 // Throws InputError(source, line, key, ...).

@@ -138,35 +138,44 @@ public:
     }
 
     void save_part(const StoredPart& part, uint64_t epoch, const std::string& holder) override {
-        guarded([&] {
-            MYSQL* db = connection();
-            query(db, "START TRANSACTION");
-            try {
-                // The lease row locked for this transaction: a standby cannot take it over
-                // between this check and the commit.
-                Statement lease(db, "SELECT holder, holder = ? AND expires_ms > " SF_DB_NOW_MS
-                                    " FROM lease WHERE name = 'active' FOR UPDATE");
-                lease.execute({holder});
-                const std::vector<Row> rows = lease.rows();
-                if (rows.empty() || rows[0][1] != "1") {
-                    query(db, "ROLLBACK");
-                    throw LeaseLost(rows.empty() ? std::string() : rows[0][0]);
-                }
-                Statement put(db, "INSERT INTO parts (cluster, snapshot, updated_at) VALUES (?, ?, ?) "
-                                  "ON DUPLICATE KEY UPDATE snapshot = VALUES(snapshot), updated_at = VALUES(updated_at)");
-                put.execute({part.cluster, part.snapshot_json, part.updated_at});
-                Statement meta(db, "INSERT INTO meta (name, value) VALUES ('epoch', ?) "
-                                   "ON DUPLICATE KEY UPDATE value = VALUES(value)");
-                meta.execute({static_cast<int64_t>(epoch)});
-                query(db, "COMMIT");
-            } catch (const LeaseLost&) {
-                throw;
-            } catch (...) {
-                mysql_query(db, "ROLLBACK");
-                throw;
-            }
-            return 0;
+        fenced(holder, [&](MYSQL* db) {
+            Statement put(db, "INSERT INTO parts (cluster, snapshot, updated_at) VALUES (?, ?, ?) "
+                              "ON DUPLICATE KEY UPDATE snapshot = VALUES(snapshot), updated_at = VALUES(updated_at)");
+            put.execute({part.cluster, part.snapshot_json, part.updated_at});
+            Statement meta(db, "INSERT INTO meta (name, value) VALUES ('epoch', ?) "
+                               "ON DUPLICATE KEY UPDATE value = VALUES(value)");
+            meta.execute({static_cast<int64_t>(epoch)});
         });
+    }
+
+    std::vector<StoredXJob> load_xjobs() override {
+        return guarded([&] {
+            std::vector<StoredXJob> out;
+            Statement jobs(connection(), "SELECT id, seq, doc FROM xjobs ORDER BY seq");
+            jobs.execute({});
+            for (const Row& r : jobs.rows()) out.push_back({r[0], std::stoull(r[1]), r[2]});
+            return out;
+        });
+    }
+
+    void save_xjobs(const std::vector<StoredXJob>& jobs, const std::string& holder) override {
+        fenced(holder, [&](MYSQL* db) {
+            for (const StoredXJob& j : jobs) {
+                if (j.doc.empty()) {
+                    Statement del(db, "DELETE FROM xjobs WHERE id = ?");
+                    del.execute({j.id});
+                    continue;
+                }
+                Statement put(db, "INSERT INTO xjobs (id, seq, doc) VALUES (?, ?, ?) "
+                                  "ON DUPLICATE KEY UPDATE seq = VALUES(seq), doc = VALUES(doc)");
+                put.execute({j.id, static_cast<int64_t>(j.seq), j.doc});
+            }
+            query(db, "INSERT INTO meta (name, value) VALUES ('xjobs', 1) ON DUPLICATE KEY UPDATE value = value + 1");
+        });
+    }
+
+    uint64_t stored_xjobs_version() override {
+        return guarded([&] { return read_meta("xjobs"); });
     }
 
     bool shared() const override { return true; }
@@ -200,29 +209,51 @@ public:
     }
 
 private:
+    // Runs `body` in one transaction that first locks the lease row and checks `holder` still
+    // holds it: a standby cannot take the lease over between the check and the commit.
+    template <class F>
+    void fenced(const std::string& holder, F body) {
+        guarded([&] {
+            MYSQL* db = connection();
+            query(db, "START TRANSACTION");
+            try {
+                Statement lease(db, "SELECT holder, holder = ? AND expires_ms > " SF_DB_NOW_MS
+                                    " FROM lease WHERE name = 'active' FOR UPDATE");
+                lease.execute({holder});
+                const std::vector<Row> rows = lease.rows();
+                if (rows.empty() || rows[0][1] != "1") {
+                    query(db, "ROLLBACK");
+                    throw LeaseLost(rows.empty() ? std::string() : rows[0][0]);
+                }
+                body(db);
+                query(db, "COMMIT");
+            } catch (const LeaseLost&) {
+                throw;
+            } catch (...) {
+                mysql_query(db, "ROLLBACK");
+                throw;
+            }
+            return 0;
+        });
+    }
+
     // Runs `body`; on a failure other than a lost lease the connection is dropped. A connection
     // kept from an earlier call may have died with a database restart since: then `body` runs
     // once more on a fresh one. Every body is safe to repeat: reads, the lease's conditional
-    // update, and save_part's upsert of absolute values (a commit whose answer was lost writes
-    // the same part and epoch again).
+    // update, and the upserts of absolute values (a commit whose answer was lost writes the
+    // same rows again; the xjobs version only moves once more).
     template <class F>
     std::invoke_result_t<F> guarded(F body) {
-        const bool reused = db_ != nullptr;
-        try {
-            return body();
-        } catch (const LeaseLost&) {
-            throw;
-        } catch (...) {
-            disconnect();
-            if (!reused) throw;
-        }
-        try {
-            return body();
-        } catch (const LeaseLost&) {
-            throw;
-        } catch (...) {
-            disconnect();
-            throw;
+        for (bool retried = false;; retried = true) {
+            const bool reused = db_ != nullptr;
+            try {
+                return body();
+            } catch (const LeaseLost&) {
+                throw;
+            } catch (...) {
+                disconnect();
+                if (!reused || retried) throw;
+            }
         }
     }
 
@@ -251,6 +282,8 @@ private:
                       "ENGINE=InnoDB");
             query(db, "CREATE TABLE IF NOT EXISTS lease (name VARCHAR(64) PRIMARY KEY, holder VARCHAR(255) NOT NULL, "
                       "expires_ms BIGINT NOT NULL) ENGINE=InnoDB");
+            query(db, "CREATE TABLE IF NOT EXISTS xjobs (id VARCHAR(190) PRIMARY KEY, seq BIGINT NOT NULL, "
+                      "doc LONGTEXT NOT NULL) ENGINE=InnoDB");
             query(db, "INSERT IGNORE INTO lease (name, holder, expires_ms) VALUES ('active', '', 0)");
         } catch (...) {
             disconnect();
@@ -264,9 +297,11 @@ private:
         db_ = nullptr;
     }
 
-    uint64_t read_epoch() {
-        Statement meta(connection(), "SELECT value FROM meta WHERE name = 'epoch'");
-        meta.execute({});
+    uint64_t read_epoch() { return read_meta("epoch"); }
+
+    uint64_t read_meta(const std::string& name) {
+        Statement meta(connection(), "SELECT value FROM meta WHERE name = ?");
+        meta.execute({name});
         const std::vector<Row> rows = meta.rows();
         return rows.empty() ? 0 : std::stoull(rows[0][0]);
     }

@@ -15,7 +15,7 @@ void Metrics::observe(const std::string& route, int status, double seconds) {
 }
 
 std::string Metrics::render(const std::vector<std::pair<std::string, int64_t>>& clusters, uint64_t epoch,
-                            int64_t now, bool active) const {
+                            int64_t now, bool active, const std::map<std::string, int>& xjobs) const {
     std::lock_guard<std::mutex> lock(mu_);
     std::ostringstream o;
     o << "# HELP spiderflow_broker_requests_total Requests by route and HTTP status.\n"
@@ -52,6 +52,9 @@ std::string Metrics::render(const std::vector<std::pair<std::string, int64_t>>& 
          "nobody), 0 on a standby.\n"
          "# TYPE spiderflow_broker_active gauge\n"
       << "spiderflow_broker_active " << (active ? 1 : 0) << "\n";
+    o << "# HELP spiderflow_broker_xjobs Cross-site jobs the broker holds, by state.\n"
+         "# TYPE spiderflow_broker_xjobs gauge\n";
+    for (const auto& [state, n] : xjobs) o << "spiderflow_broker_xjobs{state=\"" << state << "\"} " << n << "\n";
     return o.str();
 }
 

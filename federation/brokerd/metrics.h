@@ -16,9 +16,9 @@ class Metrics {
 public:
     void observe(const std::string& route, int status, double seconds);
     // clusters: (name, last update in Unix seconds, 0 = never) for every cluster of the topology;
-    // active: this broker decides (not a standby).
+    // active: this broker decides (not a standby); xjobs: cross-site jobs by state name.
     std::string render(const std::vector<std::pair<std::string, int64_t>>& clusters, uint64_t epoch, int64_t now,
-                       bool active) const;
+                       bool active, const std::map<std::string, int>& xjobs) const;
 
 private:
     static constexpr std::array<double, 10> kBuckets = {0.0005, 0.001, 0.0025, 0.005, 0.01,

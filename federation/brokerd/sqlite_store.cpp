@@ -61,6 +61,7 @@ public:
         exec("CREATE TABLE IF NOT EXISTS parts (cluster TEXT PRIMARY KEY, snapshot TEXT NOT NULL, "
              "updated_at INTEGER NOT NULL)");
         exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)");
+        exec("CREATE TABLE IF NOT EXISTS xjobs (id TEXT PRIMARY KEY, seq INTEGER NOT NULL, doc TEXT NOT NULL)");
     }
     ~SqliteStore() override { sqlite3_close(db_); }
 
@@ -72,10 +73,41 @@ public:
         return out;
     }
 
-    uint64_t stored_epoch() override {
-        Statement meta(db_, "SELECT value FROM meta WHERE key = 'epoch'");
-        return meta.step() ? static_cast<uint64_t>(meta.integer(0)) : 0;
+    uint64_t stored_epoch() override { return meta_value("epoch"); }
+
+    std::vector<StoredXJob> load_xjobs() override {
+        std::vector<StoredXJob> out;
+        Statement jobs(db_, "SELECT id, seq, doc FROM xjobs ORDER BY seq");
+        while (jobs.step()) out.push_back({jobs.text(0), static_cast<uint64_t>(jobs.integer(1)), jobs.text(2)});
+        return out;
     }
+
+    void save_xjobs(const std::vector<StoredXJob>& jobs, const std::string&) override {
+        exec("BEGIN IMMEDIATE");
+        try {
+            for (const StoredXJob& j : jobs) {
+                if (j.doc.empty()) {
+                    Statement del(db_, "DELETE FROM xjobs WHERE id = ?1");
+                    del.bind(1, j.id);
+                    del.step();
+                    continue;
+                }
+                Statement put(db_, "INSERT INTO xjobs (id, seq, doc) VALUES (?1, ?2, ?3) "
+                                   "ON CONFLICT(id) DO UPDATE SET seq = ?2, doc = ?3");
+                put.bind(1, j.id);
+                put.bind(2, static_cast<int64_t>(j.seq));
+                put.bind(3, j.doc);
+                put.step();
+            }
+            exec("INSERT INTO meta (key, value) VALUES ('xjobs', 1) ON CONFLICT(key) DO UPDATE SET value = value + 1");
+            exec("COMMIT");
+        } catch (...) {
+            sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+            throw;
+        }
+    }
+
+    uint64_t stored_xjobs_version() override { return meta_value("xjobs"); }
 
     // One broker per SQLite file: no lease to check.
     void save_part(const StoredPart& part, uint64_t epoch, const std::string&) override {
@@ -101,6 +133,11 @@ public:
     std::string describe() const override { return "sqlite:" + path_; }
 
 private:
+    uint64_t meta_value(const std::string& key) {
+        Statement meta(db_, "SELECT value FROM meta WHERE key = ?1");
+        meta.bind(1, key);
+        return meta.step() ? static_cast<uint64_t>(meta.integer(0)) : 0;
+    }
     void exec(const char* sql) {
         char* err = nullptr;
         if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {

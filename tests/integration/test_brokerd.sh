@@ -4,42 +4,10 @@
 # another cluster's token, oversized or malformed are refused and leave the store byte-identical;
 # kill -9 in the middle of a burst of updates loses no acknowledged update and half-applies none.
 set -u
-B=$SF_BUILDDIR/spiderflow-brokerd
+. "$(dirname "$0")/one_broker.sh" brokerd
 S=$SF_BUILDDIR/spiderflow
-TOPO=$SF_SRCDIR/contrib/topologies/aws-4.json
-command -v curl >/dev/null || { echo "SKIP: curl not installed"; exit 77; }
-T=$(mktemp -d "${TMPDIR:-/tmp}/sf-brokerd.XXXXXX")
-PID=
-stop() { [ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null; PID=; }
-trap 'stop; rm -rf "$T"' EXIT
-
-FAILS=0
-ok() { echo "ok - $1"; }
-not_ok() { echo "not ok - $1"; FAILS=$((FAILS + 1)); }
-expect() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
-
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-URL=http://127.0.0.1:$PORT
-cat >"$T/brokerd.conf" <<CONF
-listen = 127.0.0.1
-port = $PORT
-db = $T/broker.db
-topology = $TOPO
-tokens = $T/tokens
-max_body = 65536
-rate_limit = 10000
-CONF
-{
-    echo "cluster oregon $(echo tok-oregon | "$B" --hash-token)"
-    echo "cluster ohio $(echo tok-ohio | "$B" --hash-token)"
-    echo "reader tools $(echo tok-tools | "$B" --hash-token)"
-} >"$T/tokens"
-start() {
-    "$B" --config "$T/brokerd.conf" >>"$T/brokerd.log" 2>&1 &
-    PID=$!
-    for _ in $(seq 50); do curl -sf "$URL/healthz" >/dev/null && return 0; sleep 0.1; done
-    echo "brokerd did not start:"; cat "$T/brokerd.log"; return 1
-}
+echo "max_body = 65536" >>"$T/brokerd.conf"
+one_broker_tokens oregon ohio
 # code METHOD PATH TOKEN [BODY_FILE]: prints the HTTP status; the body goes to $T/body
 code() {
     local args=(-s -o "$T/body" -w '%{http_code}' -X "$1")

@@ -18,10 +18,7 @@ PA= PB=
 stop_pid() { [ -n "$1" ] && kill "$1" 2>/dev/null && wait "$1" 2>/dev/null; }
 trap 'stop_pid "$PA"; stop_pid "$PB"; sf_mariadb_stop; rm -rf "$T"' EXIT
 
-FAILS=0
-ok() { echo "ok - $1"; }
-not_ok() { echo "not ok - $1"; FAILS=$((FAILS + 1)); }
-expect() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
+. "$(dirname "$0")/checks.sh"
 now() { date +%s.%N; }
 since() { python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$1" "$(now)"; }
 
@@ -33,7 +30,6 @@ echo "$PASSWORD" >"$T/db-password"
 chmod 600 "$T/db-password"
 DB="mysql://sfbroker@localhost/spiderflow?socket=$(sf_mariadb_socket)"
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 PORT_A=$(free_port)
 PORT_B=$(free_port)
 URL_A=http://127.0.0.1:$PORT_A
@@ -131,6 +127,19 @@ for _ in $(seq 40); do
 done
 expect "the standby serves the active broker's writes to readers" test $followed = 1
 
+XJOB='{"id": "oregon:500", "user": "alice", "time_limit_s": 600, "script": "#!/bin/sh\nsrun train.sh\n",
+       "parts": [{"cluster": "oregon", "nodes": 2, "gpus_per_node": 8, "ranks": 16},
+                 {"cluster": "ohio", "nodes": 1, "gpus_per_node": 8, "ranks": 8}]}'
+echo "$XJOB" >"$T/xjob.json"
+expect "a cross-site job goes to the active broker" test "$(code "$URL_A" POST /v1/xjobs tok-oregon "$T/xjob.json")" = 201
+expect "the standby gives no orders (503)" test "$(code "$URL_B" GET /v1/clusters/ohio/orders tok-ohio)" = 503
+code "$URL_A" GET /v1/clusters/ohio/orders tok-ohio >/dev/null
+cp "$T/body" "$T/orders-from-a"
+standby_has_job() { code "$URL_B" GET /v1/xjobs/oregon:500 tok-tools >/dev/null && grep -q '"state":"negotiating"' "$T/body"; }
+followed=0
+for _ in $(seq 40); do standby_has_job && { followed=1; break; }; sleep 0.1; done
+expect "the standby shows the job to readers" test $followed = 1
+
 # --- 2. refused requests change nothing in the database ---------------------------------------
 head -c 70000 /dev/zero | tr '\0' ' ' >"$T/big.json"
 echo '{"deltas": [], "extra": 1}' >"$T/unknown_key.json"
@@ -194,6 +203,8 @@ echo tok-tools >"$T/reader.token"
 chmod 600 "$T/reader.token"
 "$S" federation --broker "$URL_A,$URL_B" --token-file "$T/reader.token" >"$T/federation.txt" 2>&1
 expect "the client fails over: 'spiderflow federation' with the dead broker listed first" grep -qE '^oregon ' "$T/federation.txt"
+code "$URL_B" GET /v1/clusters/ohio/orders tok-ohio >/dev/null
+expect "the new active broker gives ohio the same cross-site orders as the dead one did" cmp -s "$T/body" "$T/orders-from-a"
 
 # --- 4. the old active comes back as a standby; a clean stop hands over at once ---------------
 start_broker a || exit 1

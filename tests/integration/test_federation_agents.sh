@@ -5,7 +5,8 @@
 # A job started on beta shows up in the broker within seconds and `spiderflow plan --broker`
 # avoids its nodes; a drained node leaves the free count; alpha's job_submit tells a user who
 # asks for more GPUs than alpha has what the federation has free; a restarted agent resyncs;
-# measured links reach the broker; without the broker the agent's cache holds its cluster alone.
+# measured links reach the broker; without the broker the agent's cache holds its cluster alone;
+# a cross-site job runs as one world on both clusters, starts together, and ends together.
 . "$(dirname "$0")/slurm_cluster.sh"
 sf_cluster_can_run || exit 77
 for b in "$SF_BUILDDIR/spiderflow-brokerd" "$SF_BUILDDIR/spiderflow-agent"; do
@@ -13,10 +14,7 @@ for b in "$SF_BUILDDIR/spiderflow-brokerd" "$SF_BUILDDIR/spiderflow-agent"; do
 done
 command -v curl >/dev/null || { sf_log "skip: curl missing"; exit 77; }
 
-FAILS=0
-ok() { echo "ok - $1"; }
-not_ok() { echo "not ok - $1"; FAILS=$((FAILS + 1)); }
-expect() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
+. "$(dirname "$0")/checks.sh"
 
 SF_TMP=$(mktemp -d /tmp/sf-fed-it.XXXXXX)
 chmod 755 "$SF_TMP"
@@ -57,7 +55,7 @@ cat >"$SF_TMP/federation.json" <<JSON
 }
 JSON
 
-BPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+BPORT=$(free_port)
 URL=http://127.0.0.1:$BPORT
 cat >"$SF_TMP/brokerd.conf" <<CONF
 listen = 127.0.0.1
@@ -65,6 +63,7 @@ port = $BPORT
 db = $SF_TMP/broker.db
 topology = $SF_TMP/federation.json
 tokens = $SF_TMP/tokens
+coalloc_lead = 4
 CONF
 {
     echo "cluster alpha $(echo tok-alpha | "$SF_BUILDDIR/spiderflow-brokerd" --hash-token)"
@@ -199,6 +198,53 @@ expect "job_submit then counts no GPU of beta as free" grep -q "the federation h
 start_broker || exit 1
 back() { ! grep -q 'no word from the federation broker' "$A/federation-state.json"; }
 expect "broker back: the cache holds the federation again" within 15 back
+
+# --- 8. one job across both clusters: a common start, one world, all or nothing ---------------
+xjob() { curl -s -H "Authorization: Bearer tok-tools" "$URL/v1/xjobs/$1"; }
+xjob_field() { xjob "$1" | python3 -c "import json,sys; b=json.load(sys.stdin); print($2)"; }
+xjob_state_is() { [ "$(xjob_field "$1" "b['state']")" = "$2" ]; }
+submit_xjob() {  # ID USER: alpha 2 nodes (ranks 0-15), beta 1 node (ranks 16-23)
+    python3 - "$1" "$2" "$SF_TMP/xjob-out" >"$SF_TMP/xjob.json" <<'PY'
+import json, sys
+script = ("#!/bin/bash\n"
+          "echo \"$SLURM_CLUSTER_NAME $SPIDERFLOW_XJOB_PART $SPIDERFLOW_RANK_BASE $SPIDERFLOW_WORLD_SIZE $MASTER_ADDR $(date +%s.%N)\""
+          " > " + sys.argv[3] + "/part-$SPIDERFLOW_XJOB_PART.txt\nsleep 300\n")
+print(json.dumps({"id": sys.argv[1], "user": sys.argv[2], "time_limit_s": 600, "script": script,
+                  "parts": [{"cluster": "alpha", "nodes": 2, "gpus_per_node": 8, "ranks": 16},
+                            {"cluster": "beta", "nodes": 1, "gpus_per_node": 8, "ranks": 8}]}))
+PY
+    curl -s -o /dev/null -w '%{http_code}' -X POST -H "Authorization: Bearer tok-alpha" --data-binary "@$SF_TMP/xjob.json" "$URL/v1/xjobs"
+}
+mkdir -p "$SF_TMP/xjob-out"
+submitted_at=$(date +%s.%N)
+expect "alpha submits a cross-site job to the broker" test "$(submit_xjob alpha:900 root)" = 201
+took=$(wait_for 60 xjob_state_is alpha:900 running)
+expect "both parts run, each in its reservation, within 60 s (took ${took:-more than 60} s)" test -n "$took"
+both_wrote() { [ -s "$SF_TMP/xjob-out/part-0.txt" ] && [ -s "$SF_TMP/xjob-out/part-1.txt" ]; }
+within 20 both_wrote
+read -r c0 p0 base0 world0 master0 t0 <"$SF_TMP/xjob-out/part-0.txt"
+read -r c1 p1 base1 world1 master1 t1 <"$SF_TMP/xjob-out/part-1.txt"
+expect "part 0 runs on alpha as ranks 0.. of 24, master an1 (got: $c0 $base0 $world0 $master0)" test "$c0 $base0 $world0 $master0" = "alpha 0 24 an1"
+expect "part 1 runs on beta as ranks 16.. of 24, the same master (got: $c1 $base1 $world1 $master1)" test "$c1 $base1 $world1 $master1" = "beta 16 24 an1"
+skew=$(python3 -c "print(f'{abs($t0 - $t1):.2f}')")
+echo "# cross-site start: skew between the parts' first lines $skew s; submission to both running ${took:-?} s"
+expect "the parts start within 2 s of each other (skew $skew s)" python3 -c "import sys; sys.exit(0 if $skew < 2 else 1)"
+res_on() { SLURM_CONF=$SF_TMP/$1/slurm.conf scontrol -o show reservation 2>/dev/null | grep -c "spiderflow-alpha_900"; }
+expect "each cluster holds the part's reservation" test "$(res_on alpha) $(res_on beta)" = "1 1"
+
+part1=$(xjob_field alpha:900 "b['parts'][1]['job_id']")
+part0=$(xjob_field alpha:900 "b['parts'][0]['job_id']")
+SLURM_CONF=$B/slurm.conf scancel "$part1"
+expect "beta's part cancelled: the job fails" within 20 xjob_state_is alpha:900 failed
+expect "... saying which part ended and why" bash -c "xjob() { curl -s -H 'Authorization: Bearer tok-tools' '$URL/v1/xjobs/alpha:900'; }; xjob | grep -q 'part 1 on beta ended: CANCELLED'"
+alpha_part_gone() { [ -z "$(SLURM_CONF=$A/slurm.conf squeue -h -j "$part0" -t R,PD,CG -o %i 2>/dev/null)" ]; }
+expect "... and alpha's part ($part0) is ended by its agent" within 20 alpha_part_gone
+no_reservations() { [ "$(res_on alpha) $(res_on beta)" = "0 0" ]; }
+expect "... and both reservations are gone" within 20 no_reservations
+rm -f /root/slurm-"$part0".out /root/slurm-"$part1".out 2>/dev/null
+
+expect "a user beta does not know: the job fails at once" test "$(submit_xjob alpha:901 sf-nobody-$$)" = 201
+expect "... with beta's reason" within 20 bash -c "curl -s -H 'Authorization: Bearer tok-tools' '$URL/v1/xjobs/alpha:901' | grep -q \"no user 'sf-nobody-$$' on cluster\""
 
 expect "no agent crashed" bash -c "! grep -qi 'terminate\|abort\|segmentation' '$A/agent.log' '$B/agent.log'"
 if [ "$FAILS" -ne 0 ]; then

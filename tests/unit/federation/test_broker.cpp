@@ -234,6 +234,9 @@ struct FakeShared : BrokerStore {
     }
     uint64_t stored_epoch() override { return w->epoch; }
     void save_part(const StoredPart&, uint64_t, const std::string&) override {}
+    std::vector<StoredXJob> load_xjobs() override { return {}; }
+    void save_xjobs(const std::vector<StoredXJob>&, const std::string&) override {}
+    uint64_t stored_xjobs_version() override { return 0; }
     bool shared() const override { return true; }
     bool hold_lease(const std::string& holder, int ttl_s, std::string* current) override {
         if (w->down) throw std::runtime_error("server gone");

@@ -1,0 +1,430 @@
+#include "common/coalloc/coallocator.h"
+
+#include <algorithm>
+#include <iterator>
+#include <set>
+#include <stdexcept>
+
+namespace spiderflow::coalloc {
+namespace {
+
+constexpr const char* kOrderNames[] = {"will_run", "reserve", "release", "submit", "cancel"};
+constexpr const char* kReportNames[] = {"offer", "reserved", "reserve_failed", "released",
+                                        "submitted", "running", "ended", "refused"};
+
+bool shares_cluster(const XJob& a, const XJob& b) {
+    for (const Part& p : a.parts) {
+        for (const Part& q : b.parts) {
+            if (p.spec.cluster == q.spec.cluster) return true;
+        }
+    }
+    return false;
+}
+
+std::string describe_part(const XJob& job, size_t k) {
+    return "part " + std::to_string(k) + " on " + job.parts[k].spec.cluster;
+}
+
+}  // namespace
+
+const char* order_name(OrderKind k) { return kOrderNames[static_cast<int>(k)]; }
+const char* report_name(ReportKind k) { return kReportNames[static_cast<int>(k)]; }
+
+bool report_from_name(const std::string& name, ReportKind* out) {
+    for (size_t i = 0; i < std::size(kReportNames); ++i) {
+        if (name == kReportNames[i]) {
+            *out = static_cast<ReportKind>(i);
+            return true;
+        }
+    }
+    return false;
+}
+
+Coallocator::Coallocator(Policy policy) : policy_(policy) {}
+
+const XJob& Coallocator::submit(XJob job, int64_t now) {
+    if (job.id.empty()) throw std::invalid_argument("a cross-site job needs an id");
+    if (jobs_.count(job.id) != 0) throw std::invalid_argument("cross-site job '" + job.id + "' exists already");
+    if (job.parts.size() < 2) throw std::invalid_argument("a cross-site job has at least two parts");
+    if (job.user.empty()) throw std::invalid_argument("a cross-site job needs a user");
+    if (job.time_limit_s < 1) throw std::invalid_argument("a cross-site job needs a time limit");
+    if (job.script.rfind("#!", 0) != 0) throw std::invalid_argument("a cross-site job's script starts with #!");
+    std::set<std::string> clusters;
+    for (const Part& p : job.parts) {
+        if (!clusters.insert(p.spec.cluster).second) {
+            throw std::invalid_argument("cluster '" + p.spec.cluster + "' holds two parts of one job");
+        }
+        if (p.spec.cluster.empty() || p.spec.nodes < 1 || p.spec.ranks < 1 || p.spec.gpus_per_node < 0) {
+            throw std::invalid_argument("a part needs a cluster, at least one node and one rank");
+        }
+    }
+    for (Part& p : job.parts) p = Part{p.spec};
+    job.seq = next_seq_++;
+    job.attempt = 0;
+    job.requeues = 0;
+    job.submitted_at = now;
+    job.not_before = now;
+    job.start_at = 0;
+    job.reason.clear();
+    job.requeue = false;
+    job.events.clear();
+    job.state = XJobState::Queued;
+    job.state_since = now;
+    std::string where;
+    for (const Part& p : job.parts) {
+        where += (where.empty() ? "" : ", ") + p.spec.cluster + " " + std::to_string(p.spec.nodes) + "x" +
+                 std::to_string(p.spec.gpus_per_node) + " GPUs";
+    }
+    job.events.push_back({now, "queued: " + where});
+    const std::string id = job.id;
+    return jobs_.emplace(id, std::move(job)).first->second;
+}
+
+void Coallocator::restore(XJob job) {
+    next_seq_ = std::max(next_seq_, job.seq + 1);
+    const std::string id = job.id;
+    jobs_[id] = std::move(job);
+}
+
+const XJob* Coallocator::find(const std::string& id) const {
+    auto it = jobs_.find(id);
+    return it == jobs_.end() ? nullptr : &it->second;
+}
+
+void Coallocator::move(XJob& job, XJobState to, int64_t now, const std::string& why) {
+    job.state = to;
+    job.state_since = now;
+    job.events.push_back({now, std::string(state_name(to)) + (why.empty() ? "" : ": " + why)});
+}
+
+std::vector<XJob*> Coallocator::in_order() {
+    std::vector<XJob*> out;
+    for (auto& [id, job] : jobs_) out.push_back(&job);
+    std::sort(out.begin(), out.end(), [](const XJob* a, const XJob* b) { return a->seq < b->seq; });
+    return out;
+}
+
+bool Coallocator::blocked_by_earlier(const XJob& job) const {
+    for (const auto& [id, other] : jobs_) {
+        if (other.seq >= job.seq || !shares_cluster(job, other)) continue;
+        if (other.state == XJobState::Queued || other.state == XJobState::Negotiating ||
+            other.state == XJobState::Reserving) {
+            return true;
+        }
+    }
+    return false;
+}
+
+void Coallocator::start_negotiating(XJob& job, int64_t now) {
+    job.attempt += 1;
+    job.start_at = 0;
+    job.not_before = std::max(job.not_before, now);
+    for (Part& p : job.parts) {
+        p.offer = 0;
+        p.reservation.clear();
+        p.nodes.clear();
+        p.job_id = 0;
+        p.running = false;
+        p.ended = false;
+        p.abandoned = false;
+        p.end_reason.clear();
+    }
+    move(job, XJobState::Negotiating, now, "attempt " + std::to_string(job.attempt) + ", asking every cluster when its part could start");
+}
+
+void Coallocator::end_all(XJob& job, int64_t now, const std::string& why, bool requeue) {
+    job.reason = why;
+    job.requeue = requeue;
+    for (Part& p : job.parts) {
+        // A part without a job has nothing to end; its reservation goes either way.
+        if (!p.reservation.empty()) p.to_release.push_back(p.reservation);
+        p.reservation.clear();
+        if (p.job_id == 0) p.ended = true;
+    }
+    move(job, XJobState::Ending, now, why);
+    advance(job, now);
+}
+
+void Coallocator::advance(XJob& job, int64_t now) {
+    auto all = [&](auto pred) { return std::all_of(job.parts.begin(), job.parts.end(), pred); };
+    if (job.state == XJobState::Negotiating && all([](const Part& p) { return p.offer > 0; })) {
+        size_t latest = 0;
+        for (size_t k = 1; k < job.parts.size(); ++k) {
+            if (job.parts[k].offer > job.parts[latest].offer) latest = k;
+        }
+        job.start_at = std::max({job.parts[latest].offer, now + policy_.lead_s, job.not_before});
+        move(job, XJobState::Reserving, now,
+             "common start at " + std::to_string(job.start_at) + " (latest offer from " +
+                 job.parts[latest].spec.cluster + "); reserving every part's nodes");
+    }
+    if (job.state == XJobState::Reserving && all([](const Part& p) { return !p.reservation.empty(); })) {
+        move(job, XJobState::Starting, now, "every part reserved; submitting the parts into their reservations");
+    }
+    if (job.state == XJobState::Starting && all([](const Part& p) { return p.running; })) {
+        move(job, XJobState::Running, now, "every part running, world of " + std::to_string(world_size(job)));
+    }
+    if (job.state == XJobState::Ending && all([](const Part& p) { return p.ended || p.abandoned; })) {
+        if (job.requeue && job.requeues < policy_.max_requeues) {
+            job.requeues += 1;
+            job.requeue = false;
+            job.not_before = now;
+            move(job, XJobState::Queued, now, "queued again (" + std::to_string(job.requeues) + " of " +
+                                                  std::to_string(policy_.max_requeues) + ") after: " + job.reason);
+        } else if (job.reason.empty()) {
+            move(job, XJobState::Completed, now, "");
+        } else {
+            move(job, XJobState::Failed, now, job.reason);
+        }
+    }
+}
+
+bool Coallocator::report(const std::string& cluster, const Report& r, int64_t now) {
+    auto it = jobs_.find(r.xjob);
+    if (it == jobs_.end()) return false;
+    XJob& job = it->second;
+    if (r.part >= job.parts.size() || job.parts[r.part].spec.cluster != cluster) return false;
+    Part& part = job.parts[r.part];
+    if (r.kind == ReportKind::Released) {
+        auto rel = std::find(part.to_release.begin(), part.to_release.end(), r.reservation);
+        if (rel == part.to_release.end()) return false;
+        part.to_release.erase(rel);
+        return true;
+    }
+    if (r.kind == ReportKind::Reserved && (r.attempt != job.attempt || job.state != XJobState::Reserving)) {
+        // A reservation made for an attempt that is over: it must not hold the nodes.
+        if (r.reservation.empty() || part.reservation == r.reservation) return false;
+        if (std::find(part.to_release.begin(), part.to_release.end(), r.reservation) == part.to_release.end()) {
+            part.to_release.push_back(r.reservation);
+        }
+        return true;
+    }
+    if (r.kind == ReportKind::Ended && finished(job.state)) {
+        // A cancel confirmed late, by a cluster that was silent when the job finished.
+        if (part.job_id == 0 || part.ended || (r.job_id != 0 && r.job_id != part.job_id)) return false;
+        part.ended = true;
+        return true;
+    }
+    if (r.attempt != job.attempt || finished(job.state)) return false;
+    switch (r.kind) {
+    case ReportKind::Offer:
+        if (job.state != XJobState::Negotiating || r.earliest_start <= 0) return false;
+        part.offer = r.earliest_start;
+        break;
+    case ReportKind::Reserved:
+        if (r.reservation.empty()) return false;
+        part.reservation = r.reservation;
+        part.nodes = r.nodes;
+        break;
+    case ReportKind::ReserveFailed: {
+        if (job.state != XJobState::Reserving) return false;
+        const int64_t next = job.start_at + policy_.retry_after_s;
+        job.events.push_back({now, describe_part(job, r.part) + " could not reserve at " +
+                                       std::to_string(job.start_at) + ": " + r.reason});
+        job.reason = r.reason;
+        for (Part& p : job.parts) {
+            if (!p.reservation.empty()) p.to_release.push_back(p.reservation);
+        }
+        job.not_before = next;
+        start_negotiating(job, now);
+        return true;
+    }
+    case ReportKind::Submitted:
+        if (r.job_id == 0 || (part.job_id != 0 && part.job_id != r.job_id)) return false;
+        part.job_id = r.job_id;
+        if (job.state == XJobState::Ending) part.ended = false;  // it exists after all: end it
+        break;
+    case ReportKind::Running:
+        if (r.job_id == 0 || (part.job_id != 0 && part.job_id != r.job_id)) return false;
+        part.job_id = r.job_id;
+        part.running = true;
+        if (job.state == XJobState::Ending) part.ended = false;
+        break;
+    case ReportKind::Ended:
+        if (part.job_id != 0 && r.job_id != 0 && part.job_id != r.job_id) return false;
+        part.ended = true;
+        part.running = false;
+        part.end_reason = r.reason;
+        job.events.push_back({now, describe_part(job, r.part) + " ended: " + (r.reason.empty() ? "no reason given" : r.reason)});
+        if (job.state != XJobState::Ending && !r.completed) {
+            end_all(job, now, describe_part(job, r.part) + " ended: " + r.reason, false);
+            return true;
+        }
+        if (job.state == XJobState::Running &&
+            std::all_of(job.parts.begin(), job.parts.end(), [](const Part& p) { return p.ended; })) {
+            move(job, XJobState::Ending, now, "");
+        }
+        break;
+    case ReportKind::Refused:
+        end_all(job, now, describe_part(job, r.part) + " refused: " + (r.reason.empty() ? "no reason given" : r.reason),
+                false);
+        return true;
+    case ReportKind::Released:
+        break;
+    }
+    advance(job, now);
+    return true;
+}
+
+bool Coallocator::cancel(const std::string& id, const std::string& reason, int64_t now) {
+    auto it = jobs_.find(id);
+    if (it == jobs_.end() || finished(it->second.state)) return false;
+    end_all(it->second, now, "cancelled: " + reason, false);
+    return true;
+}
+
+void Coallocator::check_time(XJob& job, int64_t now, const std::map<std::string, int64_t>& last_seen) {
+    auto silent = [&](const Part& p) {
+        auto seen = last_seen.find(p.spec.cluster);
+        return seen != last_seen.end() && now - seen->second > policy_.silent_after_s;
+    };
+    switch (job.state) {
+    case XJobState::Negotiating:
+    case XJobState::Reserving:
+        if (now - job.submitted_at > policy_.give_up_after_s) {
+            end_all(job, now,
+                    "no common start found within " + std::to_string(policy_.give_up_after_s) + " s" +
+                        (job.reason.empty() ? "" : " (last: " + job.reason + ")"),
+                    false);
+        } else if (job.state == XJobState::Reserving && now >= job.start_at) {
+            // The start came before every reservation did: try a later one.
+            job.events.push_back({now, "not every part reserved by the common start"});
+            for (Part& p : job.parts) {
+                if (!p.reservation.empty()) p.to_release.push_back(p.reservation);
+            }
+            job.not_before = now + policy_.retry_after_s;
+            start_negotiating(job, now);
+        }
+        break;
+    case XJobState::Starting:
+    case XJobState::Running: {
+        for (size_t k = 0; k < job.parts.size(); ++k) {
+            if (silent(job.parts[k])) {
+                end_all(job, now,
+                        job.parts[k].spec.cluster + " not heard from for over " + std::to_string(policy_.silent_after_s) + " s",
+                        false);
+                return;
+            }
+        }
+        if (job.state == XJobState::Starting && now > job.start_at + policy_.barrier_s) {
+            size_t late = 0;
+            while (late < job.parts.size() && job.parts[late].running) ++late;
+            end_all(job, now,
+                    describe_part(job, late) + " not running within " + std::to_string(policy_.barrier_s) +
+                        " s of the common start",
+                    true);
+        }
+        break;
+    }
+    case XJobState::Ending:
+        // A cluster gone silent cannot confirm its part ended; its agent gets the cancel order
+        // when it is back (finished jobs keep theirs).
+        for (Part& p : job.parts) {
+            if (!p.ended && silent(p)) {
+                p.abandoned = true;
+                p.end_reason = "its cluster is silent; cancelled when it is back";
+            }
+        }
+        advance(job, now);
+        break;
+    default:
+        break;
+    }
+}
+
+std::vector<std::string> Coallocator::step(int64_t now, const std::map<std::string, int64_t>& last_seen) {
+    std::vector<std::string> changed;
+    for (XJob* job : in_order()) {
+        if (finished(job->state)) continue;
+        const size_t events = job->events.size();
+        if (job->state == XJobState::Queued && !blocked_by_earlier(*job)) start_negotiating(*job, now);
+        check_time(*job, now, last_seen);
+        if (job->events.size() != events) changed.push_back(job->id);
+    }
+    return changed;
+}
+
+void Coallocator::order_part(const XJob& job, size_t k, std::vector<Order>* out) const {
+    const Part& p = job.parts[k];
+    Order base;
+    base.xjob = job.id;
+    base.part = k;
+    base.attempt = job.attempt;
+    base.user = job.user;
+    base.account = job.account;
+    base.nodes = p.spec.nodes;
+    base.gpus_per_node = p.spec.gpus_per_node;
+    base.duration_s = job.time_limit_s;
+    // A job is cancelled before the reservation it runs in is removed: the release orders follow.
+    auto releases = [&] {
+        for (const std::string& name : p.to_release) {
+            Order r = base;
+            r.kind = OrderKind::Release;
+            r.reservation = name;
+            out->push_back(r);
+        }
+    };
+    Order o = base;
+    switch (job.state) {
+    case XJobState::Negotiating:
+        if (p.offer != 0) return releases();
+        o.kind = OrderKind::WillRun;
+        o.not_before = job.not_before;
+        break;
+    case XJobState::Reserving:
+        if (!p.reservation.empty()) return releases();
+        o.kind = OrderKind::Reserve;
+        o.start_at = job.start_at;
+        o.reservation = part_tag(job, k);
+        break;
+    case XJobState::Starting:
+        if (p.job_id != 0) return releases();
+        o.kind = OrderKind::Submit;
+        o.start_at = job.start_at;
+        o.reservation = p.reservation;
+        o.job_name = part_tag(job, k);
+        o.script = job.script;
+        o.world_size = world_size(job);
+        o.first_rank = first_rank(job, k);
+        o.master_node = job.parts[0].nodes.empty() ? std::string() : job.parts[0].nodes[0];
+        break;
+    case XJobState::Running:
+    case XJobState::Queued:
+        return releases();
+    default:  // ending or finished: whatever still runs is ended
+        if (p.job_id == 0 || p.ended) return releases();
+        o.kind = OrderKind::Cancel;
+        o.job_id = p.job_id;
+        o.reason = job.reason;
+        break;
+    }
+    out->push_back(o);
+    releases();
+}
+
+std::vector<Order> Coallocator::orders_for(const std::string& cluster) const {
+    std::vector<const XJob*> order;
+    for (const auto& [id, job] : jobs_) order.push_back(&job);
+    std::sort(order.begin(), order.end(), [](const XJob* a, const XJob* b) { return a->seq < b->seq; });
+    std::vector<Order> out;
+    for (const XJob* job : order) {
+        for (size_t k = 0; k < job->parts.size(); ++k) {
+            if (job->parts[k].spec.cluster == cluster) order_part(*job, k, &out);
+        }
+    }
+    return out;
+}
+
+void Coallocator::forget_finished(int64_t before) {
+    for (auto it = jobs_.begin(); it != jobs_.end();) {
+        const XJob& j = it->second;
+        const bool quiet = std::all_of(j.parts.begin(), j.parts.end(),
+                                       [](const Part& p) { return p.to_release.empty() && (p.job_id == 0 || p.ended); });
+        if (finished(j.state) && j.state_since < before && quiet) {
+            it = jobs_.erase(it);
+        } else {
+            ++it;
+        }
+    }
+}
+
+}  // namespace spiderflow::coalloc

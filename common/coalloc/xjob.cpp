@@ -1,0 +1,43 @@
+#include "common/coalloc/xjob.h"
+
+#include <cctype>
+#include <iterator>
+
+namespace spiderflow::coalloc {
+namespace {
+
+constexpr const char* kStateNames[] = {"queued",  "negotiating", "reserving", "starting",
+                                       "running", "ending",      "completed", "failed"};
+
+}  // namespace
+
+const char* state_name(XJobState s) { return kStateNames[static_cast<int>(s)]; }
+
+bool state_from_name(const std::string& name, XJobState* out) {
+    for (size_t i = 0; i < std::size(kStateNames); ++i) {
+        if (name == kStateNames[i]) {
+            *out = static_cast<XJobState>(i);
+            return true;
+        }
+    }
+    return false;
+}
+
+bool finished(XJobState s) { return s == XJobState::Completed || s == XJobState::Failed; }
+
+int world_size(const XJob& job) { return first_rank(job, job.parts.size()); }
+
+int first_rank(const XJob& job, size_t part) {
+    int rank = 0;
+    for (size_t k = 0; k < part && k < job.parts.size(); ++k) rank += job.parts[k].spec.ranks;
+    return rank;
+}
+
+std::string part_tag(const XJob& job, size_t part) {
+    // Slurm takes letters, digits, '_' and '-' in a reservation name anywhere.
+    std::string id;
+    for (char c : job.id) id += std::isalnum(static_cast<unsigned char>(c)) || c == '-' ? c : '_';
+    return "spiderflow-" + id + "-a" + std::to_string(job.attempt) + "-p" + std::to_string(part);
+}
+
+}  // namespace spiderflow::coalloc

@@ -1,0 +1,81 @@
+// A cross-site job: one training job whose plan spans clusters, run as one Slurm job (a "part")
+// per cluster, all started together at a common time and ended together. Plain data: the
+// co-allocator (coallocator.h) moves it through its states, the broker stores it, the agents
+// carry out its orders, the simulator can replay it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace spiderflow::coalloc {
+
+// queued -> negotiating -> reserving -> starting -> running -> ending -> completed | failed.
+// A failed attempt at reserving goes back to negotiating at a later time; a missed start
+// barrier ends every part and queues the job again.
+enum class XJobState { Queued, Negotiating, Reserving, Starting, Running, Ending, Completed, Failed };
+
+// What the plan gives one cluster: how many nodes and GPUs, and how many ranks (processes).
+struct PartSpec {
+    std::string cluster;
+    int nodes = 0;
+    int gpus_per_node = 0;
+    int ranks = 0;
+};
+
+// What the broker has heard of one part in the current attempt.
+struct Part {
+    PartSpec spec;
+    int64_t offer = 0;                    // earliest start its cluster's Slurm gave (will-run); 0 = none yet
+    std::string reservation{};            // the reservation holding its nodes at the common start
+    std::vector<std::string> nodes{};     // those nodes, known once reserved
+    std::vector<std::string> to_release{};  // reservations of earlier attempts still to remove
+    uint32_t job_id = 0;                  // its Slurm job id, once submitted
+    bool running = false;
+    bool ended = false;                   // its job ended, or it was cancelled before it had one
+    bool abandoned = false;               // its cluster went silent while it was to end: counted
+                                          // as ended, still ordered cancelled until confirmed
+    std::string end_reason{};
+};
+
+struct Event {
+    int64_t at = 0;
+    std::string text;
+};
+
+struct XJob {
+    std::string id;            // "HOME:JOBID": the home cluster and its held job
+    uint64_t seq = 0;          // arrival order at the broker: the total order of decisions
+    std::string user;          // mapped by name on every cluster
+    std::string account;
+    std::string home;          // the cluster it was submitted on
+    int64_t time_limit_s = 0;  // each part's time limit, and its reservation's length
+    std::string script;        // the batch script every part runs (no shared file system across sites)
+    std::vector<Part> parts;   // in plan order: part 0 holds rank 0
+    XJobState state = XJobState::Queued;
+    int attempt = 0;           // bumps whenever a new common start is sought
+    int requeues = 0;          // times a missed start barrier queued it again
+    int64_t submitted_at = 0;
+    int64_t not_before = 0;    // no common start earlier than this
+    int64_t start_at = 0;      // the common start of the current attempt
+    int64_t state_since = 0;
+    std::string reason;        // why it failed or is ending
+    bool requeue = false;      // ending only to be queued again
+    std::vector<Event> events; // what happened, for `spiderflow jobs` and the home job's output
+};
+
+const char* state_name(XJobState s);
+// The inverse of state_name; false for an unknown name.
+bool state_from_name(const std::string& name, XJobState* out);
+bool finished(XJobState s);
+
+// The world's size and each part's first rank: part k's ranks follow every earlier part's.
+int world_size(const XJob& job);
+int first_rank(const XJob& job, size_t part);
+
+// Names the agents give what they create for part k in the current attempt, fixed by the job so
+// that an agent repeating an order (after a restart) finds what it made the first time:
+// "spiderflow-oregon_1234-a2-p1" for the reservation and the part's Slurm job alike.
+std::string part_tag(const XJob& job, size_t part);
+
+}  // namespace spiderflow::coalloc

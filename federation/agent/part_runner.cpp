@@ -1,0 +1,169 @@
+#include "federation/agent/part_runner.h"
+
+#include <cstdio>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "common/coalloc/xjob_json.h"
+#include "common/util/json_read.h"
+
+namespace spiderflow::agent {
+
+using coalloc::Order;
+using coalloc::OrderKind;
+using coalloc::Report;
+using coalloc::ReportKind;
+
+std::string part_comment(const std::string& xjob, size_t part, int attempt) {
+    return "spiderflow-xjob " + xjob + " part " + std::to_string(part) + " attempt " + std::to_string(attempt);
+}
+
+bool parse_part_comment(const std::string& comment, std::string* xjob, size_t* part, int* attempt) {
+    std::istringstream in(comment);
+    std::string tag, w1, w2, rest;
+    long p = -1, a = -1;
+    if (!(in >> tag >> *xjob >> w1 >> p >> w2 >> a) || tag != "spiderflow-xjob" || w1 != "part" || w2 != "attempt" ||
+        p < 0 || a < 0 || (in >> rest)) {
+        return false;
+    }
+    *part = static_cast<size_t>(p);
+    *attempt = static_cast<int>(a);
+    return true;
+}
+
+PartRunner::PartRunner(std::string cluster, BrokerClient client, SlurmHands& hands, PartPolicy policy, Log log)
+    : cluster_(std::move(cluster)), client_(std::move(client)), hands_(hands), policy_(std::move(policy)),
+      log_(std::move(log)) {}
+
+std::string PartRunner::refusal(const Order& o) const {
+    if (!policy_.users.empty() && policy_.users.count(o.user) == 0) {
+        return "user '" + o.user + "' may not run cross-site parts on " + cluster_ + " (agent.conf part_users)";
+    }
+    if (!policy_.accounts.empty() && policy_.accounts.count(o.account) == 0) {
+        return "account '" + o.account + "' may not run cross-site parts on " + cluster_ + " (agent.conf part_accounts)";
+    }
+    return "";
+}
+
+std::vector<Report> PartRunner::carry_out(const std::vector<Order>& orders, const std::vector<PartJob>& jobs) {
+    std::vector<Report> out;
+    for (const Order& o : orders) {
+        Report r;
+        r.xjob = o.xjob;
+        r.part = o.part;
+        r.attempt = o.attempt;
+        try {
+            const std::string no = o.kind == OrderKind::WillRun || o.kind == OrderKind::Submit ? refusal(o) : "";
+            if (!no.empty()) throw PartRefused(no);
+            switch (o.kind) {
+            case OrderKind::WillRun:
+                r.kind = ReportKind::Offer;
+                r.earliest_start = std::max(hands_.will_run(o), o.not_before);
+                break;
+            case OrderKind::Reserve:
+                r.kind = ReportKind::Reserved;
+                r.reservation = o.reservation;
+                try {
+                    r.nodes = hands_.reserve(o);
+                } catch (const PartRefused& e) {
+                    r.kind = ReportKind::ReserveFailed;
+                    r.reason = e.what();
+                }
+                break;
+            case OrderKind::Release:
+                hands_.release(o.reservation);
+                r.kind = ReportKind::Released;
+                r.reservation = o.reservation;
+                break;
+            case OrderKind::Submit: {
+                r.kind = ReportKind::Submitted;
+                for (const PartJob& j : jobs) {
+                    if (j.xjob == o.xjob && j.part == o.part && j.attempt == o.attempt) r.job_id = j.job_id;
+                }
+                if (r.job_id == 0) {
+                    r.job_id = hands_.submit(o);
+                    log_("part " + std::to_string(o.part) + " of " + o.xjob + " submitted as job " +
+                         std::to_string(r.job_id) + " for " + o.user + " in reservation " + o.reservation);
+                }
+                break;
+            }
+            case OrderKind::Cancel:
+                hands_.cancel(o.job_id);
+                log_("part " + std::to_string(o.part) + " of " + o.xjob + " (job " + std::to_string(o.job_id) +
+                     ") cancelled: " + o.reason);
+                r.kind = ReportKind::Ended;
+                r.job_id = o.job_id;
+                r.reason = "cancelled: " + o.reason;
+                break;
+            }
+        } catch (const PartRefused& e) {
+            r.kind = ReportKind::Refused;
+            r.reason = e.what();
+            log_("part " + std::to_string(o.part) + " of " + o.xjob + " refused: " + e.what());
+        } catch (const std::exception& e) {
+            log_(std::string(coalloc::order_name(o.kind)) + " for " + o.xjob + " failed, next cycle tries again: " +
+                 e.what());
+            continue;
+        }
+        out.push_back(r);
+    }
+    return out;
+}
+
+std::vector<Report> PartRunner::watch(const std::vector<PartJob>& jobs) {
+    std::vector<Report> out;
+    for (const PartJob& j : jobs) {
+        if (j.state == PartJob::State::Pending) continue;
+        const int state = static_cast<int>(j.state);
+        if (reported_.count({j.job_id, state}) != 0) continue;
+        Report r;
+        r.xjob = j.xjob;
+        r.part = j.part;
+        r.attempt = j.attempt;
+        r.job_id = j.job_id;
+        r.kind = j.state == PartJob::State::Running ? ReportKind::Running : ReportKind::Ended;
+        r.completed = j.completed;
+        r.reason = j.reason;
+        out.push_back(r);
+    }
+    return out;
+}
+
+std::vector<Report> PartRunner::round(const std::vector<Order>& orders) {
+    const std::vector<PartJob> jobs = hands_.part_jobs();
+    std::vector<Report> reports = carry_out(orders, jobs);
+    const std::vector<Report> seen = watch(jobs);
+    reports.insert(reports.end(), seen.begin(), seen.end());
+    return reports;
+}
+
+void PartRunner::acknowledge(const std::vector<Report>& reports) {
+    for (const Report& r : reports) {
+        if (r.job_id == 0) continue;
+        if (r.kind == ReportKind::Running) reported_.insert({r.job_id, static_cast<int>(PartJob::State::Running)});
+        if (r.kind == ReportKind::Ended) reported_.insert({r.job_id, static_cast<int>(PartJob::State::Ended)});
+    }
+}
+
+void PartRunner::cycle() {
+    try {
+        const nlohmann::json answer = jsonread::parse(client_.get("/v1/clusters/" + cluster_ + "/orders"), "orders");
+        std::vector<Order> orders;
+        const nlohmann::json& list = answer.at("orders");
+        for (size_t i = 0; i < list.size(); ++i) {
+            orders.push_back(coalloc::order_from_json(list[i], "orders", "orders[" + std::to_string(i) + "]"));
+        }
+        const std::vector<Report> reports = round(orders);
+        if (reports.empty()) return;
+        nlohmann::ordered_json body;
+        body["reports"] = nlohmann::ordered_json::array();
+        for (const Report& r : reports) body["reports"].push_back(coalloc::report_to_json(r));
+        client_.post("/v1/clusters/" + cluster_ + "/reports", body.dump());
+        acknowledge(reports);  // only now: a report the broker did not get goes again next cycle
+    } catch (const std::exception& e) {
+        log_(std::string("cross-site parts: ") + e.what());
+    }
+}
+
+}  // namespace spiderflow::agent

@@ -1,0 +1,96 @@
+// The agent's hands for cross-site jobs: every cycle it fetches this cluster's orders from the
+// broker (GET /v1/clusters/NAME/orders), carries each out on the local slurmctld (will-run,
+// reserve, release, submit the part as its user, cancel), watches the parts it started, and
+// reports back in one POST. Orders are level-triggered and every action is safe to repeat
+// (names fixed by the broker, a part found by its job comment before it is submitted again), so
+// an agent that restarts or loses the broker picks up where it was. A site's allow-list decides
+// which users may receive parts here.
+#pragma once
+
+#include <functional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/broker_client/broker_client.h"
+#include "common/coalloc/coallocator.h"
+
+namespace spiderflow::agent {
+
+// Slurm said no for good (an unknown user, a request it cannot hold); the text says why.
+class PartRefused : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// A part's Slurm job as the agent sees it, found by its comment.
+struct PartJob {
+    uint32_t job_id = 0;
+    std::string xjob;
+    size_t part = 0;
+    int attempt = 0;
+    enum class State { Pending, Running, Ended } state = State::Pending;
+    bool completed = false;  // ended with exit code 0
+    std::string reason;      // Slurm's state and reason when it ended
+};
+
+// What the agent asks of its slurmctld. Every call may throw PartRefused (report it) or any
+// other exception (slurmctld did not answer: try again next cycle).
+class SlurmHands {
+public:
+    virtual ~SlurmHands() = default;
+    // The earliest start Slurm gives a job like the part from `o.not_before` on.
+    virtual int64_t will_run(const coalloc::Order& o) = 0;
+    // Creates reservation `o.reservation` (or finds it made already); its nodes.
+    virtual std::vector<std::string> reserve(const coalloc::Order& o) = 0;
+    // Removes a reservation; one that is gone already is fine.
+    virtual void release(const std::string& reservation) = 0;
+    // Submits the part into its reservation as its user; its job id.
+    virtual uint32_t submit(const coalloc::Order& o) = 0;
+    virtual void cancel(uint32_t job_id) = 0;
+    // Every part job slurmctld still knows.
+    virtual std::vector<PartJob> part_jobs() = 0;
+};
+
+// The comment a part's Slurm job carries: "spiderflow-xjob ID part K attempt A". parse returns
+// false for any other comment.
+std::string part_comment(const std::string& xjob, size_t part, int attempt);
+bool parse_part_comment(const std::string& comment, std::string* xjob, size_t* part, int* attempt);
+
+struct PartPolicy {
+    std::set<std::string> users;     // may receive parts here; empty = any user Slurm knows
+    std::set<std::string> accounts;  // the same for accounts
+};
+
+class PartRunner {
+public:
+    using Log = std::function<void(const std::string&)>;
+    PartRunner(std::string cluster, BrokerClient client, SlurmHands& hands, PartPolicy policy, Log log);
+
+    // One round: orders in, actions, reports out. Never throws; failures are logged and the next
+    // round tries again.
+    void cycle();
+
+    // The round without the broker: carries `orders` out and adds what changed in the part jobs
+    // since the broker last acknowledged. Throws when slurmctld cannot list the jobs.
+    std::vector<coalloc::Report> round(const std::vector<coalloc::Order>& orders);
+    // The broker has these reports: part job states among them are not sent again.
+    void acknowledge(const std::vector<coalloc::Report>& reports);
+
+private:
+    std::vector<coalloc::Report> carry_out(const std::vector<coalloc::Order>& orders,
+                                           const std::vector<PartJob>& jobs);
+    std::vector<coalloc::Report> watch(const std::vector<PartJob>& jobs);
+    // Empty when allowed; otherwise why not.
+    std::string refusal(const coalloc::Order& o) const;
+
+    std::string cluster_;
+    BrokerClient client_;
+    SlurmHands& hands_;
+    PartPolicy policy_;
+    Log log_;
+    std::set<std::pair<uint32_t, int>> reported_;  // (job id, state) already told to the broker
+};
+
+}  // namespace spiderflow::agent

@@ -1,0 +1,226 @@
+// The agent's hands on slurmctld through libslurm: will-run, reservations, batch submission as
+// the part's user, cancel, and the part jobs by their comment. The agent runs as root or
+// SlurmUser, which Slurm lets create reservations and submit for another user.
+#include "federation/agent/slurm_hands.h"
+
+extern "C" {
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+// Exported by libslurm 22.05 but declared only in its internal headers.
+void slurm_free_will_run_response_msg(will_run_response_msg_t* msg);
+char* slurm_job_state_string(uint32_t state);
+}
+
+#include <grp.h>
+#include <pwd.h>
+#include <sys/wait.h>
+
+#include <csignal>
+#include <cerrno>
+#include <cstdlib>
+#include <memory>
+#include <vector>
+
+#include "federation/agent/slurm_observer.h"
+
+namespace spiderflow::agent {
+namespace {
+
+std::string slurm_error() { return slurm_strerror(slurm_get_errno()); }
+
+struct Account {
+    uid_t uid;
+    gid_t gid;
+    std::string home;
+};
+
+// The part's user by name on this cluster: identities are mapped by name across sites.
+Account account_of(const std::string& user, const std::string& cluster) {
+    std::vector<char> buf(16384);
+    passwd pw{};
+    passwd* found = nullptr;
+    if (getpwnam_r(user.c_str(), &pw, buf.data(), buf.size(), &found) != 0 || found == nullptr) {
+        throw PartRefused("no user '" + user + "' on cluster " + cluster);
+    }
+    return {pw.pw_uid, pw.pw_gid, pw.pw_dir != nullptr ? pw.pw_dir : "/"};
+}
+
+std::vector<std::string> expand(const char* node_list) {
+    std::vector<std::string> out;
+    hostlist_t list = slurm_hostlist_create(node_list);
+    if (list == nullptr) return out;
+    while (char* host = slurm_hostlist_shift(list)) {
+        out.emplace_back(host);
+        std::free(host);
+    }
+    slurm_hostlist_destroy(list);
+    return out;
+}
+
+uint32_t minutes(int64_t seconds) { return static_cast<uint32_t>((seconds + 59) / 60); }
+
+// A job description for the part: its user, nodes, GPUs per node and time limit.
+void describe_part(job_desc_msg_t& d, const coalloc::Order& o, const Account& a, std::string& gres) {
+    slurm_init_job_desc_msg(&d);
+    d.user_id = a.uid;
+    d.group_id = a.gid;
+    d.min_nodes = d.max_nodes = static_cast<uint32_t>(o.nodes);
+    d.time_limit = minutes(o.duration_s);
+    if (o.gpus_per_node > 0) {
+        gres = "gres:gpu:" + std::to_string(o.gpus_per_node);
+        d.tres_per_node = gres.data();
+    }
+    if (!o.account.empty()) d.account = const_cast<char*>(o.account.c_str());
+}
+
+// Slurm's final states that mean the part did its work.
+bool ended_state(uint32_t s) { return (s & JOB_STATE_BASE) >= JOB_COMPLETE; }
+
+}  // namespace
+
+LibslurmHands::LibslurmHands(std::string cluster) : cluster_(std::move(cluster)) {}
+
+int64_t LibslurmHands::will_run(const coalloc::Order& o) {
+    const Account a = account_of(o.user, cluster_);
+    job_desc_msg_t d;
+    std::string gres;
+    describe_part(d, o, a, gres);
+    d.begin_time = static_cast<time_t>(o.not_before);
+    will_run_response_msg_t* answer = nullptr;
+    if (slurm_job_will_run2(&d, &answer) != SLURM_SUCCESS || answer == nullptr) {
+        const int err = slurm_get_errno();
+        if (err == SLURM_COMMUNICATIONS_CONNECTION_ERROR || err == SLURMCTLD_COMMUNICATIONS_CONNECTION_ERROR) {
+            throw SlurmUnavailable("slurm_job_will_run2: " + slurm_error());
+        }
+        throw PartRefused("Slurm on " + cluster_ + " cannot run " + std::to_string(o.nodes) + " nodes x " +
+                          std::to_string(o.gpus_per_node) + " GPUs for " + o.user + ": " + slurm_error());
+    }
+    const int64_t start = static_cast<int64_t>(answer->start_time);
+    slurm_free_will_run_response_msg(answer);
+    return start;
+}
+
+std::vector<std::string> LibslurmHands::reserve(const coalloc::Order& o) {
+    std::vector<std::string> nodes = reservation_nodes(o.reservation);
+    if (!nodes.empty()) return nodes;  // made by an earlier try whose report was lost
+    account_of(o.user, cluster_);
+    resv_desc_msg_t r;
+    slurm_init_resv_desc_msg(&r);
+    std::string name = o.reservation, users = o.user;
+    uint32_t count[2] = {static_cast<uint32_t>(o.nodes), 0};
+    r.name = name.data();
+    r.start_time = static_cast<time_t>(o.start_at);
+    r.duration = minutes(o.duration_s);
+    r.node_cnt = count;
+    r.users = users.data();
+    char* made = slurm_create_reservation(&r);
+    if (made == nullptr) {
+        const int err = slurm_get_errno();
+        if (err == SLURM_COMMUNICATIONS_CONNECTION_ERROR || err == SLURMCTLD_COMMUNICATIONS_CONNECTION_ERROR) {
+            throw SlurmUnavailable("slurm_create_reservation: " + slurm_error());
+        }
+        if (err != ESLURM_RESERVATION_NAME_DUP) throw PartRefused(slurm_error());
+    }
+    std::free(made);
+    nodes = reservation_nodes(o.reservation);
+    if (nodes.empty()) throw PartRefused("reservation " + o.reservation + " holds no nodes");
+    return nodes;
+}
+
+std::vector<std::string> LibslurmHands::reservation_nodes(const std::string& name) {
+    reserve_info_msg_t* info = nullptr;
+    if (slurm_load_reservations(0, &info) != SLURM_SUCCESS) throw SlurmUnavailable("slurm_load_reservations: " + slurm_error());
+    std::vector<std::string> nodes;
+    for (uint32_t i = 0; i < info->record_count; ++i) {
+        const reserve_info_t& r = info->reservation_array[i];
+        if (r.name != nullptr && name == r.name && r.node_list != nullptr) nodes = expand(r.node_list);
+    }
+    slurm_free_reservation_info_msg(info);
+    return nodes;
+}
+
+void LibslurmHands::release(const std::string& reservation) {
+    std::string name = reservation;
+    reservation_name_msg_t m{};
+    m.name = name.data();
+    if (slurm_delete_reservation(&m) != SLURM_SUCCESS && slurm_get_errno() != ESLURM_RESERVATION_INVALID) {
+        throw SlurmUnavailable("slurm_delete_reservation " + reservation + ": " + slurm_error());
+    }
+}
+
+uint32_t LibslurmHands::submit(const coalloc::Order& o) {
+    const Account a = account_of(o.user, cluster_);
+    job_desc_msg_t d;
+    std::string gres;
+    describe_part(d, o, a, gres);
+    std::string name = o.job_name, script = o.script, reservation = o.reservation, home = a.home;
+    std::string comment = part_comment(o.xjob, o.part, o.attempt);
+    d.name = name.data();
+    d.script = script.data();
+    d.reservation = reservation.data();
+    d.comment = comment.data();
+    // No file system is shared across sites: each part starts in its user's home directory here.
+    d.work_dir = home.data();
+    // One world across the parts: the launcher adds this part's first rank to its local ranks.
+    std::vector<std::string> env = {
+        "PATH=/usr/local/bin:/usr/bin:/bin",
+        "HOME=" + a.home,
+        "USER=" + o.user,
+        "SPIDERFLOW_XJOB=" + o.xjob,
+        "SPIDERFLOW_XJOB_PART=" + std::to_string(o.part),
+        "SPIDERFLOW_RANK_BASE=" + std::to_string(o.first_rank),
+        "SPIDERFLOW_WORLD_SIZE=" + std::to_string(o.world_size),
+        "MASTER_ADDR=" + o.master_node,
+        "WORLD_SIZE=" + std::to_string(o.world_size),
+    };
+    std::vector<char*> envp;
+    for (std::string& e : env) envp.push_back(e.data());
+    d.environment = envp.data();
+    d.env_size = static_cast<uint32_t>(envp.size());
+    submit_response_msg_t* answer = nullptr;
+    if (slurm_submit_batch_job(&d, &answer) != SLURM_SUCCESS || answer == nullptr) {
+        const int err = slurm_get_errno();
+        if (err == SLURM_COMMUNICATIONS_CONNECTION_ERROR || err == SLURMCTLD_COMMUNICATIONS_CONNECTION_ERROR) {
+            throw SlurmUnavailable("slurm_submit_batch_job: " + slurm_error());
+        }
+        throw PartRefused("Slurm on " + cluster_ + " refused the part: " + slurm_error());
+    }
+    const uint32_t id = answer->job_id;
+    slurm_free_submit_response_response_msg(answer);
+    return id;
+}
+
+void LibslurmHands::cancel(uint32_t job_id) {
+    if (slurm_kill_job(job_id, SIGKILL, 0) != SLURM_SUCCESS) {
+        const int err = slurm_get_errno();
+        if (err != ESLURM_ALREADY_DONE && err != ESLURM_INVALID_JOB_ID) {
+            throw SlurmUnavailable("slurm_kill_job " + std::to_string(job_id) + ": " + slurm_error());
+        }
+    }
+}
+
+std::vector<PartJob> LibslurmHands::part_jobs() {
+    job_info_msg_t* jobs = nullptr;
+    if (slurm_load_jobs(0, &jobs, SHOW_ALL) != SLURM_SUCCESS) throw SlurmUnavailable("slurm_load_jobs: " + slurm_error());
+    std::vector<PartJob> out;
+    for (uint32_t i = 0; i < jobs->record_count; ++i) {
+        const slurm_job_info_t& j = jobs->job_array[i];
+        PartJob p;
+        if (j.comment == nullptr || !parse_part_comment(j.comment, &p.xjob, &p.part, &p.attempt)) continue;
+        p.job_id = j.job_id;
+        const uint32_t base = j.job_state & JOB_STATE_BASE;
+        if (base == JOB_RUNNING || base == JOB_SUSPENDED) {
+            p.state = PartJob::State::Running;
+        } else if (ended_state(j.job_state)) {
+            p.state = PartJob::State::Ended;
+            p.completed = base == JOB_COMPLETE && j.exit_code == 0;
+            p.reason = std::string(slurm_job_state_string(j.job_state)) +
+                       (j.exit_code != 0 ? ", exit code " + std::to_string(WEXITSTATUS(j.exit_code)) : "");
+        }
+        out.push_back(p);
+    }
+    slurm_free_job_info_msg(jobs);
+    return out;
+}
+
+}  // namespace spiderflow::agent

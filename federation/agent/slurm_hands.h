@@ -1,0 +1,27 @@
+// SlurmHands (part_runner.h) on libslurm: the calls a cross-site part needs on this cluster.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "federation/agent/part_runner.h"
+
+namespace spiderflow::agent {
+
+class LibslurmHands : public SlurmHands {
+public:
+    explicit LibslurmHands(std::string cluster);
+    int64_t will_run(const coalloc::Order& o) override;
+    std::vector<std::string> reserve(const coalloc::Order& o) override;
+    void release(const std::string& reservation) override;
+    uint32_t submit(const coalloc::Order& o) override;
+    void cancel(uint32_t job_id) override;
+    std::vector<PartJob> part_jobs() override;
+
+private:
+    // The nodes of reservation `name`; empty when there is none.
+    std::vector<std::string> reservation_nodes(const std::string& name);
+    std::string cluster_;
+};
+
+}  // namespace spiderflow::agent

@@ -1,0 +1,190 @@
+// The broker's cross-site job routes (doc/broker-api.md, "Cross-site jobs"): a home cluster's
+// agent submits a job, every part's agent fetches its orders and reports back, readers list the
+// jobs. Every decision goes through the one lock and into the store before the answer.
+#include <httplib.h>
+
+#include <chrono>
+#include <iostream>
+
+#include "common/coalloc/xjob_json.h"
+#include "common/util/errors.h"
+#include "common/util/json_read.h"
+#include "federation/brokerd/broker_api.h"
+#include "federation/brokerd/http_answer.h"
+
+namespace spiderflow::broker {
+namespace {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+bool has_part_on(const coalloc::XJob& job, const std::string& cluster) {
+    for (const coalloc::Part& p : job.parts) {
+        if (p.spec.cluster == cluster) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+void BrokerService::post_xjob(const httplib::Request& req, httplib::Response& res, const Caller& caller) {
+    const std::string source = "cross-site job";
+    std::lock_guard<std::mutex> lock(mu_);
+    if (caller.role != Caller::Role::cluster) {
+        error(res, 403, "'" + caller.name + "' is a reader; only a cluster's agent submits cross-site jobs");
+        return;
+    }
+    if (!may_decide(res)) return;
+    coalloc::XJob job = coalloc::xjob_request_from_json(jsonread::parse(req.body, source), source);
+    if (job.id.rfind(caller.name + ":", 0) != 0) {
+        throw InputError(source, 0, "id", "a cross-site job's id is HOME:JOBID, its home cluster first ('" +
+                                              caller.name + ":...')");
+    }
+    for (size_t k = 0; k < job.parts.size(); ++k) {
+        if (!state_.has_cluster(job.parts[k].spec.cluster)) {
+            throw InputError(source, 0, "parts[" + std::to_string(k) + "].cluster",
+                             "no cluster '" + job.parts[k].spec.cluster + "' in the federation topology");
+        }
+    }
+    if (!has_part_on(job, caller.name)) {
+        throw InputError(source, 0, "parts", "no part on the home cluster '" + caller.name + "'");
+    }
+    job.home = caller.name;
+    if (xjobs_.jobs().find(job.id) != nullptr) {
+        error(res, 409, "cross-site job '" + job.id + "' exists already");
+        return;
+    }
+    seen_[caller.name] = unix_now();
+    try {
+        const coalloc::XJob& added = xjobs_.submit(std::move(job), unix_now(), holder_);
+        answer(res, 201, ordered_json{{"id", added.id}, {"seq", added.seq}, {"state", coalloc::state_name(added.state)}});
+    } catch (const std::invalid_argument& e) {
+        throw InputError(source, 0, "", e.what());
+    } catch (const LeaseLost& e) {
+        lost_lease(e, &res);
+    }
+}
+
+void BrokerService::get_xjobs(const httplib::Request&, httplib::Response& res, const Caller&) {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<const coalloc::XJob*> order;
+    for (const auto& [id, job] : xjobs_.jobs().jobs()) order.push_back(&job);
+    std::sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->seq < b->seq; });
+    ordered_json list = ordered_json::array();
+    for (const coalloc::XJob* job : order) list.push_back(coalloc::xjob_to_json(*job, false));
+    answer(res, 200, ordered_json{{"api_version", kApiVersion}, {"xjobs", list}});
+}
+
+void BrokerService::get_xjob(const httplib::Request& req, httplib::Response& res, const Caller&) {
+    const std::string id = req.matches[1];
+    std::lock_guard<std::mutex> lock(mu_);
+    const coalloc::XJob* job = xjobs_.jobs().find(id);
+    if (job == nullptr) {
+        error(res, 404, "no cross-site job '" + id + "'");
+        return;
+    }
+    answer(res, 200, coalloc::xjob_to_json(*job, false));
+}
+
+void BrokerService::post_xjob_cancel(const httplib::Request& req, httplib::Response& res, const Caller& caller) {
+    const std::string id = req.matches[1];
+    const std::string source = "cancel of " + id;
+    std::string reason = "cancelled by " + caller.name;
+    if (!req.body.empty()) {
+        const json body = jsonread::parse(req.body, source);
+        jsonread::require_object(body, source, "");
+        jsonread::only_keys(body, {"reason"}, source, "");
+        if (body.contains("reason")) reason = jsonread::get_string(body.at("reason"), source, "reason").substr(0, 1024);
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    const coalloc::XJob* job = xjobs_.jobs().find(id);
+    if (job == nullptr) {
+        error(res, 404, "no cross-site job '" + id + "'");
+        return;
+    }
+    if (caller.role != Caller::Role::cluster || !has_part_on(*job, caller.name)) {
+        error(res, 403, "'" + caller.name + "' holds no part of '" + id + "' and may not cancel it");
+        return;
+    }
+    if (!may_decide(res)) return;
+    if (coalloc::finished(job->state)) {
+        error(res, 409, "cross-site job '" + id + "' has already " + (job->state == coalloc::XJobState::Completed ? "completed" : "failed"));
+        return;
+    }
+    try {
+        xjobs_.cancel(id, reason, unix_now(), holder_);
+        answer(res, 200, ordered_json{{"id", id}, {"state", coalloc::state_name(xjobs_.jobs().find(id)->state)}});
+    } catch (const LeaseLost& e) {
+        lost_lease(e, &res);
+    }
+}
+
+void BrokerService::get_orders(const httplib::Request& req, httplib::Response& res, const Caller& caller) {
+    const std::string name = req.matches[1];
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!may_write(name, caller, res) || !may_decide(res)) return;
+    seen_[name] = unix_now();
+    ordered_json list = ordered_json::array();
+    for (const coalloc::Order& o : xjobs_.orders_for(name)) list.push_back(coalloc::order_to_json(o));
+    answer(res, 200, ordered_json{{"api_version", kApiVersion}, {"orders", list}});
+}
+
+void BrokerService::post_reports(const httplib::Request& req, httplib::Response& res, const Caller& caller) {
+    const std::string name = req.matches[1];
+    const std::string source = "reports of " + name;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!may_write(name, caller, res) || !may_decide(res)) return;
+    const json body = jsonread::parse(req.body, source);
+    jsonread::require_object(body, source, "");
+    jsonread::only_keys(body, {"reports"}, source, "");
+    if (!body.contains("reports") || !body.at("reports").is_array()) {
+        throw InputError(source, 0, "reports", "expected an array of reports");
+    }
+    std::vector<coalloc::Report> reports;
+    for (size_t i = 0; i < body.at("reports").size(); ++i) {
+        reports.push_back(coalloc::report_from_json(body.at("reports")[i], source, "reports[" + std::to_string(i) + "]"));
+    }
+    seen_[name] = unix_now();
+    try {
+        const auto [accepted, ignored] = xjobs_.report(name, reports, unix_now(), holder_);
+        answer(res, 200, ordered_json{{"accepted", accepted}, {"ignored", ignored}});
+    } catch (const LeaseLost& e) {
+        lost_lease(e, &res);
+    }
+}
+
+std::map<std::string, int64_t> BrokerService::last_seen() const {
+    std::map<std::string, int64_t> seen;
+    for (const auto& c : state_.topology().clusters) {
+        int64_t at = std::max(state_.updated_at(c.name), deciding_since_);
+        auto it = seen_.find(c.name);
+        if (it != seen_.end()) at = std::max(at, it->second);
+        seen[c.name] = at;
+    }
+    return seen;
+}
+
+void BrokerService::decide_once() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!writable_) return;
+    try {
+        xjobs_.step(unix_now(), last_seen(), holder_);
+    } catch (const LeaseLost& e) {
+        lost_lease(e, nullptr);
+    } catch (const std::exception& e) {
+        std::cerr << "spiderflow: brokerd: co-allocation round: " << e.what() << "\n";
+    }
+}
+
+void BrokerService::decide_loop() {
+    std::unique_lock<std::mutex> lock(decider_mu_);
+    while (!stopping_) {
+        decider_wake_.wait_for(lock, std::chrono::seconds(1), [this] { return stopping_; });
+        if (stopping_) break;
+        lock.unlock();
+        decide_once();
+        lock.lock();
+    }
+}
+
+}  // namespace spiderflow::broker

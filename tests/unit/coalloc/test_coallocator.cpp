@@ -1,0 +1,495 @@
+// The co-allocator's decisions, driven by hand-made agent reports and a clock passed in.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+
+#include "common/coalloc/coallocator.h"
+
+using namespace spiderflow::coalloc;
+
+namespace {
+
+XJob two_parts(const std::string& id, int nodes_a = 2, int nodes_b = 1) {
+    XJob j;
+    j.id = id;
+    j.user = "alice";
+    j.account = "ml";
+    j.home = "oregon";
+    j.time_limit_s = 3600;
+    j.script = "#!/bin/sh\nsrun train.sh\n";
+    j.parts.push_back(Part{PartSpec{"oregon", nodes_a, 8, nodes_a * 8}});
+    j.parts.push_back(Part{PartSpec{"ohio", nodes_b, 8, nodes_b * 8}});
+    return j;
+}
+
+Report rep(ReportKind kind, const std::string& xjob, size_t part, int attempt) {
+    Report r;
+    r.kind = kind;
+    r.xjob = xjob;
+    r.part = part;
+    r.attempt = attempt;
+    return r;
+}
+
+const std::map<std::string, int64_t> kNoSilence;
+
+// Offers both parts, reserves both, submits and runs both: the job at Running.
+void run_to_running(Coallocator& c, const std::string& id, int64_t now) {
+    c.step(now, kNoSilence);
+    const int a = c.find(id)->attempt;
+    Report o = rep(ReportKind::Offer, id, 0, a);
+    o.earliest_start = now;
+    ASSERT_TRUE(c.report("oregon", o, now));
+    o.part = 1;
+    ASSERT_TRUE(c.report("ohio", o, now));
+    for (size_t k = 0; k < 2; ++k) {
+        Report r = rep(ReportKind::Reserved, id, k, a);
+        r.reservation = part_tag(*c.find(id), k);
+        r.nodes = {k == 0 ? "or-gpu001" : "oh-gpu001"};
+        ASSERT_TRUE(c.report(k == 0 ? "oregon" : "ohio", r, now));
+    }
+    for (size_t k = 0; k < 2; ++k) {
+        Report r = rep(ReportKind::Running, id, k, a);
+        r.job_id = static_cast<uint32_t>(100 + k);
+        ASSERT_TRUE(c.report(k == 0 ? "oregon" : "ohio", r, now));
+    }
+    ASSERT_EQ(c.find(id)->state, XJobState::Running);
+}
+
+}  // namespace
+
+TEST(Coallocator, StartsEveryPartAtTheLatestOfferAndFormsOneWorld) {
+    Coallocator c;
+    c.submit(two_parts("oregon:7"), 1000);
+    EXPECT_EQ(c.find("oregon:7")->state, XJobState::Queued);
+    EXPECT_EQ(c.step(1000, kNoSilence), std::vector<std::string>{"oregon:7"});
+    const XJob& j = *c.find("oregon:7");
+    EXPECT_EQ(j.state, XJobState::Negotiating);
+    EXPECT_EQ(j.attempt, 1);
+
+    auto orders = c.orders_for("ohio");
+    ASSERT_EQ(orders.size(), 1u);
+    EXPECT_EQ(orders[0].kind, OrderKind::WillRun);
+    EXPECT_EQ(orders[0].nodes, 1);
+    EXPECT_EQ(orders[0].user, "alice");
+    EXPECT_EQ(orders[0].not_before, 1000);
+
+    Report offer = rep(ReportKind::Offer, "oregon:7", 0, 1);
+    offer.earliest_start = 1200;
+    ASSERT_TRUE(c.report("oregon", offer, 1001));
+    EXPECT_EQ(j.state, XJobState::Negotiating);
+    EXPECT_TRUE(c.orders_for("oregon").empty());  // answered: nothing more to ask
+    offer.part = 1;
+    offer.earliest_start = 1500;
+    ASSERT_TRUE(c.report("ohio", offer, 1002));
+    EXPECT_EQ(j.state, XJobState::Reserving);
+    EXPECT_EQ(j.start_at, 1500);
+
+    orders = c.orders_for("oregon");
+    ASSERT_EQ(orders.size(), 1u);
+    EXPECT_EQ(orders[0].kind, OrderKind::Reserve);
+    EXPECT_EQ(orders[0].start_at, 1500);
+    EXPECT_EQ(orders[0].duration_s, 3600);
+    EXPECT_EQ(orders[0].reservation, "spiderflow-oregon_7-a1-p0");
+
+    Report reserved = rep(ReportKind::Reserved, "oregon:7", 0, 1);
+    reserved.reservation = "spiderflow-oregon_7-a1-p0";
+    reserved.nodes = {"or-gpu003", "or-gpu004"};
+    ASSERT_TRUE(c.report("oregon", reserved, 1003));
+    reserved.part = 1;
+    reserved.reservation = "spiderflow-oregon_7-a1-p1";
+    reserved.nodes = {"oh-gpu002"};
+    ASSERT_TRUE(c.report("ohio", reserved, 1004));
+    EXPECT_EQ(j.state, XJobState::Starting);
+
+    orders = c.orders_for("ohio");
+    ASSERT_EQ(orders.size(), 1u);
+    EXPECT_EQ(orders[0].kind, OrderKind::Submit);
+    EXPECT_EQ(orders[0].reservation, "spiderflow-oregon_7-a1-p1");
+    EXPECT_EQ(orders[0].world_size, 24);
+    EXPECT_EQ(orders[0].first_rank, 16);
+    EXPECT_EQ(orders[0].master_node, "or-gpu003");
+    EXPECT_EQ(c.orders_for("oregon")[0].first_rank, 0);
+
+    Report running = rep(ReportKind::Running, "oregon:7", 0, 1);
+    running.job_id = 41;
+    ASSERT_TRUE(c.report("oregon", running, 1500));
+    EXPECT_EQ(j.state, XJobState::Starting);
+    running.part = 1;
+    running.job_id = 9;
+    ASSERT_TRUE(c.report("ohio", running, 1501));
+    EXPECT_EQ(j.state, XJobState::Running);
+    EXPECT_TRUE(c.orders_for("oregon").empty());
+
+    Report done = rep(ReportKind::Ended, "oregon:7", 0, 1);
+    done.job_id = 41;
+    done.completed = true;
+    ASSERT_TRUE(c.report("oregon", done, 5000));
+    EXPECT_EQ(j.state, XJobState::Running);  // a part that finished its work ends nothing else
+    done.part = 1;
+    done.job_id = 9;
+    ASSERT_TRUE(c.report("ohio", done, 5001));
+    EXPECT_EQ(j.state, XJobState::Completed);
+    EXPECT_TRUE(j.reason.empty());
+}
+
+TEST(Coallocator, NeverStartsBeforeTheLeadTime) {
+    Coallocator c(Policy{});
+    c.submit(two_parts("oregon:1"), 100);
+    c.step(100, kNoSilence);
+    for (size_t k = 0; k < 2; ++k) {
+        Report o = rep(ReportKind::Offer, "oregon:1", k, 1);
+        o.earliest_start = 90;  // "now" on both clusters
+        ASSERT_TRUE(c.report(k == 0 ? "oregon" : "ohio", o, 100));
+    }
+    EXPECT_EQ(c.find("oregon:1")->start_at, 130);  // 30 s to make the reservations
+}
+
+TEST(Coallocator, ARefusedReservationReleasesTheOthersAndAsksForALaterStart) {
+    Coallocator c;
+    c.submit(two_parts("oregon:2"), 0);
+    c.step(0, kNoSilence);
+    for (size_t k = 0; k < 2; ++k) {
+        Report o = rep(ReportKind::Offer, "oregon:2", k, 1);
+        o.earliest_start = 100;
+        c.report(k == 0 ? "oregon" : "ohio", o, 1);
+    }
+    Report ok = rep(ReportKind::Reserved, "oregon:2", 0, 1);
+    ok.reservation = "spiderflow-oregon_2-a1-p0";
+    ASSERT_TRUE(c.report("oregon", ok, 2));
+    Report no = rep(ReportKind::ReserveFailed, "oregon:2", 1, 1);
+    no.reason = "Requested nodes are busy";
+    ASSERT_TRUE(c.report("ohio", no, 3));
+
+    const XJob& j = *c.find("oregon:2");
+    EXPECT_EQ(j.state, XJobState::Negotiating);
+    EXPECT_EQ(j.attempt, 2);
+    EXPECT_EQ(j.not_before, 160);
+    auto orders = c.orders_for("oregon");
+    ASSERT_EQ(orders.size(), 2u);
+    EXPECT_EQ(orders[0].kind, OrderKind::WillRun);
+    EXPECT_EQ(orders[0].not_before, 160);
+    EXPECT_EQ(orders[1].kind, OrderKind::Release);
+    EXPECT_EQ(orders[1].reservation, "spiderflow-oregon_2-a1-p0");
+
+    // ohio made its reservation after all, answering the first attempt late: it must go too.
+    Report late = rep(ReportKind::Reserved, "oregon:2", 1, 1);
+    late.reservation = "spiderflow-oregon_2-a1-p1";
+    ASSERT_TRUE(c.report("ohio", late, 4));
+    orders = c.orders_for("ohio");
+    ASSERT_EQ(orders.size(), 2u);
+    EXPECT_EQ(orders[1].kind, OrderKind::Release);
+    EXPECT_EQ(orders[1].reservation, "spiderflow-oregon_2-a1-p1");
+    // ... and an offer for the first attempt changes nothing.
+    Report stale = rep(ReportKind::Offer, "oregon:2", 1, 1);
+    stale.earliest_start = 5;
+    EXPECT_FALSE(c.report("ohio", stale, 5));
+
+    Report released = rep(ReportKind::Released, "oregon:2", 0, 2);
+    released.reservation = "spiderflow-oregon_2-a1-p0";
+    ASSERT_TRUE(c.report("oregon", released, 6));
+    EXPECT_EQ(c.orders_for("oregon").size(), 1u);
+    EXPECT_FALSE(c.report("oregon", released, 7));  // once
+}
+
+TEST(Coallocator, GivesUpWithTheLastReasonAfterTheBound) {
+    Policy p;
+    p.give_up_after_s = 600;
+    Coallocator c(p);
+    c.submit(two_parts("oregon:3"), 0);
+    c.step(0, kNoSilence);
+    Report o = rep(ReportKind::Offer, "oregon:3", 0, 1);
+    o.earliest_start = 50;
+    c.report("oregon", o, 1);
+    c.step(600, kNoSilence);
+    EXPECT_EQ(c.find("oregon:3")->state, XJobState::Negotiating);
+    c.step(601, kNoSilence);
+    const XJob& j = *c.find("oregon:3");
+    EXPECT_EQ(j.state, XJobState::Failed);
+    EXPECT_NE(j.reason.find("no common start found within 600 s"), std::string::npos) << j.reason;
+    EXPECT_TRUE(c.orders_for("ohio").empty());
+}
+
+TEST(Coallocator, AReservationMissingAtTheStartTriesALaterOne) {
+    Coallocator c;
+    c.submit(two_parts("oregon:4"), 0);
+    c.step(0, kNoSilence);
+    for (size_t k = 0; k < 2; ++k) {
+        Report o = rep(ReportKind::Offer, "oregon:4", k, 1);
+        o.earliest_start = 100;
+        c.report(k == 0 ? "oregon" : "ohio", o, 1);
+    }
+    c.step(99, kNoSilence);
+    EXPECT_EQ(c.find("oregon:4")->state, XJobState::Reserving);
+    c.step(100, kNoSilence);
+    EXPECT_EQ(c.find("oregon:4")->state, XJobState::Negotiating);
+    EXPECT_EQ(c.find("oregon:4")->not_before, 160);
+}
+
+TEST(Coallocator, OnePartFailingEndsEveryOtherAndSaysWhich) {
+    Coallocator c;
+    c.submit(two_parts("oregon:5"), 0);
+    run_to_running(c, "oregon:5", 10);
+    Report failed = rep(ReportKind::Ended, "oregon:5", 1, 1);
+    failed.job_id = 101;
+    failed.reason = "NODE_FAIL on oh-gpu001";
+    ASSERT_TRUE(c.report("ohio", failed, 20));
+    const XJob& j = *c.find("oregon:5");
+    EXPECT_EQ(j.state, XJobState::Ending);
+    auto orders = c.orders_for("oregon");
+    ASSERT_EQ(orders.size(), 2u);
+    EXPECT_EQ(orders[0].kind, OrderKind::Cancel);  // the job first ...
+    EXPECT_EQ(orders[0].job_id, 100u);
+    EXPECT_EQ(orders[0].reason, "part 1 on ohio ended: NODE_FAIL on oh-gpu001");
+    EXPECT_EQ(orders[1].kind, OrderKind::Release);  // ... then its reservation
+    Report gone = rep(ReportKind::Ended, "oregon:5", 0, 1);
+    gone.job_id = 100;
+    gone.reason = "cancelled";
+    ASSERT_TRUE(c.report("oregon", gone, 21));
+    EXPECT_EQ(j.state, XJobState::Failed);
+    EXPECT_EQ(j.reason, "part 1 on ohio ended: NODE_FAIL on oh-gpu001");
+}
+
+TEST(Coallocator, AMissedStartBarrierEndsEveryPartAndQueuesTheJobAgain) {
+    Policy p;
+    p.barrier_s = 60;
+    p.max_requeues = 1;
+    Coallocator c(p);
+    c.submit(two_parts("oregon:6"), 0);
+    c.step(0, kNoSilence);
+    for (size_t k = 0; k < 2; ++k) {
+        Report o = rep(ReportKind::Offer, "oregon:6", k, 1);
+        o.earliest_start = 100;
+        c.report(k == 0 ? "oregon" : "ohio", o, 1);
+    }
+    for (size_t k = 0; k < 2; ++k) {
+        Report r = rep(ReportKind::Reserved, "oregon:6", k, 1);
+        r.reservation = part_tag(*c.find("oregon:6"), k);
+        r.nodes = {"n"};
+        c.report(k == 0 ? "oregon" : "ohio", r, 2);
+    }
+    Report running = rep(ReportKind::Running, "oregon:6", 0, 1);
+    running.job_id = 5;
+    c.report("oregon", running, 100);
+    Report submitted = rep(ReportKind::Submitted, "oregon:6", 1, 1);
+    submitted.job_id = 6;
+    c.report("ohio", submitted, 100);
+    c.step(160, kNoSilence);
+    EXPECT_EQ(c.find("oregon:6")->state, XJobState::Starting);
+    c.step(161, kNoSilence);
+    const XJob& j = *c.find("oregon:6");
+    EXPECT_EQ(j.state, XJobState::Ending);
+    EXPECT_EQ(j.reason, "part 1 on ohio not running within 60 s of the common start");
+    EXPECT_EQ(c.orders_for("ohio")[0].kind, OrderKind::Cancel);
+    for (size_t k = 0; k < 2; ++k) {
+        Report e = rep(ReportKind::Ended, "oregon:6", k, 1);
+        e.job_id = static_cast<uint32_t>(5 + k);
+        c.report(k == 0 ? "oregon" : "ohio", e, 170);
+    }
+    EXPECT_EQ(j.state, XJobState::Queued);
+    EXPECT_EQ(j.requeues, 1);
+    c.step(171, kNoSilence);
+    EXPECT_EQ(j.state, XJobState::Negotiating);
+    EXPECT_EQ(j.attempt, 2);
+}
+
+TEST(Coallocator, ASilentClusterEndsTheOtherPartsAndIsCancelledWhenItIsBack) {
+    Policy p;
+    p.silent_after_s = 100;
+    Coallocator c(p);
+    c.submit(two_parts("oregon:8"), 0);
+    run_to_running(c, "oregon:8", 10);
+    c.step(200, {{"oregon", 199}, {"ohio", 100}});
+    EXPECT_EQ(c.find("oregon:8")->state, XJobState::Running);
+    c.step(201, {{"oregon", 200}, {"ohio", 100}});
+    const XJob& j = *c.find("oregon:8");
+    EXPECT_EQ(j.state, XJobState::Ending);
+    EXPECT_EQ(j.reason, "ohio not heard from for over 100 s");
+    Report e = rep(ReportKind::Ended, "oregon:8", 0, 1);
+    e.job_id = 100;
+    c.report("oregon", e, 202);
+    c.step(203, {{"oregon", 203}, {"ohio", 100}});
+    EXPECT_EQ(j.state, XJobState::Failed);
+    // ohio comes back: it is still told to end its part, until it says it did.
+    auto orders = c.orders_for("ohio");
+    ASSERT_EQ(orders.size(), 2u);
+    EXPECT_EQ(orders[0].kind, OrderKind::Cancel);
+    EXPECT_EQ(orders[0].job_id, 101u);
+    EXPECT_EQ(orders[1].kind, OrderKind::Release);
+    Report back = rep(ReportKind::Ended, "oregon:8", 1, 1);
+    back.job_id = 101;
+    ASSERT_TRUE(c.report("ohio", back, 500));
+    orders = c.orders_for("ohio");
+    ASSERT_EQ(orders.size(), 1u);
+    EXPECT_EQ(orders[0].kind, OrderKind::Release);
+    c.forget_finished(1000);
+    EXPECT_NE(c.find("oregon:8"), nullptr);  // not while a reservation is left behind
+    Report released = rep(ReportKind::Released, "oregon:8", 1, 1);
+    released.reservation = orders[0].reservation;
+    ASSERT_TRUE(c.report("ohio", released, 501));
+    released.part = 0;
+    released.reservation = part_tag(j, 0);
+    ASSERT_TRUE(c.report("oregon", released, 501));
+    c.forget_finished(1000);
+    EXPECT_EQ(c.find("oregon:8"), nullptr);
+}
+
+TEST(Coallocator, AClusterThatRefusesThePartFailsTheJobWithItsReason) {
+    Coallocator c;
+    c.submit(two_parts("oregon:12"), 0);
+    c.step(0, kNoSilence);
+    Report no = rep(ReportKind::Refused, "oregon:12", 1, 1);
+    no.reason = "user 'alice' may not run parts on ohio";
+    ASSERT_TRUE(c.report("ohio", no, 1));
+    EXPECT_EQ(c.find("oregon:12")->state, XJobState::Failed);
+    EXPECT_EQ(c.find("oregon:12")->reason, "part 1 on ohio refused: user 'alice' may not run parts on ohio");
+}
+
+TEST(Coallocator, CancelBeforeAnyPartRunsEndsAtOnce) {
+    Coallocator c;
+    c.submit(two_parts("oregon:9"), 0);
+    c.step(0, kNoSilence);
+    ASSERT_TRUE(c.cancel("oregon:9", "scancel of oregon job 9", 5));
+    EXPECT_EQ(c.find("oregon:9")->state, XJobState::Failed);
+    EXPECT_EQ(c.find("oregon:9")->reason, "cancelled: scancel of oregon job 9");
+    EXPECT_FALSE(c.cancel("oregon:9", "again", 6));
+    EXPECT_FALSE(c.cancel("nope", "x", 6));
+}
+
+TEST(Coallocator, RefusesMalformedJobsAndReportsFromTheWrongCluster) {
+    Coallocator c;
+    XJob one = two_parts("a:1");
+    one.parts.pop_back();
+    EXPECT_THROW(c.submit(one, 0), std::invalid_argument);
+    XJob twice = two_parts("a:2");
+    twice.parts[1].spec.cluster = "oregon";
+    EXPECT_THROW(c.submit(twice, 0), std::invalid_argument);
+    XJob no_script = two_parts("a:6");
+    no_script.script = "srun train.sh";
+    EXPECT_THROW(c.submit(no_script, 0), std::invalid_argument);
+    XJob no_limit = two_parts("a:3");
+    no_limit.time_limit_s = 0;
+    EXPECT_THROW(c.submit(no_limit, 0), std::invalid_argument);
+    c.submit(two_parts("a:4"), 0);
+    EXPECT_THROW(c.submit(two_parts("a:4"), 0), std::invalid_argument);
+    c.step(0, kNoSilence);
+    Report o = rep(ReportKind::Offer, "a:4", 0, 1);
+    o.earliest_start = 10;
+    EXPECT_FALSE(c.report("ohio", o, 1));   // part 0 is oregon's
+    o.part = 5;
+    EXPECT_FALSE(c.report("oregon", o, 1));  // no such part
+    o.part = 0;
+    o.xjob = "a:5";
+    EXPECT_FALSE(c.report("oregon", o, 1));  // no such job
+}
+
+// Two jobs that each need most of both clusters. Each cluster is a tiny scheduler: a
+// reservation holds its nodes from its start for the time limit, and its will-run answer is the
+// earliest time enough nodes are free after `not_before`. The later job waits for the earlier
+// one's reservations, then steps around them: both run, one after the other.
+TEST(Coallocator, TwoCompetingJobsBothRunNeitherHoldsAndWaits) {
+    struct Cluster {
+        int nodes;
+        std::map<std::string, std::pair<int64_t, int>> reserved;  // name -> (start, nodes)
+        int64_t earliest(int want, int64_t from, int64_t length) const {
+            for (int64_t t = from;; t += 10) {
+                int busy = 0;
+                for (const auto& [name, r] : reserved) {
+                    if (r.first < t + length && t < r.first + length) busy += r.second;
+                }
+                if (nodes - busy >= want) return t;
+            }
+        }
+    };
+    std::map<std::string, Cluster> clusters = {{"oregon", {4, {}}}, {"ohio", {4, {}}}};
+    Coallocator c;
+    c.submit(two_parts("oregon:10", 3, 3), 0);
+    c.submit(two_parts("ohio:11", 3, 3), 0);
+    std::map<std::string, int64_t> finished_at;
+    for (int64_t now = 0; now < 20000 && finished_at.size() < 2; now += 5) {
+        c.step(now, kNoSilence);
+        for (auto& [name, cl] : clusters) {
+            for (const Order& o : c.orders_for(name)) {
+                Report r = rep(ReportKind::Offer, o.xjob, o.part, o.attempt);
+                switch (o.kind) {
+                case OrderKind::WillRun:
+                    r.earliest_start = cl.earliest(o.nodes, std::max(o.not_before, now), o.duration_s);
+                    break;
+                case OrderKind::Reserve:
+                    if (cl.earliest(o.nodes, o.start_at, o.duration_s) != o.start_at) {
+                        r.kind = ReportKind::ReserveFailed;
+                        r.reason = "busy";
+                    } else {
+                        cl.reserved[o.reservation] = {o.start_at, o.nodes};
+                        r.kind = ReportKind::Reserved;
+                        r.reservation = o.reservation;
+                        r.nodes = {name + "-n1"};
+                    }
+                    break;
+                case OrderKind::Submit:
+                    if (now < o.start_at) continue;  // the job starts when its reservation does
+                    r.kind = ReportKind::Running;
+                    r.job_id = static_cast<uint32_t>(now);
+                    break;
+                case OrderKind::Release:
+                    cl.reserved.erase(o.reservation);
+                    r.kind = ReportKind::Released;
+                    r.reservation = o.reservation;
+                    break;
+                case OrderKind::Cancel:
+                    r.kind = ReportKind::Ended;
+                    r.job_id = o.job_id;
+                    break;
+                }
+                c.report(name, r, now);
+            }
+        }
+        // A running job finishes its work 3000 s after its start.
+        for (const auto& [id, job] : c.jobs()) {
+            if (job.state != XJobState::Running || now < job.start_at + 3000) continue;
+            for (size_t k = 0; k < job.parts.size(); ++k) {
+                Report e = rep(ReportKind::Ended, id, k, job.attempt);
+                e.job_id = job.parts[k].job_id;
+                e.completed = true;
+                c.report(job.parts[k].spec.cluster, e, now);
+            }
+            finished_at[id] = now;
+        }
+        // Reservations past their end go away, as Slurm's do.
+        for (auto& [name, cl] : clusters) {
+            for (auto it = cl.reserved.begin(); it != cl.reserved.end();) {
+                it = it->second.first + 3600 <= now ? cl.reserved.erase(it) : std::next(it);
+            }
+        }
+    }
+    ASSERT_EQ(c.find("oregon:10")->state, XJobState::Completed);
+    ASSERT_EQ(c.find("ohio:11")->state, XJobState::Completed);
+    EXPECT_EQ(c.find("oregon:10")->attempt, 1);
+    EXPECT_EQ(c.find("ohio:11")->attempt, 1);  // it waited its turn rather than colliding
+    EXPECT_GE(c.find("ohio:11")->start_at, c.find("oregon:10")->start_at + 3600);
+}
+
+TEST(Coallocator, RestoredJobsKeepTheirOrder) {
+    Coallocator first;
+    first.submit(two_parts("oregon:1"), 0);
+    first.submit(two_parts("oregon:2"), 0);
+    Coallocator again;
+    for (const auto& [id, job] : first.jobs()) again.restore(job);
+    again.submit(two_parts("oregon:3"), 1);
+    EXPECT_EQ(again.find("oregon:3")->seq, 3u);
+    again.step(1, kNoSilence);
+    EXPECT_EQ(again.find("oregon:1")->state, XJobState::Negotiating);
+    EXPECT_EQ(again.find("oregon:2")->state, XJobState::Queued);
+}
+
+TEST(Coallocator, JobsOnSeparateClustersNegotiateAtOnce) {
+    Coallocator c;
+    c.submit(two_parts("oregon:1"), 0);
+    XJob other = two_parts("tokyo:2");
+    other.parts[0].spec.cluster = "tokyo";
+    other.parts[1].spec.cluster = "sydney";
+    c.submit(other, 0);
+    c.step(0, kNoSilence);
+    EXPECT_EQ(c.find("tokyo:2")->state, XJobState::Negotiating);
+}

@@ -1,0 +1,132 @@
+// Cross-site jobs, orders and reports through their JSON forms.
+#include <gtest/gtest.h>
+
+#include "common/coalloc/xjob_json.h"
+#include "common/util/errors.h"
+#include "common/util/json_read.h"
+
+using namespace spiderflow;
+using namespace spiderflow::coalloc;
+
+namespace {
+
+const char* kRequest = R"({"id": "oregon:42", "user": "alice", "account": "ml", "time_limit_s": 7200,
+  "script": "#!/bin/bash\nsrun python train.py\n",
+  "parts": [{"cluster": "oregon", "nodes": 2, "gpus_per_node": 8, "ranks": 16},
+            {"cluster": "ohio", "nodes": 1, "gpus_per_node": 8, "ranks": 8}]})";
+
+std::string error_of(const std::string& text) {
+    try {
+        xjob_request_from_json(jsonread::parse(text, "request"), "request");
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST(XJobJson, ARequestReadsStrictly) {
+    const XJob j = xjob_request_from_json(jsonread::parse(kRequest, "request"), "request");
+    EXPECT_EQ(j.id, "oregon:42");
+    EXPECT_EQ(j.time_limit_s, 7200);
+    ASSERT_EQ(j.parts.size(), 2u);
+    EXPECT_EQ(j.parts[1].spec.cluster, "ohio");
+    EXPECT_EQ(j.parts[0].spec.ranks, 16);
+    EXPECT_EQ(j.script, "#!/bin/bash\nsrun python train.py\n");
+    EXPECT_FALSE(xjob_to_json(j, false).contains("script"));
+    EXPECT_EQ(xjob_request_from_json(xjob_request_to_json(j), "again").parts[1].spec.ranks, 8);
+
+    EXPECT_NE(error_of(R"({"id": "a:1", "user": "u", "time_limit_s": 1, "parts": [], "command": "x"})").find("command"),
+              std::string::npos);
+    EXPECT_NE(error_of(R"({"id": "a:1", "user": "../../etc/passwd", "time_limit_s": 1, "parts": []})").find("user"),
+              std::string::npos);
+    EXPECT_NE(error_of(R"({"id": "a:1", "user": "u", "time_limit_s": 0, "parts": []})").find("time_limit_s"),
+              std::string::npos);
+    EXPECT_NE(error_of(R"({"id": "a:1", "user": "u", "time_limit_s": 5, "script": "#!/bin/sh", "parts": [{"cluster": "x", "nodes": 0,
+              "gpus_per_node": 8, "ranks": 1}]})").find("parts[0].nodes"), std::string::npos);
+    EXPECT_NE(error_of(R"({"id": "a:1", "user": "u", "time_limit_s": 5.5, "parts": []})").find("expected an integer"),
+              std::string::npos);
+    EXPECT_NE(error_of(R"({"id": "a:1", "user": "u", "time_limit_s": 5, "script": "/home/u/train.sh", "parts": []})")
+                  .find("starts with #!"),
+              std::string::npos);
+}
+
+TEST(XJobJson, AJobInMidFlightSurvivesTheStore) {
+    Coallocator c;
+    XJob req = xjob_request_from_json(jsonread::parse(kRequest, "request"), "request");
+    req.home = "oregon";
+    c.submit(req, 100);
+    c.step(100, {});
+    Report o;
+    o.kind = ReportKind::Offer;
+    o.xjob = "oregon:42";
+    o.attempt = 1;
+    o.earliest_start = 500;
+    c.report("oregon", o, 101);
+    o.part = 1;
+    c.report("ohio", o, 102);
+    Report r;
+    r.kind = ReportKind::Reserved;
+    r.xjob = "oregon:42";
+    r.attempt = 1;
+    r.reservation = "spiderflow-oregon_42-a1-p0";
+    r.nodes = {"or-gpu001", "or-gpu002"};
+    c.report("oregon", r, 103);
+
+    const XJob& before = *c.find("oregon:42");
+    const std::string text = xjob_to_json(before).dump();
+    const XJob after = xjob_from_json(jsonread::parse(text, "store"), "store");
+    EXPECT_EQ(xjob_to_json(after).dump(), text);
+    EXPECT_EQ(after.state, XJobState::Reserving);
+    EXPECT_EQ(after.parts[0].nodes, before.parts[0].nodes);
+
+    // The restored job carries on where it was.
+    Coallocator again;
+    again.restore(after);
+    EXPECT_EQ(again.orders_for("ohio").at(0).kind, OrderKind::Reserve);
+    EXPECT_TRUE(again.orders_for("oregon").empty());
+}
+
+TEST(XJobJson, OrdersAndReportsRoundTrip) {
+    Order o;
+    o.kind = OrderKind::Submit;
+    o.xjob = "oregon:42";
+    o.part = 1;
+    o.attempt = 3;
+    o.user = "alice";
+    o.nodes = 1;
+    o.gpus_per_node = 8;
+    o.start_at = 900;
+    o.duration_s = 7200;
+    o.reservation = "spiderflow-oregon_42-a3-p1";
+    o.job_name = "spiderflow-oregon_42-a3-p1";
+    o.script = "#!/bin/sh\nhostname\n";
+    o.world_size = 24;
+    o.first_rank = 16;
+    o.master_node = "or-gpu001";
+    const std::string text = order_to_json(o).dump();
+    EXPECT_EQ(order_to_json(order_from_json(jsonread::parse(text, "o"), "o", "orders[0]")).dump(), text);
+
+    Report r;
+    r.kind = ReportKind::Ended;
+    r.xjob = "oregon:42";
+    r.part = 1;
+    r.attempt = 3;
+    r.job_id = 77;
+    r.reason = "NODE_FAIL";
+    const std::string rt = report_to_json(r).dump();
+    const Report back = report_from_json(jsonread::parse(rt, "r"), "r", "reports[0]");
+    EXPECT_EQ(report_to_json(back).dump(), rt);
+
+    try {
+        report_from_json(jsonread::parse(R"({"report": "offer", "xjob": "a:1", "part": 0, "attempt": 1})", "r"), "r",
+                         "reports[2]");
+        ADD_FAILURE() << "an offer without its time was accepted";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("reports[2].earliest_start"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(report_from_json(jsonread::parse(R"({"report": "done", "xjob": "a:1", "part": 0, "attempt": 1})", "r"),
+                                  "r", ""),
+                 InputError);
+}

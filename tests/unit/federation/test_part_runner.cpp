@@ -1,0 +1,173 @@
+// The agent's part runner against a stand-in slurmctld: which action each order takes, what it
+// reports, and that repeating an order repeats no action.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "federation/agent/part_runner.h"
+
+using namespace spiderflow;
+using namespace spiderflow::agent;
+using coalloc::Order;
+using coalloc::OrderKind;
+using coalloc::Report;
+using coalloc::ReportKind;
+
+namespace {
+
+struct FakeHands : SlurmHands {
+    int64_t start = 1000;
+    bool busy = false;
+    bool down = false;
+    int submits = 0;
+    std::map<std::string, std::vector<std::string>> reservations;
+    std::vector<PartJob> jobs;
+    std::vector<uint32_t> cancelled;
+    int64_t will_run(const Order&) override {
+        if (down) throw std::runtime_error("slurmctld does not answer");
+        return start;
+    }
+    std::vector<std::string> reserve(const Order& o) override {
+        if (busy) throw PartRefused("Requested nodes are busy");
+        reservations[o.reservation] = {"n1", "n2"};
+        return reservations[o.reservation];
+    }
+    void release(const std::string& name) override { reservations.erase(name); }
+    uint32_t submit(const Order& o) override {
+        ++submits;
+        PartJob j;
+        j.job_id = static_cast<uint32_t>(500 + submits);
+        j.xjob = o.xjob;
+        j.part = o.part;
+        j.attempt = o.attempt;
+        jobs.push_back(j);
+        return j.job_id;
+    }
+    void cancel(uint32_t id) override { cancelled.push_back(id); }
+    std::vector<PartJob> part_jobs() override { return jobs; }
+};
+
+Order order(OrderKind kind, const std::string& user = "alice") {
+    Order o;
+    o.kind = kind;
+    o.xjob = "oregon:7";
+    o.part = 1;
+    o.attempt = 2;
+    o.user = user;
+    o.account = "ml";
+    o.nodes = 2;
+    o.gpus_per_node = 8;
+    o.not_before = 1200;
+    o.start_at = 1500;
+    o.duration_s = 600;
+    o.reservation = "spiderflow-oregon_7-a2-p1";
+    o.job_name = o.reservation;
+    o.script = "#!/bin/sh\n";
+    return o;
+}
+
+struct Runner {
+    FakeHands hands;
+    std::vector<std::string> log;
+    PartRunner runner;
+    explicit Runner(PartPolicy policy = {})
+        : runner("ohio", BrokerClient(BrokerEndpoint{"http://127.0.0.1:1", "t"}), hands, std::move(policy),
+                 [this](const std::string& s) { log.push_back(s); }) {}
+};
+
+}  // namespace
+
+TEST(PartComment, RoundTripsAndRefusesOtherComments) {
+    std::string xjob;
+    size_t part = 0;
+    int attempt = 0;
+    ASSERT_TRUE(parse_part_comment(part_comment("oregon:7", 1, 2), &xjob, &part, &attempt));
+    EXPECT_EQ(xjob, "oregon:7");
+    EXPECT_EQ(part, 1u);
+    EXPECT_EQ(attempt, 2);
+    EXPECT_FALSE(parse_part_comment("my training run", &xjob, &part, &attempt));
+    EXPECT_FALSE(parse_part_comment("spiderflow-xjob a:1 part 1 attempt 2 extra", &xjob, &part, &attempt));
+    EXPECT_FALSE(parse_part_comment("spiderflow-xjob a:1 part -1 attempt 2", &xjob, &part, &attempt));
+}
+
+TEST(PartRunner, OffersNeverBeforeNotBefore) {
+    Runner r;
+    const auto reports = r.runner.round({order(OrderKind::WillRun)});
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_EQ(reports[0].kind, ReportKind::Offer);
+    EXPECT_EQ(reports[0].earliest_start, 1200);
+    EXPECT_EQ(reports[0].attempt, 2);
+}
+
+TEST(PartRunner, ABusyClusterReportsAFailedReservationNotAnError) {
+    Runner r;
+    r.hands.busy = true;
+    auto reports = r.runner.round({order(OrderKind::Reserve)});
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_EQ(reports[0].kind, ReportKind::ReserveFailed);
+    EXPECT_EQ(reports[0].reason, "Requested nodes are busy");
+    r.hands.busy = false;
+    reports = r.runner.round({order(OrderKind::Reserve)});
+    EXPECT_EQ(reports[0].kind, ReportKind::Reserved);
+    EXPECT_EQ(reports[0].nodes, (std::vector<std::string>{"n1", "n2"}));
+}
+
+TEST(PartRunner, ASubmitOrderRepeatedSubmitsOnce) {
+    Runner r;
+    auto first = r.runner.round({order(OrderKind::Submit)});
+    auto again = r.runner.round({order(OrderKind::Submit)});  // the broker did not hear the first
+    EXPECT_EQ(r.hands.submits, 1);
+    ASSERT_EQ(again.size(), 1u);
+    EXPECT_EQ(again[0].kind, ReportKind::Submitted);
+    EXPECT_EQ(again[0].job_id, first[0].job_id);
+}
+
+TEST(PartRunner, AUserOutsideTheAllowListIsRefusedWithTheKey) {
+    PartPolicy policy;
+    policy.users = {"bob"};
+    Runner r(policy);
+    const auto reports = r.runner.round({order(OrderKind::WillRun), order(OrderKind::Submit)});
+    ASSERT_EQ(reports.size(), 2u);
+    EXPECT_EQ(reports[0].kind, ReportKind::Refused);
+    EXPECT_EQ(reports[0].reason, "user 'alice' may not run cross-site parts on ohio (agent.conf part_users)");
+    EXPECT_EQ(r.hands.submits, 0);
+}
+
+TEST(PartRunner, SlurmctldDownSkipsTheOrderForNextCycle) {
+    Runner r;
+    r.hands.down = true;
+    EXPECT_TRUE(r.runner.round({order(OrderKind::WillRun)}).empty());
+    ASSERT_EQ(r.log.size(), 1u);
+    EXPECT_NE(r.log[0].find("next cycle tries again"), std::string::npos);
+}
+
+TEST(PartRunner, PartStatesAreReportedUntilAcknowledged) {
+    Runner r;
+    r.runner.round({order(OrderKind::Submit)});
+    r.hands.jobs[0].state = PartJob::State::Running;
+    auto reports = r.runner.round({});
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_EQ(reports[0].kind, ReportKind::Running);
+    EXPECT_EQ(r.runner.round({}).size(), 1u);  // not acknowledged yet: again
+    r.runner.acknowledge(reports);
+    EXPECT_TRUE(r.runner.round({}).empty());
+    r.hands.jobs[0].state = PartJob::State::Ended;
+    r.hands.jobs[0].reason = "FAILED, exit code 1";
+    reports = r.runner.round({});
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_EQ(reports[0].kind, ReportKind::Ended);
+    EXPECT_FALSE(reports[0].completed);
+    EXPECT_EQ(reports[0].reason, "FAILED, exit code 1");
+}
+
+TEST(PartRunner, CancelEndsThePartAndSaysWhy) {
+    Runner r;
+    Order o = order(OrderKind::Cancel);
+    o.job_id = 77;
+    o.reason = "part 0 on oregon ended: NODE_FAIL";
+    const auto reports = r.runner.round({o});
+    EXPECT_EQ(r.hands.cancelled, std::vector<uint32_t>{77});
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_EQ(reports[0].kind, ReportKind::Ended);
+    EXPECT_EQ(reports[0].reason, "cancelled: part 0 on oregon ended: NODE_FAIL");
+}
