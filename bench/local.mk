@@ -36,3 +36,9 @@ bench-broker: bench/broker_bench spiderflow spiderflow-brokerd
 
 # federation agent: job start on a cluster to the broker showing it, real Slurm + brokerd + agent
 EXTRA_DIST += bench/agent_visibility_bench.sh
+
+# cross-site jobs: the broker's co-allocation decisions per second with 100 jobs queued
+noinst_PROGRAMS += bench/coalloc_bench
+bench_coalloc_bench_SOURCES = bench/coalloc_bench.cpp
+bench_coalloc_bench_LDADD = libsf_broker.la libsf_coalloc.la libsf_util.la \
+	$(SQLITE_LIBS) $(MARIADB_LIBS) $(LIBCRYPTO_LIBS)

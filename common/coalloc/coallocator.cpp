@@ -170,6 +170,8 @@ void Coallocator::advance(XJob& job, int64_t now) {
             job.not_before = now;
             move(job, XJobState::Queued, now, "queued again (" + std::to_string(job.requeues) + " of " +
                                                   std::to_string(policy_.max_requeues) + ") after: " + job.reason);
+            job.setback = job.reason;  // the next attempt may still complete
+            job.reason.clear();
         } else if (job.reason.empty()) {
             move(job, XJobState::Completed, now, "");
         } else {
@@ -220,7 +222,7 @@ bool Coallocator::report(const std::string& cluster, const Report& r, int64_t no
         const int64_t next = job.start_at + policy_.retry_after_s;
         job.events.push_back({now, describe_part(job, r.part) + " could not reserve at " +
                                        std::to_string(job.start_at) + ": " + r.reason});
-        job.reason = r.reason;
+        job.setback = describe_part(job, r.part) + ": " + r.reason;
         for (Part& p : job.parts) {
             if (!p.reservation.empty()) p.to_release.push_back(p.reservation);
         }
@@ -280,14 +282,15 @@ void Coallocator::check_time(XJob& job, int64_t now, const std::map<std::string,
     switch (job.state) {
     case XJobState::Negotiating:
     case XJobState::Reserving:
-        if (now - job.submitted_at > policy_.give_up_after_s) {
+        if (now - job.seeking_since > policy_.give_up_after_s) {
             end_all(job, now,
                     "no common start found within " + std::to_string(policy_.give_up_after_s) + " s" +
-                        (job.reason.empty() ? "" : " (last: " + job.reason + ")"),
+                        (job.setback.empty() ? "" : " (last: " + job.setback + ")"),
                     false);
         } else if (job.state == XJobState::Reserving && now >= job.start_at) {
             // The start came before every reservation did: try a later one.
-            job.events.push_back({now, "not every part reserved by the common start"});
+            job.setback = "not every part reserved by the common start";
+            job.events.push_back({now, job.setback});
             for (Part& p : job.parts) {
                 if (!p.reservation.empty()) p.to_release.push_back(p.reservation);
             }
@@ -336,7 +339,11 @@ std::vector<std::string> Coallocator::step(int64_t now, const std::map<std::stri
     for (XJob* job : in_order()) {
         if (finished(job->state)) continue;
         const size_t events = job->events.size();
-        if (job->state == XJobState::Queued && !blocked_by_earlier(*job)) start_negotiating(*job, now);
+        if (job->state == XJobState::Queued && !blocked_by_earlier(*job)) {
+            // Waiting its turn is not failing to find a start: the bound counts from here.
+            job->seeking_since = now;
+            start_negotiating(*job, now);
+        }
         check_time(*job, now, last_seen);
         if (job->events.size() != events) changed.push_back(job->id);
     }

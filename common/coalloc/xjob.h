@@ -56,10 +56,12 @@ struct XJob {
     int attempt = 0;           // bumps whenever a new common start is sought
     int requeues = 0;          // times a missed start barrier queued it again
     int64_t submitted_at = 0;
+    int64_t seeking_since = 0; // when it left the queue to seek a common start (the give-up bound's origin)
     int64_t not_before = 0;    // no common start earlier than this
     int64_t start_at = 0;      // the common start of the current attempt
     int64_t state_since = 0;
     std::string reason;        // why it failed or is ending
+    std::string setback;       // why the last attempt at a common start failed (for the give-up message)
     bool requeue = false;      // ending only to be queued again
     std::vector<Event> events; // what happened, for `spiderflow jobs` and the home job's output
 };

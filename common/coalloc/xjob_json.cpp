@@ -151,10 +151,12 @@ ordered_json xjob_to_json(const XJob& job, bool with_script) {
     j["attempt"] = job.attempt;
     j["requeues"] = job.requeues;
     j["submitted_at"] = job.submitted_at;
+    j["seeking_since"] = job.seeking_since;
     j["not_before"] = job.not_before;
     j["start_at"] = job.start_at;
     j["state_since"] = job.state_since;
     j["reason"] = job.reason;
+    j["setback"] = job.setback;
     j["requeue"] = job.requeue;
     j["world_size"] = world_size(job);
     for (size_t k = 0; k < job.parts.size(); ++k) {
@@ -180,7 +182,7 @@ XJob xjob_from_json(const json& j, const std::string& source) {
     jsonread::require_object(j, source, "");
     jsonread::only_keys(j,
                         {"id", "user", "account", "time_limit_s", "script", "parts", "seq", "home", "state", "attempt", "requeues",
-                         "submitted_at", "not_before", "start_at", "state_since", "reason", "requeue", "world_size",
+                         "submitted_at", "seeking_since", "not_before", "start_at", "state_since", "reason", "setback", "requeue", "world_size",
                          "events"},
                         source, "");
     XJob job;
@@ -195,10 +197,12 @@ XJob xjob_from_json(const json& j, const std::string& source) {
     job.attempt = get_count(j, "attempt", source, "", 0, std::numeric_limits<int>::max());
     job.requeues = get_count(j, "requeues", source, "", 0, std::numeric_limits<int>::max());
     job.submitted_at = get_i64(j, "submitted_at", source, "");
+    job.seeking_since = opt_i64(j, "seeking_since", source, "");
     job.not_before = get_i64(j, "not_before", source, "");
     job.start_at = get_i64(j, "start_at", source, "");
     job.state_since = get_i64(j, "state_since", source, "");
     job.reason = get_str(j, "reason", source, "");
+    job.setback = opt_str(j, "setback", source, "");
     job.requeue = opt_bool(j, "requeue", source, "");
     const json& parts = get_array(j, "parts", source, "");
     for (size_t i = 0; i < parts.size(); ++i) {

@@ -165,6 +165,8 @@ TEST(Coallocator, ARefusedReservationReleasesTheOthersAndAsksForALaterStart) {
     const XJob& j = *c.find("oregon:2");
     EXPECT_EQ(j.state, XJobState::Negotiating);
     EXPECT_EQ(j.attempt, 2);
+    EXPECT_EQ(j.setback, "part 1 on ohio: Requested nodes are busy");
+    EXPECT_TRUE(j.reason.empty());  // a setback is not a failure
     EXPECT_EQ(j.not_before, 160);
     auto orders = c.orders_for("oregon");
     ASSERT_EQ(orders.size(), 2u);
@@ -209,6 +211,23 @@ TEST(Coallocator, GivesUpWithTheLastReasonAfterTheBound) {
     EXPECT_EQ(j.state, XJobState::Failed);
     EXPECT_NE(j.reason.find("no common start found within 600 s"), std::string::npos) << j.reason;
     EXPECT_TRUE(c.orders_for("ohio").empty());
+}
+
+TEST(Coallocator, WaitingInTheQueueDoesNotCountTowardsGivingUp) {
+    Policy p;
+    p.give_up_after_s = 600;
+    Coallocator c(p);
+    c.submit(two_parts("oregon:20"), 0);
+    c.submit(two_parts("oregon:21"), 0);
+    c.step(0, kNoSilence);
+    EXPECT_EQ(c.find("oregon:21")->state, XJobState::Queued);  // behind oregon:20
+    c.cancel("oregon:20", "done with it", 5000);
+    c.step(5000, kNoSilence);
+    EXPECT_EQ(c.find("oregon:21")->state, XJobState::Negotiating);
+    c.step(5600, kNoSilence);
+    EXPECT_EQ(c.find("oregon:21")->state, XJobState::Negotiating);
+    c.step(5601, kNoSilence);
+    EXPECT_EQ(c.find("oregon:21")->state, XJobState::Failed);
 }
 
 TEST(Coallocator, AReservationMissingAtTheStartTriesALaterOne) {
@@ -289,6 +308,7 @@ TEST(Coallocator, AMissedStartBarrierEndsEveryPartAndQueuesTheJobAgain) {
     }
     EXPECT_EQ(j.state, XJobState::Queued);
     EXPECT_EQ(j.requeues, 1);
+    EXPECT_TRUE(j.reason.empty());  // the next attempt may still complete
     c.step(171, kNoSilence);
     EXPECT_EQ(j.state, XJobState::Negotiating);
     EXPECT_EQ(j.attempt, 2);
