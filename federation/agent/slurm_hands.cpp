@@ -171,6 +171,7 @@ uint32_t LibslurmHands::submit(const coalloc::Order& o) {
         "SPIDERFLOW_RANK_BASE=" + std::to_string(o.first_rank),
         "SPIDERFLOW_WORLD_SIZE=" + std::to_string(o.world_size),
         "MASTER_ADDR=" + o.master_node,
+        "MASTER_PORT=" + std::to_string(o.master_port),
         "WORLD_SIZE=" + std::to_string(o.world_size),
     };
     std::vector<char*> envp;
