@@ -215,6 +215,15 @@ print(json.dumps({"id": sys.argv[1], "user": sys.argv[2], "time_limit_s": 600, "
 PY
     curl -s -o /dev/null -w '%{http_code}' -X POST -H "Authorization: Bearer tok-alpha" --data-binary "@$SF_TMP/xjob.json" "$URL/v1/xjobs"
 }
+# The parts run as root here (the test has no other user), which agents refuse by default:
+expect "an agent refuses root's parts by default" test "$(submit_xjob alpha:899 root)" = 201
+expect "... the job fails naming part_min_uid" within 20 bash -c \
+    "curl -s -H 'Authorization: Bearer tok-tools' '$URL/v1/xjobs/alpha:899' | grep -q 'below part_min_uid 1000'"
+for c in alpha beta; do
+    echo "part_min_uid = 0" >>"$SF_TMP/$c/agent.conf"
+    eval "stop_pid \$AGENT_$c"
+    start_agent "$c"
+done
 mkdir -p "$SF_TMP/xjob-out"
 submitted_at=$(date +%s.%N)
 expect "alpha submits a cross-site job to the broker" test "$(submit_xjob alpha:900 root)" = 201
