@@ -393,6 +393,8 @@ void Coallocator::order_part(const XJob& job, size_t k, std::vector<Order>* out)
         o.world_size = world_size(job);
         o.first_rank = first_rank(job, k);
         o.master_node = job.parts[0].nodes.empty() ? std::string() : job.parts[0].nodes[0];
+        o.master_port = policy_.master_port_base +
+                        static_cast<int>(job.seq % static_cast<uint64_t>(std::max(1, policy_.master_port_span)));
         break;
     case XJobState::Running:
     case XJobState::Queued:

@@ -32,6 +32,8 @@ struct Policy {
     int64_t barrier_s = 300;         // every part running within this of the common start
     int max_requeues = 2;            // missed barriers before the job fails
     int64_t silent_after_s = 300;    // a cluster not heard from for this long ends its jobs' other parts
+    int master_port_base = 29500;    // MASTER_PORT of a job: base + its arrival number % span, the
+    int master_port_span = 1000;     // same in every part (sites' own port ranges may differ)
 };
 
 enum class OrderKind { WillRun, Reserve, Release, Submit, Cancel };
@@ -54,6 +56,7 @@ struct Order {
     uint32_t job_id = 0;           // Cancel: the part's job (0 = it has none yet)
     int world_size = 0, first_rank = 0;
     std::string master_node;       // Submit: rank 0's node (part 0's first reserved node)
+    int master_port = 0;           // Submit: the rendezvous port, the same in every part
     std::string reason;            // Cancel: why, for the part's output
 };
 

@@ -269,6 +269,7 @@ ordered_json order_to_json(const Order& o) {
         j["world_size"] = o.world_size;
         j["first_rank"] = o.first_rank;
         j["master_node"] = o.master_node;
+        j["master_port"] = o.master_port;
         break;
     case OrderKind::Cancel:
         j["job_id"] = o.job_id;
@@ -283,7 +284,7 @@ Order order_from_json(const json& j, const std::string& source, const std::strin
     jsonread::only_keys(j,
                         {"order", "xjob", "part", "attempt", "user", "account", "nodes", "gpus_per_node", "not_before",
                          "duration_s", "start_at", "reservation", "job_name", "script", "world_size", "first_rank", "master_node",
-                         "job_id", "reason"},
+                         "master_port", "job_id", "reason"},
                         source, path);
     Order o;
     const std::string kind = get_str(j, "order", source, path);
@@ -308,6 +309,7 @@ Order order_from_json(const json& j, const std::string& source, const std::strin
     o.world_size = j.contains("world_size") ? get_count(j, "world_size", source, path, 1, 10000000) : 0;
     o.first_rank = j.contains("first_rank") ? get_count(j, "first_rank", source, path, 0, 10000000) : 0;
     o.master_node = j.contains("master_node") ? get_name(j, "master_node", source, path, true) : std::string();
+    o.master_port = j.contains("master_port") ? get_count(j, "master_port", source, path, 0, 65535) : 0;
     o.job_id = static_cast<uint32_t>(j.contains("job_id") ? get_i64(j, "job_id", source, path, 0, UINT32_MAX) : 0);
     o.reason = opt_str(j, "reason", source, path);
     return o;

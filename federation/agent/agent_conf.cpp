@@ -27,7 +27,8 @@ AgentConf parse_agent_conf(const std::string& text, const std::string& source) {
     AgentConf c;
     const std::vector<std::string> keys = {"broker",    "token_file",         "ca_file",   "spiderflow_conf",
                                            "interval",  "snapshot_interval",  "heartbeat", "broker_stale_after",
-                                           "links_file", "cross_site_parts", "part_users", "part_accounts"};
+                                           "links_file", "cross_site_parts", "part_users", "part_accounts",
+                                           "part_min_uid"};
     for (const ConfLine& l : read_conf_lines(text, source, keys)) {
         if (l.key == "broker") c.broker = l.value;
         else if (l.key == "token_file") c.token_file = l.value;
@@ -41,6 +42,7 @@ AgentConf parse_agent_conf(const std::string& text, const std::string& source) {
         else if (l.key == "cross_site_parts") c.cross_site_parts = conf_bool(l, source);
         else if (l.key == "part_users") c.part_users = name_set(l.value);
         else if (l.key == "part_accounts") c.part_accounts = name_set(l.value);
+        else if (l.key == "part_min_uid") c.part_min_uid = conf_integer(l, 0, 4294967294L, source);
     }
     if (c.broker.empty()) throw InputError(source, 0, "broker", "needs the broker's URL (https://HOST:PORT)");
     if (c.snapshot_interval_s < c.interval_s) {

@@ -23,6 +23,7 @@ struct AgentConf {
     bool cross_site_parts = true;         // carry out the broker's orders for cross-site jobs
     std::set<std::string> part_users;     // who may receive parts here; empty = any user this cluster knows
     std::set<std::string> part_accounts;  // the same for accounts
+    long part_min_uid = 1000;             // no part runs as a user below this uid (root, system users)
 };
 
 // Throws InputError(source, line, key, ...).

@@ -102,7 +102,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     Agent agent(setup, BrokerClient(endpoint), observe_slurm, log_line);
-    LibslurmHands hands(setup.cluster);
+    LibslurmHands hands(setup.cluster, setup.conf.part_min_uid);
     PartRunner parts(setup.cluster, BrokerClient(endpoint), hands, PartPolicy{setup.conf.part_users, setup.conf.part_accounts},
                      log_line);
     if (dry_run) {

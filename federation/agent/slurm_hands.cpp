@@ -35,12 +35,16 @@ struct Account {
 };
 
 // The part's user by name on this cluster: identities are mapped by name across sites.
-Account account_of(const std::string& user, const std::string& cluster) {
+Account account_of(const std::string& user, const std::string& cluster, long min_uid) {
     std::vector<char> buf(16384);
     passwd pw{};
     passwd* found = nullptr;
     if (getpwnam_r(user.c_str(), &pw, buf.data(), buf.size(), &found) != 0 || found == nullptr) {
         throw PartRefused("no user '" + user + "' on cluster " + cluster);
+    }
+    if (static_cast<long>(pw.pw_uid) < min_uid) {
+        throw PartRefused("user '" + user + "' (uid " + std::to_string(pw.pw_uid) + ") may not run cross-site parts on " +
+                          cluster + ": below part_min_uid " + std::to_string(min_uid) + " (agent.conf)");
     }
     return {pw.pw_uid, pw.pw_gid, pw.pw_dir != nullptr ? pw.pw_dir : "/"};
 }
@@ -78,10 +82,10 @@ bool ended_state(uint32_t s) { return (s & JOB_STATE_BASE) >= JOB_COMPLETE; }
 
 }  // namespace
 
-LibslurmHands::LibslurmHands(std::string cluster) : cluster_(std::move(cluster)) {}
+LibslurmHands::LibslurmHands(std::string cluster, long min_uid) : cluster_(std::move(cluster)), min_uid_(min_uid) {}
 
 int64_t LibslurmHands::will_run(const coalloc::Order& o) {
-    const Account a = account_of(o.user, cluster_);
+    const Account a = account_of(o.user, cluster_, min_uid_);
     job_desc_msg_t d;
     std::string gres;
     describe_part(d, o, a, gres);
@@ -103,7 +107,7 @@ int64_t LibslurmHands::will_run(const coalloc::Order& o) {
 std::vector<std::string> LibslurmHands::reserve(const coalloc::Order& o) {
     std::vector<std::string> nodes = reservation_nodes(o.reservation);
     if (!nodes.empty()) return nodes;  // made by an earlier try whose report was lost
-    account_of(o.user, cluster_);
+    account_of(o.user, cluster_, min_uid_);
     resv_desc_msg_t r;
     slurm_init_resv_desc_msg(&r);
     std::string name = o.reservation, users = o.user;
@@ -149,7 +153,7 @@ void LibslurmHands::release(const std::string& reservation) {
 }
 
 uint32_t LibslurmHands::submit(const coalloc::Order& o) {
-    const Account a = account_of(o.user, cluster_);
+    const Account a = account_of(o.user, cluster_, min_uid_);
     job_desc_msg_t d;
     std::string gres;
     describe_part(d, o, a, gres);
@@ -171,6 +175,7 @@ uint32_t LibslurmHands::submit(const coalloc::Order& o) {
         "SPIDERFLOW_RANK_BASE=" + std::to_string(o.first_rank),
         "SPIDERFLOW_WORLD_SIZE=" + std::to_string(o.world_size),
         "MASTER_ADDR=" + o.master_node,
+        "MASTER_PORT=" + std::to_string(o.master_port),
         "WORLD_SIZE=" + std::to_string(o.world_size),
     };
     std::vector<char*> envp;
@@ -214,8 +219,13 @@ std::vector<PartJob> LibslurmHands::part_jobs() {
         } else if (ended_state(j.job_state)) {
             p.state = PartJob::State::Ended;
             p.completed = base == JOB_COMPLETE && j.exit_code == 0;
-            p.reason = std::string(slurm_job_state_string(j.job_state)) +
-                       (j.exit_code != 0 ? ", exit code " + std::to_string(WEXITSTATUS(j.exit_code)) : "");
+            // The base state: while the job completes Slurm's string says COMPLETING instead.
+            p.reason = slurm_job_state_string(base);
+            if (WIFSIGNALED(j.exit_code)) {
+                p.reason += ", signal " + std::to_string(WTERMSIG(j.exit_code));
+            } else if (WEXITSTATUS(j.exit_code) != 0) {
+                p.reason += ", exit code " + std::to_string(WEXITSTATUS(j.exit_code));
+            }
         }
         out.push_back(p);
     }

@@ -10,7 +10,9 @@ namespace spiderflow::agent {
 
 class LibslurmHands : public SlurmHands {
 public:
-    explicit LibslurmHands(std::string cluster);
+    // min_uid: a part for a user below it (root, system accounts) is refused: a cluster's token
+    // must not be enough to run a script as root on another site.
+    LibslurmHands(std::string cluster, long min_uid);
     int64_t will_run(const coalloc::Order& o) override;
     std::vector<std::string> reserve(const coalloc::Order& o) override;
     void release(const std::string& reservation) override;
@@ -22,6 +24,7 @@ private:
     // The nodes of reservation `name`; empty when there is none.
     std::vector<std::string> reservation_nodes(const std::string& name);
     std::string cluster_;
+    long min_uid_;
 };
 
 }  // namespace spiderflow::agent

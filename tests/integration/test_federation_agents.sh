@@ -207,7 +207,7 @@ submit_xjob() {  # ID USER: alpha 2 nodes (ranks 0-15), beta 1 node (ranks 16-23
     python3 - "$1" "$2" "$SF_TMP/xjob-out" >"$SF_TMP/xjob.json" <<'PY'
 import json, sys
 script = ("#!/bin/bash\n"
-          "echo \"$SLURM_CLUSTER_NAME $SPIDERFLOW_XJOB_PART $SPIDERFLOW_RANK_BASE $SPIDERFLOW_WORLD_SIZE $MASTER_ADDR $(date +%s.%N)\""
+          "echo \"$SLURM_CLUSTER_NAME $SPIDERFLOW_XJOB_PART $SPIDERFLOW_RANK_BASE $SPIDERFLOW_WORLD_SIZE $MASTER_ADDR:$MASTER_PORT $(date +%s.%N)\""
           " > " + sys.argv[3] + "/part-$SPIDERFLOW_XJOB_PART.txt\nsleep 300\n")
 print(json.dumps({"id": sys.argv[1], "user": sys.argv[2], "time_limit_s": 600, "script": script,
                   "parts": [{"cluster": "alpha", "nodes": 2, "gpus_per_node": 8, "ranks": 16},
@@ -215,6 +215,15 @@ print(json.dumps({"id": sys.argv[1], "user": sys.argv[2], "time_limit_s": 600, "
 PY
     curl -s -o /dev/null -w '%{http_code}' -X POST -H "Authorization: Bearer tok-alpha" --data-binary "@$SF_TMP/xjob.json" "$URL/v1/xjobs"
 }
+# The parts run as root here (the test has no other user), which agents refuse by default:
+expect "an agent refuses root's parts by default" test "$(submit_xjob alpha:899 root)" = 201
+expect "... the job fails naming part_min_uid" within 20 bash -c \
+    "curl -s -H 'Authorization: Bearer tok-tools' '$URL/v1/xjobs/alpha:899' | grep -q 'below part_min_uid 1000'"
+for c in alpha beta; do
+    echo "part_min_uid = 0" >>"$SF_TMP/$c/agent.conf"
+    eval "stop_pid \$AGENT_$c"
+    start_agent "$c"
+done
 mkdir -p "$SF_TMP/xjob-out"
 submitted_at=$(date +%s.%N)
 expect "alpha submits a cross-site job to the broker" test "$(submit_xjob alpha:900 root)" = 201
@@ -224,8 +233,9 @@ both_wrote() { [ -s "$SF_TMP/xjob-out/part-0.txt" ] && [ -s "$SF_TMP/xjob-out/pa
 within 20 both_wrote
 read -r c0 p0 base0 world0 master0 t0 <"$SF_TMP/xjob-out/part-0.txt"
 read -r c1 p1 base1 world1 master1 t1 <"$SF_TMP/xjob-out/part-1.txt"
-expect "part 0 runs on alpha as ranks 0.. of 24, master an1 (got: $c0 $base0 $world0 $master0)" test "$c0 $base0 $world0 $master0" = "alpha 0 24 an1"
-expect "part 1 runs on beta as ranks 16.. of 24, the same master (got: $c1 $base1 $world1 $master1)" test "$c1 $base1 $world1 $master1" = "beta 16 24 an1"
+expect "part 0 runs on alpha as ranks 0.. of 24, master an1 (got: $c0 $base0 $world0 $master0)" test "$c0 $base0 $world0 ${master0%:*}" = "alpha 0 24 an1"
+expect "part 1 runs on beta as ranks 16.. of 24 (got: $c1 $base1 $world1)" test "$c1 $base1 $world1" = "beta 16 24"
+expect "both parts meet at one MASTER_ADDR:MASTER_PORT ($master0, $master1)" test "$master0" = "$master1" -a "${master0#*:}" -gt 0
 skew=$(python3 -c "print(f'{abs($t0 - $t1):.2f}')")
 echo "# cross-site start: skew between the parts' first lines $skew s; submission to both running ${took:-?} s"
 expect "the parts start within 2 s of each other (skew $skew s)" python3 -c "import sys; sys.exit(0 if $skew < 2 else 1)"

@@ -110,6 +110,8 @@ TEST(Coallocator, StartsEveryPartAtTheLatestOfferAndFormsOneWorld) {
     EXPECT_EQ(orders[0].world_size, 24);
     EXPECT_EQ(orders[0].first_rank, 16);
     EXPECT_EQ(orders[0].master_node, "or-gpu003");
+    EXPECT_EQ(orders[0].master_port, 29501);  // the first job to arrive
+    EXPECT_EQ(c.orders_for("oregon")[0].master_port, 29501);
     EXPECT_EQ(c.orders_for("oregon")[0].first_rank, 0);
 
     Report running = rep(ReportKind::Running, "oregon:7", 0, 1);
