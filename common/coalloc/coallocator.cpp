@@ -164,6 +164,11 @@ void Coallocator::advance(XJob& job, int64_t now) {
         move(job, XJobState::Running, now, "every part running, world of " + std::to_string(world_size(job)));
     }
     if (job.state == XJobState::Ending && all([](const Part& p) { return p.ended || p.abandoned; })) {
+        // A finished job's reservations would hold their nodes until their end: remove them now.
+        for (Part& p : job.parts) {
+            if (!p.reservation.empty()) p.to_release.push_back(p.reservation);
+            p.reservation.clear();
+        }
         if (job.requeue && job.requeues < policy_.max_requeues) {
             job.requeues += 1;
             job.requeue = false;

@@ -92,12 +92,11 @@ int64_t LibslurmHands::will_run(const coalloc::Order& o) {
     d.begin_time = static_cast<time_t>(o.not_before);
     will_run_response_msg_t* answer = nullptr;
     if (slurm_job_will_run2(&d, &answer) != SLURM_SUCCESS || answer == nullptr) {
-        const int err = slurm_get_errno();
-        if (err == SLURM_COMMUNICATIONS_CONNECTION_ERROR || err == SLURMCTLD_COMMUNICATIONS_CONNECTION_ERROR) {
-            throw SlurmUnavailable("slurm_job_will_run2: " + slurm_error());
-        }
-        throw PartRefused("Slurm on " + cluster_ + " cannot run " + std::to_string(o.nodes) + " nodes x " +
-                          std::to_string(o.gpus_per_node) + " GPUs for " + o.user + ": " + slurm_error());
+        // Not a refusal: Slurm 22.05 answers "Requested node configuration is not available"
+        // while the nodes are held by another job's active reservation, and gives a start once it
+        // is gone. Asked again next cycle; the broker's give-up bound ends a job that never gets one.
+        throw SlurmUnavailable("slurm_job_will_run2 for " + std::to_string(o.nodes) + " nodes x " +
+                               std::to_string(o.gpus_per_node) + " GPUs: " + slurm_error());
     }
     const int64_t start = static_cast<int64_t>(answer->start_time);
     slurm_free_will_run_response_msg(answer);

@@ -6,7 +6,8 @@
 # avoids its nodes; a drained node leaves the free count; alpha's job_submit tells a user who
 # asks for more GPUs than alpha has what the federation has free; a restarted agent resyncs;
 # measured links reach the broker; without the broker the agent's cache holds its cluster alone;
-# a cross-site job runs as one world on both clusters, starts together, and ends together.
+# a cross-site job runs as one world on both clusters, starts together, and ends together; two
+# cross-site jobs that each need most of both clusters both finish.
 . "$(dirname "$0")/slurm_cluster.sh"
 sf_cluster_can_run || exit 77
 for b in "$SF_BUILDDIR/spiderflow-brokerd" "$SF_BUILDDIR/spiderflow-agent"; do
@@ -255,6 +256,23 @@ rm -f /root/slurm-"$part0".out /root/slurm-"$part1".out 2>/dev/null
 
 expect "a user beta does not know: the job fails at once" test "$(submit_xjob alpha:901 sf-nobody-$$)" = 201
 expect "... with beta's reason" within 20 bash -c "curl -s -H 'Authorization: Bearer tok-tools' '$URL/v1/xjobs/alpha:901' | grep -q \"no user 'sf-nobody-$$' on cluster\""
+
+# --- 9. two cross-site jobs that each need most of both clusters: both finish -----------------
+submit_short() {  # ID: alpha 2 nodes + beta 2 nodes, 3 s of work, a 1 minute limit
+    python3 -c "import json,sys; print(json.dumps({'id': sys.argv[1], 'user': 'root', 'time_limit_s': 60,
+        'script': '#!/bin/bash\\nsleep 3\\n',
+        'parts': [{'cluster': 'alpha', 'nodes': 2, 'gpus_per_node': 8, 'ranks': 16},
+                  {'cluster': 'beta', 'nodes': 2, 'gpus_per_node': 8, 'ranks': 16}]}))" "$1" >"$SF_TMP/short.json"
+    curl -s -o /dev/null -w '%{http_code}' -X POST -H "Authorization: Bearer tok-alpha" --data-binary "@$SF_TMP/short.json" "$URL/v1/xjobs"
+}
+SLURM_CONF=$B/slurm.conf scancel "$jid2" 2>/dev/null   # beta's nodes all free: each job needs 2 of 3
+expect "two competing cross-site jobs are accepted" test "$(submit_short alpha:910) $(submit_short alpha:911)" = "201 201"
+both_completed() { xjob_state_is alpha:910 completed && xjob_state_is alpha:911 completed; }
+took=$(wait_for 180 both_completed)
+expect "both finish, one after the other, neither holding a cluster while waiting (took ${took:-more than 180} s)" test -n "$took"
+expect "... the second started after the first" python3 -c "import sys; sys.exit(0 if $(xjob_field alpha:911 "b['start_at']") >= $(xjob_field alpha:910 "b['start_at']") else 1)"
+no_res_left() { [ "$(SLURM_CONF=$A/slurm.conf scontrol -o show reservation 2>/dev/null | grep -c spiderflow-)" = 0 ]; }
+expect "... and no reservation is left behind" within 20 no_res_left
 
 expect "no agent crashed" bash -c "! grep -qi 'terminate\|abort\|segmentation' '$A/agent.log' '$B/agent.log'"
 if [ "$FAILS" -ne 0 ]; then

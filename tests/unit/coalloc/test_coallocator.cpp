@@ -134,6 +134,11 @@ TEST(Coallocator, StartsEveryPartAtTheLatestOfferAndFormsOneWorld) {
     ASSERT_TRUE(c.report("ohio", done, 5001));
     EXPECT_EQ(j.state, XJobState::Completed);
     EXPECT_TRUE(j.reason.empty());
+    // Its reservations go at once rather than holding the nodes until they end.
+    orders = c.orders_for("ohio");
+    ASSERT_EQ(orders.size(), 1u);
+    EXPECT_EQ(orders[0].kind, OrderKind::Release);
+    EXPECT_EQ(orders[0].reservation, "spiderflow-oregon_7-a1-p1");
 }
 
 TEST(Coallocator, NeverStartsBeforeTheLeadTime) {
