@@ -97,10 +97,16 @@ void Coallocator::move(XJob& job, XJobState to, int64_t now, const std::string& 
     job.events.push_back({now, std::string(state_name(to)) + (why.empty() ? "" : ": " + why)});
 }
 
+std::vector<const XJob*> Coallocator::by_arrival() const {
+    std::vector<const XJob*> out;
+    for (const auto& [id, job] : jobs_) out.push_back(&job);
+    std::sort(out.begin(), out.end(), [](const XJob* a, const XJob* b) { return a->seq < b->seq; });
+    return out;
+}
+
 std::vector<XJob*> Coallocator::in_order() {
     std::vector<XJob*> out;
-    for (auto& [id, job] : jobs_) out.push_back(&job);
-    std::sort(out.begin(), out.end(), [](const XJob* a, const XJob* b) { return a->seq < b->seq; });
+    for (const XJob* job : by_arrival()) out.push_back(&jobs_.at(job->id));
     return out;
 }
 
@@ -416,11 +422,8 @@ void Coallocator::order_part(const XJob& job, size_t k, std::vector<Order>* out)
 }
 
 std::vector<Order> Coallocator::orders_for(const std::string& cluster) const {
-    std::vector<const XJob*> order;
-    for (const auto& [id, job] : jobs_) order.push_back(&job);
-    std::sort(order.begin(), order.end(), [](const XJob* a, const XJob* b) { return a->seq < b->seq; });
     std::vector<Order> out;
-    for (const XJob* job : order) {
+    for (const XJob* job : by_arrival()) {
         for (size_t k = 0; k < job->parts.size(); ++k) {
             if (job->parts[k].spec.cluster == cluster) order_part(*job, k, &out);
         }

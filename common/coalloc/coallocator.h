@@ -106,6 +106,8 @@ public:
     std::vector<Order> orders_for(const std::string& cluster) const;
 
     const std::map<std::string, XJob>& jobs() const { return jobs_; }
+    // Every job in arrival order (seq): the order decisions are made and orders and lists given.
+    std::vector<const XJob*> by_arrival() const;
     const XJob* find(const std::string& id) const;
     // Forgets finished jobs that ended before `before` (the store keeps them as long as it likes).
     void forget_finished(int64_t before);

@@ -67,11 +67,8 @@ void BrokerService::post_xjob(const httplib::Request& req, httplib::Response& re
 
 void BrokerService::get_xjobs(const httplib::Request&, httplib::Response& res, const Caller&) {
     std::lock_guard<std::mutex> lock(mu_);
-    std::vector<const coalloc::XJob*> order;
-    for (const auto& [id, job] : xjobs_.jobs().jobs()) order.push_back(&job);
-    std::sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->seq < b->seq; });
     ordered_json list = ordered_json::array();
-    for (const coalloc::XJob* job : order) list.push_back(coalloc::xjob_to_json(*job, false));
+    for (const coalloc::XJob* job : xjobs_.jobs().by_arrival()) list.push_back(coalloc::xjob_to_json(*job, false));
     answer(res, 200, ordered_json{{"api_version", kApiVersion}, {"xjobs", list}});
 }
 
