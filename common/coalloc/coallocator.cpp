@@ -59,6 +59,10 @@ const XJob& Coallocator::submit(XJob job, int64_t now) {
         }
     }
     for (Part& p : job.parts) p = Part{p.spec};
+    if (job.home_job != 0 && std::none_of(job.parts.begin(), job.parts.end(),
+                                          [&](const Part& p) { return p.spec.cluster == job.home; })) {
+        throw std::invalid_argument("a cross-site job with a held home job needs a part on its home cluster");
+    }
     job.seq = next_seq_++;
     job.attempt = 0;
     job.requeues = 0;
@@ -146,6 +150,14 @@ void Coallocator::end_all(XJob& job, int64_t now, const std::string& why, bool r
         if (!p.reservation.empty()) p.to_release.push_back(p.reservation);
         p.reservation.clear();
         if (p.job_id == 0) p.ended = true;
+    }
+    // sbatch's held job is the home part even before it was released: it is cancelled too.
+    for (size_t k = 0; k < job.parts.size(); ++k) {
+        Part& p = job.parts[k];
+        if (p.job_id == 0 && uses_home_job(job, k)) {
+            p.job_id = job.home_job;
+            p.ended = false;
+        }
     }
     move(job, XJobState::Ending, now, why);
     advance(job, now);
@@ -406,6 +418,9 @@ void Coallocator::order_part(const XJob& job, size_t k, std::vector<Order>* out)
         o.master_node = job.parts[0].nodes.empty() ? std::string() : job.parts[0].nodes[0];
         o.master_port = policy_.master_port_base +
                         static_cast<int>(job.seq % static_cast<uint64_t>(std::max(1, policy_.master_port_span)));
+        if (uses_home_job(job, k)) o.held_job = job.home_job;
+        o.step_env = job.step_env;
+        o.one_task_per_node = job.one_task_per_node;
         break;
     case XJobState::Running:
     case XJobState::Queued:

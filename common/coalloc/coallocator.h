@@ -58,6 +58,9 @@ struct Order {
     std::string master_node;       // Submit: rank 0's node (part 0's first reserved node)
     int master_port = 0;           // Submit: the rendezvous port, the same in every part
     std::string reason;            // Cancel: why, for the part's output
+    uint32_t held_job = 0;         // Submit: release this held job (sbatch's, on the home cluster) instead
+    std::vector<std::pair<std::string, std::string>> step_env;  // Submit: the plan's SPIDERFLOW_* settings
+    bool one_task_per_node = false;  // Submit
 };
 
 // Refused: the cluster will never run this part (a user it does not know or allow, a request it

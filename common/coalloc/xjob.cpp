@@ -33,6 +33,10 @@ int first_rank(const XJob& job, size_t part) {
     return rank;
 }
 
+bool uses_home_job(const XJob& job, size_t part) {
+    return job.home_job != 0 && job.requeues == 0 && part < job.parts.size() && job.parts[part].spec.cluster == job.home;
+}
+
 std::string part_tag(const XJob& job, size_t part) {
     // Slurm takes letters, digits, '_' and '-' in a reservation name anywhere.
     std::string id;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace spiderflow::coalloc {
@@ -51,6 +52,14 @@ struct XJob {
     std::string home;          // the cluster it was submitted on
     int64_t time_limit_s = 0;  // each part's time limit, and its reservation's length
     std::string script;        // the batch script every part runs (no shared file system across sites)
+    // sbatch's own job on the home cluster, held there: it becomes the home part in the first
+    // attempt (the agent releases it into its reservation) instead of a job the agent submits.
+    // 0 = every part is submitted by its agent.
+    uint32_t home_job = 0;
+    // The plan's SPIDERFLOW_* settings (degrees, the plan, the links crossed): every part's steps
+    // get them, as the home job got them from job_submit.
+    std::vector<std::pair<std::string, std::string>> step_env;
+    bool one_task_per_node = false;  // one launcher task per node (torchrun), else one task per GPU
     std::vector<Part> parts;   // in plan order: part 0 holds rank 0
     XJobState state = XJobState::Queued;
     int attempt = 0;           // bumps whenever a new common start is sought
@@ -74,6 +83,8 @@ bool finished(XJobState s);
 // The world's size and each part's first rank: part k's ranks follow every earlier part's.
 int world_size(const XJob& job);
 int first_rank(const XJob& job, size_t part);
+// The held home job still stands in for the home part: the first attempt's, before any requeue.
+bool uses_home_job(const XJob& job, size_t part);
 
 // Names the agents give what they create for part k in the current attempt, fixed by the job so
 // that an agent repeating an order (after a restart) finds what it made the first time:

@@ -83,6 +83,38 @@ std::string get_script(const json& obj, const std::string& source, const std::st
     return s;
 }
 
+// The plan's settings for the parts' steps: SPIDERFLOW_* names only (the broker never sets
+// anything else in a job's environment), values on one line, 64 KiB in all.
+std::vector<std::pair<std::string, std::string>> get_step_env(const json& obj, const std::string& source,
+                                                              const std::string& path) {
+    std::vector<std::pair<std::string, std::string>> out;
+    if (!obj.contains("step_env")) return out;
+    const std::string at = jsonread::join(path, "step_env");
+    const json& e = obj.at("step_env");
+    if (!e.is_object()) throw InputError(source, 0, at, "expected an object of SPIDERFLOW_* names and values");
+    size_t bytes = 0;
+    for (auto it = e.begin(); it != e.end(); ++it) {
+        const std::string& name = it.key();
+        bool ok = name.rfind("SPIDERFLOW_", 0) == 0 && name.size() <= 64;
+        for (char c : name) ok = ok && (std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_');
+        if (!ok) throw InputError(source, 0, at, "'" + name + "' is not a SPIDERFLOW_* variable name");
+        if (!it.value().is_string()) throw InputError(source, 0, at + "." + name, "expected a string");
+        const std::string v = it.value().get<std::string>();
+        if (v.find_first_of(std::string("\n\0", 2)) != std::string::npos) throw InputError(source, 0, at + "." + name, "holds a line break");
+        bytes += name.size() + v.size();
+        if (bytes > (64u << 10)) throw InputError(source, 0, at, "larger than 64 KiB");
+        out.emplace_back(name, v);
+    }
+    return out;
+}
+
+void put_step_env(ordered_json& j, const std::vector<std::pair<std::string, std::string>>& env) {
+    if (env.empty()) return;
+    ordered_json e = ordered_json::object();
+    for (const auto& [k, v] : env) e[k] = v;
+    j["step_env"] = e;
+}
+
 PartSpec get_spec(const json& p, const std::string& source, const std::string& path) {
     PartSpec s;
     s.cluster = get_name(p, "cluster", source, path);
@@ -105,6 +137,12 @@ const json& get_array(const json& obj, const char* key, const std::string& sourc
     return a;
 }
 
+void get_extras(const json& j, const std::string& source, XJob* job) {
+    job->home_job = static_cast<uint32_t>(j.contains("home_job") ? get_i64(j, "home_job", source, "", 1, UINT32_MAX - 1) : 0);
+    job->step_env = get_step_env(j, source, "");
+    job->one_task_per_node = opt_bool(j, "one_task_per_node", source, "");
+}
+
 }  // namespace
 
 ordered_json xjob_request_to_json(const XJob& job) {
@@ -114,6 +152,9 @@ ordered_json xjob_request_to_json(const XJob& job) {
     j["account"] = job.account;
     j["time_limit_s"] = job.time_limit_s;
     j["script"] = job.script;
+    if (job.home_job != 0) j["home_job"] = job.home_job;
+    put_step_env(j, job.step_env);
+    if (job.one_task_per_node) j["one_task_per_node"] = true;
     j["parts"] = ordered_json::array();
     for (const Part& p : job.parts) {
         ordered_json o;
@@ -125,13 +166,15 @@ ordered_json xjob_request_to_json(const XJob& job) {
 
 XJob xjob_request_from_json(const json& j, const std::string& source) {
     jsonread::require_object(j, source, "");
-    jsonread::only_keys(j, {"id", "user", "account", "time_limit_s", "script", "parts"}, source, "");
+    jsonread::only_keys(j, {"id", "user", "account", "time_limit_s", "script", "home_job", "step_env", "one_task_per_node", "parts"},
+                        source, "");
     XJob job;
     job.id = get_name(j, "id", source, "");
     job.user = get_name(j, "user", source, "");
     job.account = get_name(j, "account", source, "", true);
     job.time_limit_s = get_i64(j, "time_limit_s", source, "", 1, 366LL * 24 * 3600);
     job.script = get_script(j, source, "");
+    get_extras(j, source, &job);
     const json& parts = get_array(j, "parts", source, "");
     for (size_t i = 0; i < parts.size(); ++i) {
         const std::string path = "parts[" + std::to_string(i) + "]";
@@ -181,7 +224,7 @@ ordered_json xjob_to_json(const XJob& job, bool with_script) {
 XJob xjob_from_json(const json& j, const std::string& source) {
     jsonread::require_object(j, source, "");
     jsonread::only_keys(j,
-                        {"id", "user", "account", "time_limit_s", "script", "parts", "seq", "home", "state", "attempt", "requeues",
+                        {"id", "user", "account", "time_limit_s", "script", "home_job", "step_env", "one_task_per_node", "parts", "seq", "home", "state", "attempt", "requeues",
                          "submitted_at", "seeking_since", "not_before", "start_at", "state_since", "reason", "setback", "requeue", "world_size",
                          "events"},
                         source, "");
@@ -191,6 +234,7 @@ XJob xjob_from_json(const json& j, const std::string& source) {
     job.account = get_name(j, "account", source, "", true);
     job.time_limit_s = get_i64(j, "time_limit_s", source, "", 1);
     job.script = get_script(j, source, "");
+    get_extras(j, source, &job);
     job.seq = static_cast<uint64_t>(get_i64(j, "seq", source, ""));
     job.home = get_name(j, "home", source, "");
     if (!state_from_name(get_str(j, "state", source, ""), &job.state)) throw InputError(source, 0, "state", "unknown state");
@@ -270,6 +314,9 @@ ordered_json order_to_json(const Order& o) {
         j["first_rank"] = o.first_rank;
         j["master_node"] = o.master_node;
         j["master_port"] = o.master_port;
+        if (o.held_job != 0) j["held_job"] = o.held_job;
+        put_step_env(j, o.step_env);
+        if (o.one_task_per_node) j["one_task_per_node"] = true;
         break;
     case OrderKind::Cancel:
         j["job_id"] = o.job_id;
@@ -284,7 +331,7 @@ Order order_from_json(const json& j, const std::string& source, const std::strin
     jsonread::only_keys(j,
                         {"order", "xjob", "part", "attempt", "user", "account", "nodes", "gpus_per_node", "not_before",
                          "duration_s", "start_at", "reservation", "job_name", "script", "world_size", "first_rank", "master_node",
-                         "master_port", "job_id", "reason"},
+                         "master_port", "job_id", "reason", "held_job", "step_env", "one_task_per_node"},
                         source, path);
     Order o;
     const std::string kind = get_str(j, "order", source, path);
@@ -312,6 +359,9 @@ Order order_from_json(const json& j, const std::string& source, const std::strin
     o.master_port = j.contains("master_port") ? get_count(j, "master_port", source, path, 0, 65535) : 0;
     o.job_id = static_cast<uint32_t>(j.contains("job_id") ? get_i64(j, "job_id", source, path, 0, UINT32_MAX) : 0);
     o.reason = opt_str(j, "reason", source, path);
+    o.held_job = static_cast<uint32_t>(j.contains("held_job") ? get_i64(j, "held_job", source, path, 1, UINT32_MAX - 1) : 0);
+    o.step_env = get_step_env(j, source, path);
+    o.one_task_per_node = opt_bool(j, "one_task_per_node", source, path);
     return o;
 }
 

@@ -36,6 +36,16 @@ constexpr const char* kClusters = "SPIDERFLOW_CLUSTERS";      // in plan order, 
 constexpr const char* kWanRttMs = "SPIDERFLOW_WAN_RTT_MS";
 constexpr const char* kWanGbps = "SPIDERFLOW_WAN_GBPS";
 constexpr const char* kTrafficLevel = "SPIDERFLOW_TRAFFIC_LEVEL";
+// A cross-site job (doc/federation.md): set by job_submit in the home part (held until every part
+// can start), and in every part once the broker has placed them all. A part's global ranks are
+// RANK_BASE + its local ranks; the master and the world are the same in every part.
+constexpr const char* kXJobHome = "SPIDERFLOW_XJOB_HOME";      // "1": this job is a home part
+constexpr const char* kXJob = "SPIDERFLOW_XJOB";               // the cross-site job's id, HOME:JOBID
+constexpr const char* kXJobPart = "SPIDERFLOW_XJOB_PART";      // this part's index in plan order
+constexpr const char* kRankBase = "SPIDERFLOW_RANK_BASE";
+constexpr const char* kWorldSize = "SPIDERFLOW_WORLD_SIZE";
+constexpr const char* kMasterAddr = "SPIDERFLOW_MASTER_ADDR";  // rank 0's node, in the first part
+constexpr const char* kMasterPort = "SPIDERFLOW_MASTER_PORT";
 
 // Set per task by the SPANK plugin (and by `spiderflow launch` for the whole step).
 constexpr const char* kNodeRank = "SPIDERFLOW_NODE_RANK";

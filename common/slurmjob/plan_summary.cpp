@@ -23,7 +23,38 @@ bool to_int(const std::string& s, int* out) {
     return true;
 }
 
+std::string format_parts(const std::vector<SummaryPart>& parts) {
+    std::string out;
+    for (const SummaryPart& p : parts) {
+        out += (out.empty() ? "" : ",") + p.cluster + ":" + std::to_string(p.nodes) + "x" + std::to_string(p.gpus_per_node) +
+               ":" + std::to_string(p.ranks);
+    }
+    return out;
+}
+
+bool parse_parts(const std::string& text, std::vector<SummaryPart>* out) {
+    std::istringstream in(text);
+    for (std::string item; std::getline(in, item, ',');) {
+        const auto c1 = item.find(':'), x = item.find('x', c1 == std::string::npos ? 0 : c1), c2 = item.rfind(':');
+        if (c1 == std::string::npos || x == std::string::npos || c2 == c1 || c1 == 0) return false;
+        SummaryPart p;
+        p.cluster = item.substr(0, c1);
+        if (!to_int(item.substr(c1 + 1, x - c1 - 1), &p.nodes) || !to_int(item.substr(x + 1, c2 - x - 1), &p.gpus_per_node) ||
+            !to_int(item.substr(c2 + 1), &p.ranks) || p.nodes == 0 || p.ranks == 0) {
+            return false;
+        }
+        out->push_back(p);
+    }
+    return true;
+}
+
 }  // namespace
+
+std::string format_rendezvous(const std::string& xjob, int part, int rank_base, int world, const std::string& master_addr,
+                              int master_port) {
+    return " xjob=" + xjob + " xpart=" + std::to_string(part) + " rank_base=" + std::to_string(rank_base) + " world=" +
+           std::to_string(world) + " master=" + master_addr + ":" + std::to_string(master_port);
+}
 
 std::string format_plan_summary(const PlanSummary& s) {
     char iter[64];
@@ -31,7 +62,10 @@ std::string format_plan_summary(const PlanSummary& s) {
     return kPrefix + std::string("model=") + s.model + " tp=" + std::to_string(s.tp) + " pp=" + std::to_string(s.pp) +
            " dp=" + std::to_string(s.dp) + " mb=" + std::to_string(s.micro_batch) + " nodes=" + std::to_string(s.nodes) +
            "x" + std::to_string(s.gpus_per_node) + " iter_s=" + iter +
-           (s.plan_data.empty() ? "" : " plan=" + s.plan_data);
+           (s.parts.empty() ? "" : " xparts=" + format_parts(s.parts)) +
+           (s.clusters.empty() ? "" : " clusters=" + s.clusters) + (s.wan_rtt_ms.empty() ? "" : " wan_rtt_ms=" + s.wan_rtt_ms) +
+           (s.wan_gbps.empty() ? "" : " wan_gbps=" + s.wan_gbps) + (s.plan_data.empty() ? "" : " plan=" + s.plan_data) +
+           (s.xjob.empty() ? "" : format_rendezvous(s.xjob, s.xjob_part, s.rank_base, s.world, s.master_addr, s.master_port));
 }
 
 bool parse_plan_summary(const std::string& text, PlanSummary* out) {
@@ -54,6 +88,21 @@ bool parse_plan_summary(const std::string& text, PlanSummary* out) {
     }
     s.iteration_s = std::atof(kv["iter_s"].c_str());
     s.plan_data = kv["plan"];
+    if (kv.count("xparts") != 0 && !parse_parts(kv["xparts"], &s.parts)) return false;
+    s.clusters = kv["clusters"];
+    s.wan_rtt_ms = kv["wan_rtt_ms"];
+    s.wan_gbps = kv["wan_gbps"];
+    if (kv.count("xjob") != 0) {
+        const std::string master = kv["master"];
+        const auto colon = master.rfind(':');
+        s.xjob = kv["xjob"];
+        if (s.xjob.empty() || colon == std::string::npos || colon == 0 || !to_int(kv["xpart"], &s.xjob_part) ||
+            !to_int(kv["rank_base"], &s.rank_base) || !to_int(kv["world"], &s.world) ||
+            !to_int(master.substr(colon + 1), &s.master_port) || s.world == 0) {
+            return false;
+        }
+        s.master_addr = master.substr(0, colon);
+    }
     *out = s;
     return true;
 }
@@ -66,6 +115,17 @@ std::vector<std::pair<std::string, std::string>> summary_step_env(const PlanSumm
         {env::kMicroBatch, std::to_string(s.micro_batch)},
     };
     if (!s.plan_data.empty()) env.push_back({env::kPlanData, s.plan_data});
+    if (!s.clusters.empty()) env.push_back({env::kClusters, s.clusters});
+    if (!s.wan_rtt_ms.empty()) env.push_back({env::kWanRttMs, s.wan_rtt_ms});
+    if (!s.wan_gbps.empty()) env.push_back({env::kWanGbps, s.wan_gbps});
+    if (!s.xjob.empty()) {
+        env.push_back({env::kXJob, s.xjob});
+        env.push_back({env::kXJobPart, std::to_string(s.xjob_part)});
+        env.push_back({env::kRankBase, std::to_string(s.rank_base)});
+        env.push_back({env::kWorldSize, std::to_string(s.world)});
+        env.push_back({env::kMasterAddr, s.master_addr});
+        env.push_back({env::kMasterPort, std::to_string(s.master_port)});
+    }
     return env;
 }
 

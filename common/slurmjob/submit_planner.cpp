@@ -181,9 +181,31 @@ std::optional<Stop> plan_from_spec(const JobOptions& opts, const SlurmRequest& r
         const std::string why = unusable_nodes == 0 ? ""
                                                     : " usable; " + std::to_string(unusable_nodes) + " of its " +
                                                           std::to_string(gpu_nodes) + " nodes are drained or down";
+        if (federation_free && cfg.cross_site) {
+            // Too large for this cluster: planned over the whole federation, busy GPUs included
+            // (the parts wait for a common start, as any job waits for its nodes).
+            ro.allowed_clusters.clear();
+            for (const auto& c : usable->clusters) ro.allowed_clusters.push_back(c.name);
+            try {
+                preq = build_plan_request(ro, Catalog::builtin(), names, "job options");
+            } catch (const InputError& e) {
+                return Stop{Outcome::reject, option_message(e)};
+            }
+            PlanOutcome po = plan_with_budget(preq, policy, usable, cfg.time_budget_s);
+            if (!po.ok) {
+                if (po.user_error) {
+                    return Stop{Outcome::reject, "spiderflow: cannot plan this job across the federation (" +
+                                                     std::to_string(*federation_free) + " GPUs free now): " + po.message,
+                                RejectKind::no_fit};
+                }
+                return Stop{Outcome::fail_open, po.message};
+            }
+            *plan = std::move(po.plan);
+            return std::nullopt;
+        }
         const std::string federation =
             federation_free ? "; the federation has " + std::to_string(*federation_free) +
-                                  " free: this job needs a cross-site plan, which this release cannot run yet"
+                                  " free, but this cluster does not plan across sites (cross_site = no in spiderflow.conf)"
                             : "";
         return Stop{Outcome::reject, "spiderflow: " + gpu_words(*ro.gpus) + " requested but cluster '" + here.name + "' has " +
                                          std::to_string(here_gpus) + " (" + std::to_string(gpu_nodes - unusable_nodes) +
@@ -215,13 +237,107 @@ std::string even_counts_near(int gpus, const Cluster& here) {
     return out;
 }
 
+// One task per GPU (srun launches the ranks) or one per node (torchrun launches them): what the
+// user's -n / --ntasks-per-node say, for a job of `nodes` nodes with `gpn` GPUs each.
+std::optional<Stop> tasks_per_node(const SlurmRequest& req, int nodes, int gpn, int world, int* out) {
+    int tpn = gpn;
+    if (req.ntasks_per_node) tpn = *req.ntasks_per_node;
+    else if (req.ntasks && *req.ntasks == nodes) tpn = 1;
+    if (tpn != gpn && tpn != 1) {
+        return Stop{Outcome::reject, "spiderflow: --ntasks-per-node=" + std::to_string(tpn) + " does not match the plan's " +
+                                         std::to_string(gpn) + " GPUs per node; use " + std::to_string(gpn) +
+                                         " (one task per GPU) or 1 (one launcher per node, e.g. torchrun)", RejectKind::tasks};
+    }
+    if (req.ntasks && *req.ntasks != tpn * nodes) {
+        return Stop{Outcome::reject, "spiderflow: -n " + std::to_string(*req.ntasks) + " does not match the plan's " +
+                                         std::to_string(nodes) + " node(s) x " + std::to_string(gpn) + " GPUs; use -n " +
+                                         std::to_string(world) + " (one task per GPU) or -n " + std::to_string(nodes) +
+                                         " (one launcher per node)", RejectKind::tasks};
+    }
+    *out = tpn;
+    return std::nullopt;
+}
+
+// A plan over several clusters: this job becomes the home cluster's part (its nodes, held), and
+// every part must be a request its own cluster can take (the same GPUs on each of its nodes).
+// A part's ranks must be one contiguous range: the parts meet as RANK_BASE + local rank.
+std::optional<Stop> shape_cross_site(const Plan& plan, const std::vector<PlanPart>& parts, int cluster, const Cluster& here,
+                                     const SlurmRequest& req, SubmitRewrite* r) {
+    const int world = plan.world_size();
+    std::string where;
+    for (const auto& p : parts) where += (where.empty() ? "" : ", ") + p.cluster_name + " (" + gpu_words(p.tasks) + ")";
+    const PlanPart* home = nullptr;
+    for (const auto& p : parts) {
+        if (p.cluster == cluster) home = &p;
+    }
+    if (home == nullptr) {
+        return Stop{Outcome::reject, "spiderflow: the plan places this job on " + where + " and nothing on this cluster '" +
+                                         here.name + "'; submit it on one of those clusters", RejectKind::no_fit};
+    }
+    if (req.gpus && *req.gpus != world) {
+        return Stop{Outcome::reject, "spiderflow: " + req.gpus_text + " but the plan uses " + gpu_words(world) +
+                                         "; ask for --gpus=" + std::to_string(world), RejectKind::gpus};
+    }
+    if (req.nodes) {
+        return Stop{Outcome::reject, "spiderflow: -N " + std::to_string(*req.nodes) + " cannot hold: the plan spans clusters (" +
+                                         where + "); drop -N and ask for GPUs only", RejectKind::nodes};
+    }
+    for (const auto& p : parts) {
+        const int gpn = p.gpus_per_node.front();
+        if (!p.even()) {
+            return Stop{Outcome::reject, "spiderflow: the plan (" + where + ") does not use the same GPUs on every node of '" +
+                                             p.cluster_name + "', and Slurm gives every node of a job the same GPUs; ask for "
+                                             "a multiple of the clusters' node size", RejectKind::gpus};
+        }
+        if (req.gpus_per_node && *req.gpus_per_node != gpn) {
+            return Stop{Outcome::reject, "spiderflow: you asked for " + std::to_string(*req.gpus_per_node) +
+                                             " GPUs per node but the plan uses " + std::to_string(gpn) + " on '" +
+                                             p.cluster_name + "'", RejectKind::gpus};
+        }
+        if (p.rank_offset < 0) {
+            return Stop{Outcome::reject, "spiderflow: the plan (" + where + ") spreads ranks of '" + p.cluster_name +
+                                             "' between other clusters' ranks (data parallelism across sites), which a "
+                                             "cross-site job cannot run yet; ask for a GPU count whose plan keeps each "
+                                             "pipeline section on one cluster, or pass --llm-plan", RejectKind::no_fit};
+        }
+    }
+    int total_nodes = 0;
+    for (const auto& p : parts) total_nodes += static_cast<int>(p.nodes.size());
+    const int gpn = home->gpus_per_node.front();
+    int tpn = gpn;
+    SlurmRequest home_req = req;  // -n counts the whole world's tasks; the home part holds its share
+    home_req.ntasks.reset();
+    if (req.ntasks) {
+        if (*req.ntasks == total_nodes) home_req.ntasks_per_node = 1;
+        else if (*req.ntasks != world) {
+            return Stop{Outcome::reject, "spiderflow: -n " + std::to_string(*req.ntasks) + " does not match the plan's " +
+                                             std::to_string(world) + " GPUs on " + std::to_string(total_nodes) +
+                                             " nodes; use -n " + std::to_string(world) + " or -n " + std::to_string(total_nodes),
+                        RejectKind::tasks};
+        }
+    }
+    if (const auto bad = tasks_per_node(home_req, static_cast<int>(home->nodes.size()), gpn, world, &tpn)) return bad;
+    r->nodes = static_cast<int>(home->nodes.size());
+    r->gpus_per_node = gpn;
+    r->tasks_per_node = tpn;
+    r->num_tasks = tpn * r->nodes;
+    r->slurm_gpu_type = req.gpu_type;
+    r->gpu_type = here.nodes[static_cast<size_t>(home->nodes.front())].gpu_type;
+    r->hold = true;
+    for (const auto& p : parts) {
+        r->parts.push_back({p.cluster_name, static_cast<int>(p.nodes.size()), p.gpus_per_node.front(), p.tasks});
+    }
+    return std::nullopt;
+}
+
 // The request Slurm gets: same GPUs and tasks on every node, so no distribution can put a rank
 // on a device that is not there; the user's explicit choices either agree or are named.
 std::optional<Stop> shape_request(const Plan& plan, const Topology& topology, int cluster, const Cluster& here,
                                   const SlurmRequest& req, SubmitRewrite* r) {
     const std::vector<PlanPart> parts = split_by_cluster(plan, topology);
     if (parts.empty()) return Stop{Outcome::fail_open, "plan has no cells"};
-    if (parts.size() > 1 || parts.front().cluster != cluster) {
+    if (parts.size() > 1) return shape_cross_site(plan, parts, cluster, here, req, r);
+    if (parts.front().cluster != cluster) {
         std::string where;
         for (const auto& p : parts) where += (where.empty() ? "" : ", ") + p.cluster_name + " (" + gpu_words(p.tasks) + ")";
         return Stop{Outcome::reject, "spiderflow: the plan places work on " + where + ", not only on this cluster '" +
@@ -259,19 +375,7 @@ std::optional<Stop> shape_request(const Plan& plan, const Topology& topology, in
     }
     // Tasks: one per GPU (srun launches ranks), or one per node (torchrun launches them).
     int tpn = hi;
-    if (req.ntasks_per_node) tpn = *req.ntasks_per_node;
-    else if (req.ntasks && *req.ntasks == r->nodes) tpn = 1;
-    if (tpn != hi && tpn != 1) {
-        return Stop{Outcome::reject, "spiderflow: --ntasks-per-node=" + std::to_string(tpn) + " does not match the plan's " +
-                                         std::to_string(hi) + " GPUs per node; use " + std::to_string(hi) +
-                                         " (one task per GPU) or 1 (one launcher per node, e.g. torchrun)", RejectKind::tasks};
-    }
-    if (req.ntasks && *req.ntasks != tpn * r->nodes) {
-        return Stop{Outcome::reject, "spiderflow: -n " + std::to_string(*req.ntasks) + " does not match the plan's " +
-                                         std::to_string(r->nodes) + " node(s) x " + std::to_string(hi) + " GPUs; use -n " +
-                                         std::to_string(world) + " (one task per GPU) or -n " + std::to_string(r->nodes) +
-                                         " (one launcher per node)", RejectKind::tasks};
-    }
+    if (const auto bad = tasks_per_node(req, r->nodes, hi, world, &tpn)) return bad;
     r->tasks_per_node = tpn;
     r->num_tasks = tpn * r->nodes;
     r->slurm_gpu_type = req.gpu_type;
@@ -345,6 +449,13 @@ SubmitDecision decide_uncached(const JobOptions& opts, const SlurmRequest& req,
             return finish(bad->outcome, bad->message);
         }
         SubmitRewrite& r = d.rewrite;
+        if (r.hold && !(site->observed && cfg.cross_site)) {
+            d.reject_kind = RejectKind::no_fit;
+            return finish(Outcome::reject, "spiderflow: the plan spans clusters, and this cluster " +
+                                               std::string(cfg.cross_site ? "has no federation agent's site state (site_state in spiderflow.conf)"
+                                                                          : "does not run cross-site jobs (cross_site = no in spiderflow.conf)") +
+                                               "; plan for this cluster alone");
+        }
         r.slurm_env_unset = {"SLURM_GPUS"};
         r.slurm_env = {{"SLURM_GPUS_PER_NODE", std::to_string(r.gpus_per_node)}};
         fill_step_env(plan, *topology, &r);
@@ -361,6 +472,29 @@ SubmitDecision decide_uncached(const JobOptions& opts, const SlurmRequest& req,
         // launch` read the plan back from the AdminComment.
         for (const auto& [k, v] : r.job_env) {
             if (k == env::kPlanData && v.size() <= kMaxSummaryPlanBytes) summary.plan_data = v;
+        }
+        if (r.hold) {
+            const CommFacts facts = comm_facts(plan, *topology);
+            summary.parts = r.parts;
+            for (const auto& c : facts.clusters) summary.clusters += (summary.clusters.empty() ? "" : ",") + c;
+            summary.wan_rtt_ms = fmt(facts.max_rtt_s * 1e3, 6);
+            summary.wan_gbps = fmt(facts.min_wan_Bps * 8 / 1e9, 6);
+            r.job_env.push_back({env::kXJobHome, "1"});
+            r.summary = format_plan_summary(summary);
+            std::string where;
+            int first = 0;
+            for (const auto& p : r.parts) {
+                where += (where.empty() ? "" : "; ") + p.cluster + " " + std::to_string(p.nodes) + " node(s) x " +
+                         std::to_string(p.gpus_per_node) + " GPUs, ranks " + std::to_string(first) + "-" +
+                         std::to_string(first + p.ranks - 1) + (p.cluster == here.name ? " (this job)" : "");
+                first += p.ranks;
+            }
+            r.user_note = "spiderflow: planned " + plan.job.model.name + " as tp=" + std::to_string(plan.tp) + " pp=" +
+                          std::to_string(plan.pp) + " dp=" + std::to_string(plan.dp) + " across " +
+                          std::to_string(r.parts.size()) + " clusters: " + where + "; " + fmt(plan.prediction.iteration_s) +
+                          " s per iteration predicted. The job is held until every part can start together; "
+                          "`spiderflow jobs` follows it";
+            return finish(Outcome::rewrite, "");
         }
         r.summary = format_plan_summary(summary);
         r.user_note = "spiderflow: planned " + plan.job.model.name + " as tp=" + std::to_string(plan.tp) + " pp=" +

@@ -12,6 +12,7 @@
 
 #include "common/topology/topology.h"
 #include "common/slurmjob/job_options.h"
+#include "common/slurmjob/plan_summary.h"
 #include "common/slurmjob/spiderflow_conf.h"
 #include "common/slurmjob/submit_site.h"
 #include "common/slurmjob/tres.h"
@@ -51,6 +52,11 @@ struct SubmitRewrite {
     // its step's request (on fewer nodes: "Invalid generic resource specification").
     std::vector<std::string> slurm_env_unset;
     std::vector<std::pair<std::string, std::string>> slurm_env;
+    // A cross-site plan: this job is the home cluster's part, held until the broker has every
+    // part's cluster ready (the agent releases it into its reservation); `parts` is every
+    // cluster's share in plan order, for the agent to hand on.
+    bool hold = false;
+    std::vector<SummaryPart> parts;
     std::string summary;              // one line for logs and AdminComment
     std::string user_note;            // one line for the user's sbatch/salloc/srun
 };

@@ -49,6 +49,10 @@ void BrokerService::post_xjob(const httplib::Request& req, httplib::Response& re
     if (!has_part_on(job, caller.name)) {
         throw InputError(source, 0, "parts", "no part on the home cluster '" + caller.name + "'");
     }
+    if (job.home_job != 0 && job.id != caller.name + ":" + std::to_string(job.home_job)) {
+        throw InputError(source, 0, "home_job", "the held home job is the one the id names ('" + caller.name + ":" +
+                                                    std::to_string(job.home_job) + "')");
+    }
     job.home = caller.name;
     if (xjobs_.jobs().find(job.id) != nullptr) {
         error(res, 409, "cross-site job '" + job.id + "' exists already");

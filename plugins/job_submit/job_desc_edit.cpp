@@ -95,6 +95,9 @@ void apply_rewrite(job_desc_msg_t* job, const SubmitRewrite& r, bool constrain_g
     }
     job->env_size = count(job->environment);
     replace_string(&job->admin_comment, r.summary);
+    // A home part waits for the broker: held here (a user hold, which the agent turns into an
+    // admin hold when it takes the job over) and released by the agent into its reservation.
+    if (r.hold) job->priority = 0;
 }
 
 }  // namespace spiderflow::plugin

@@ -183,6 +183,12 @@ extern "C" int job_submit(job_desc_msg_t* job, uint32_t submit_uid, char** err_m
                 tell_user(err_msg, d.message);
                 return reject_code(d.reject_kind);
             case Outcome::rewrite:
+                if (d.rewrite.hold && job->script == nullptr) {
+                    // salloc/srun would wait, holding the user's terminal, for a start minutes away.
+                    tell_user(err_msg, "spiderflow: this job needs more GPUs than this cluster has and runs across "
+                                       "clusters; submit it with sbatch (a cross-site job starts when every part can)");
+                    return reject_code(RejectKind::no_fit);
+                }
                 apply_rewrite(job, d.rewrite, cfg->constrain_gpu_type);
                 slurm_info("spiderflow: uid %u: %s (%.2f ms)", job->user_id, d.rewrite.summary.c_str(), d.planning_ms);
                 tell_user(err_msg, d.rewrite.user_note);
