@@ -57,11 +57,13 @@ libsf_agent_la_SOURCES = \
 	federation/agent/slurm_observer.h \
 	federation/agent/part_runner.cpp \
 	federation/agent/part_runner.h \
+	federation/agent/home_jobs.cpp \
+	federation/agent/home_jobs.h \
 	federation/agent/slurm_hands.cpp \
 	federation/agent/slurm_hands.h
 libsf_agent_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
 
 sbin_PROGRAMS += spiderflow-agent
 spiderflow_agent_SOURCES = federation/agent/agent_main.cpp
-spiderflow_agent_LDADD = libsf_agent.la libsf_coalloc.la libsf_broker_client.la libsf_slurmjob_client.la libspiderflow.la \
+spiderflow_agent_LDADD = libsf_agent.la libsf_coalloc.la libsf_broker_client.la libsf_slurmjob.la libspiderflow.la \
 	$(CURL_LIBS) $(SLURM_LIBS)

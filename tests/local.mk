@@ -116,9 +116,10 @@ tests_unit_test_federation_LDADD = libsf_broker.la libsf_coalloc.la libsf_site.l
 # The cluster agent's logic: observation to part, part deltas, config, links file.
 check_PROGRAMS += tests/unit/test_agent
 TESTS += tests/unit/test_agent
-tests_unit_test_agent_SOURCES = tests/unit/federation/test_agent.cpp tests/unit/federation/test_part_runner.cpp
+tests_unit_test_agent_SOURCES = tests/unit/federation/test_agent.cpp tests/unit/federation/test_part_runner.cpp \
+	tests/unit/federation/test_home_jobs.cpp
 tests_unit_test_agent_CXXFLAGS = $(TEST_CXXFLAGS)
-tests_unit_test_agent_LDADD = libsf_agent.la libsf_coalloc.la libsf_broker_client.la libsf_slurmjob_client.la libspiderflow.la \
+tests_unit_test_agent_LDADD = libsf_agent.la libsf_coalloc.la libsf_broker_client.la libsf_slurmjob.la libspiderflow.la \
 	$(CURL_LIBS) $(SLURM_LIBS) $(GTEST_LIBS_ALL)
 # The federation broker on loopback: auth, limits, restart, kill -9.
 TESTS += tests/integration/test_brokerd.sh

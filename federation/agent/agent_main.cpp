@@ -15,6 +15,7 @@
 #include "common/util/errors.h"
 #include "common/topology/reader.h"
 #include "federation/agent/agent.h"
+#include "federation/agent/home_jobs.h"
 #include "federation/agent/part_runner.h"
 #include "federation/agent/slurm_hands.h"
 #include "federation/agent/slurm_observer.h"
@@ -105,6 +106,7 @@ int main(int argc, char** argv) {
     LibslurmHands hands(setup.cluster, setup.conf.part_min_uid);
     PartRunner parts(setup.cluster, BrokerClient(endpoint), hands, PartPolicy{setup.conf.part_users, setup.conf.part_accounts},
                      log_line);
+    HomeJobHandoff handoff(setup.cluster, BrokerClient(endpoint), hands, setup.conf.default_time_limit_s, log_line);
     if (dry_run) {
         try {
             std::cout << agent.preview(unix_now()) << "\n";
@@ -125,7 +127,10 @@ int main(int argc, char** argv) {
         const auto next = clock::now() + std::chrono::duration<double>(setup.conf.interval_s);
         if (g_resync.exchange(false)) agent.force_snapshot();
         agent.cycle(unix_now());
-        if (setup.conf.cross_site_parts) parts.cycle();
+        if (setup.conf.cross_site_parts) {
+            handoff.cycle();
+            parts.cycle();
+        }
         if (once) break;
         while (!g_stop && !g_resync && clock::now() < next) ::usleep(50000);
     }

@@ -54,7 +54,10 @@ std::vector<Report> PartRunner::carry_out(const std::vector<Order>& orders, cons
         r.part = o.part;
         r.attempt = o.attempt;
         try {
-            const std::string no = o.kind == OrderKind::WillRun || o.kind == OrderKind::Submit ? refusal(o) : "";
+            // The allow-list is for parts other clusters send: a job submitted here (its id is
+            // HOME:JOBID) is this cluster's own user's.
+            const bool asks = (o.kind == OrderKind::WillRun || o.kind == OrderKind::Submit) && o.xjob.rfind(cluster_ + ":", 0) != 0;
+            const std::string no = asks ? refusal(o) : "";
             if (!no.empty()) throw PartRefused(no);
             switch (o.kind) {
             case OrderKind::WillRun:
@@ -81,7 +84,16 @@ std::vector<Report> PartRunner::carry_out(const std::vector<Order>& orders, cons
                 for (const PartJob& j : jobs) {
                     if (j.xjob == o.xjob && j.part == o.part && j.attempt == o.attempt) r.job_id = j.job_id;
                 }
-                if (r.job_id == 0) {
+                if (o.held_job != 0) {
+                    // sbatch's own job, held since its submission, becomes this part. Done again
+                    // until the broker has the report: a release that failed halfway is finished.
+                    hands_.start_held(o);
+                    if (r.job_id == 0) {
+                        log_("part " + std::to_string(o.part) + " of " + o.xjob + " is the held job " +
+                             std::to_string(o.held_job) + ", released into reservation " + o.reservation);
+                    }
+                    r.job_id = o.held_job;
+                } else if (r.job_id == 0) {
                     r.job_id = hands_.submit(o);
                     log_("part " + std::to_string(o.part) + " of " + o.xjob + " submitted as job " +
                          std::to_string(r.job_id) + " for " + o.user + " in reservation " + o.reservation);

@@ -35,6 +35,19 @@ struct PartJob {
     std::string reason;      // Slurm's state and reason when it ended
 };
 
+// A job job_submit planned across clusters and holds here until the broker starts its parts:
+// its AdminComment names every cluster's part (plan_summary.h). Only jobs not yet released.
+struct HomeJob {
+    uint32_t job_id = 0;
+    std::string user, account;
+    int64_t time_limit_s = 0;   // 0 = none set (the partition's limit applies)
+    int tasks_per_node = 0;
+    std::string summary;        // the AdminComment job_submit wrote
+    bool held = false;          // pending and held, as job_submit left it
+    bool ended = false;         // cancelled (or failed) before it was released
+    std::string end_reason;
+};
+
 // What the agent asks of its slurmctld. Every call may throw PartRefused (report it) or any
 // other exception (slurmctld did not answer: try again next cycle).
 class SlurmHands {
@@ -51,6 +64,14 @@ public:
     virtual void cancel(uint32_t job_id) = 0;
     // Every part job slurmctld still knows.
     virtual std::vector<PartJob> part_jobs() = 0;
+    // Held home jobs (sbatch's cross-site jobs) not yet released, and those that ended so.
+    virtual std::vector<HomeJob> home_jobs() = 0;
+    // Turns job_submit's user hold into an admin hold: the user cannot start the home part alone.
+    virtual void take_over(uint32_t job_id) = 0;
+    virtual std::string batch_script(uint32_t job_id) = 0;
+    // Releases held job `o.held_job` into its reservation as the part `o` names (its comment and
+    // its place in the world); repeating it is harmless.
+    virtual void start_held(const coalloc::Order& o) = 0;
 };
 
 // The comment a part's Slurm job carries: "spiderflow-xjob ID part K attempt A". parse returns

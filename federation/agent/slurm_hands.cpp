@@ -16,11 +16,14 @@ char* slurm_job_state_string(uint32_t state);
 #include <sys/wait.h>
 
 #include <csignal>
+#include <cstdio>
 #include <cerrno>
 #include <cstdlib>
 #include <memory>
 #include <vector>
 
+#include "common/plan/launch_contract.h"
+#include "common/slurmjob/plan_summary.h"
 #include "federation/agent/slurm_observer.h"
 
 namespace spiderflow::agent {
@@ -76,6 +79,25 @@ void describe_part(job_desc_msg_t& d, const coalloc::Order& o, const Account& a,
     }
     if (!o.account.empty()) d.account = const_cast<char*>(o.account.c_str());
 }
+
+// The name of `uid` here; empty when it has none.
+std::string user_name(uid_t uid) {
+    std::vector<char> buf(16384);
+    passwd pw{};
+    passwd* found = nullptr;
+    if (getpwuid_r(uid, &pw, buf.data(), buf.size(), &found) != 0 || found == nullptr) return "";
+    return pw.pw_name;
+}
+
+// A job description that changes job `id` only where set.
+job_desc_msg_t update_of(uint32_t id) {
+    job_desc_msg_t d;
+    slurm_init_job_desc_msg(&d);
+    d.job_id = id;
+    return d;
+}
+
+bool unreachable(int err) { return err == SLURM_COMMUNICATIONS_CONNECTION_ERROR || err == SLURMCTLD_COMMUNICATIONS_CONNECTION_ERROR; }
 
 // Slurm's final states that mean the part did its work.
 bool ended_state(uint32_t s) { return (s & JOB_STATE_BASE) >= JOB_COMPLETE; }
@@ -158,6 +180,10 @@ uint32_t LibslurmHands::submit(const coalloc::Order& o) {
     describe_part(d, o, a, gres);
     std::string name = o.job_name, script = o.script, reservation = o.reservation, home = a.home;
     std::string comment = part_comment(o.xjob, o.part, o.attempt);
+    // One task per GPU (srun starts the ranks) or one per node (torchrun starts them), as the
+    // home part was submitted.
+    d.ntasks_per_node = static_cast<uint16_t>(o.one_task_per_node || o.gpus_per_node < 1 ? 1 : o.gpus_per_node);
+    d.num_tasks = static_cast<uint32_t>(o.nodes) * d.ntasks_per_node;
     d.name = name.data();
     d.script = script.data();
     d.reservation = reservation.data();
@@ -176,7 +202,11 @@ uint32_t LibslurmHands::submit(const coalloc::Order& o) {
         "MASTER_ADDR=" + o.master_node,
         "MASTER_PORT=" + std::to_string(o.master_port),
         "WORLD_SIZE=" + std::to_string(o.world_size),
+        std::string(env::kMasterAddr) + "=" + o.master_node,
+        std::string(env::kMasterPort) + "=" + std::to_string(o.master_port),
     };
+    // The plan's settings, as the home part got them from job_submit.
+    for (const auto& [k, v] : o.step_env) env.push_back(k + "=" + v);
     std::vector<char*> envp;
     for (std::string& e : env) envp.push_back(e.data());
     d.environment = envp.data();
@@ -230,6 +260,100 @@ std::vector<PartJob> LibslurmHands::part_jobs() {
     }
     slurm_free_job_info_msg(jobs);
     return out;
+}
+
+}  // namespace spiderflow::agent
+
+namespace spiderflow::agent {
+
+std::vector<HomeJob> LibslurmHands::home_jobs() {
+    job_info_msg_t* jobs = nullptr;
+    if (slurm_load_jobs(0, &jobs, SHOW_ALL) != SLURM_SUCCESS) throw SlurmUnavailable("slurm_load_jobs: " + slurm_error());
+    std::vector<HomeJob> out;
+    for (uint32_t i = 0; i < jobs->record_count; ++i) {
+        const slurm_job_info_t& j = jobs->job_array[i];
+        slurmjob::PlanSummary s;
+        // Released ones carry their place in the world (xjob=...) and are part jobs from then on.
+        if (j.admin_comment == nullptr || !slurmjob::parse_plan_summary(j.admin_comment, &s) || s.parts.size() < 2 ||
+            !s.xjob.empty()) {
+            continue;
+        }
+        HomeJob h;
+        h.job_id = j.job_id;
+        h.user = user_name(j.user_id);
+        h.account = j.account != nullptr ? j.account : "";
+        h.time_limit_s = j.time_limit == NO_VAL || j.time_limit == INFINITE ? 0 : static_cast<int64_t>(j.time_limit) * 60;
+        h.tasks_per_node = j.ntasks_per_node != NO_VAL16 && j.ntasks_per_node != 0
+                               ? j.ntasks_per_node
+                               : (j.num_nodes > 0 ? static_cast<int>(j.num_tasks / j.num_nodes) : 0);
+        h.summary = j.admin_comment;
+        const uint32_t base = j.job_state & JOB_STATE_BASE;
+        h.held = base == JOB_PENDING && j.priority == 0;
+        h.ended = ended_state(j.job_state);
+        if (h.ended) h.end_reason = slurm_job_state_string(base);
+        if (h.user.empty() && !h.ended) continue;  // a uid this host cannot name: nothing to map by
+        out.push_back(h);
+    }
+    slurm_free_job_info_msg(jobs);
+    return out;
+}
+
+void LibslurmHands::take_over(uint32_t job_id) {
+    job_desc_msg_t d = update_of(job_id);
+    d.priority = 0;  // held already: as an operator's, the hold becomes an admin hold
+    if (slurm_update_job(&d) != SLURM_SUCCESS) {
+        if (unreachable(slurm_get_errno())) throw SlurmUnavailable("slurm_update_job " + std::to_string(job_id) + ": " + slurm_error());
+        throw std::runtime_error("cannot hold job " + std::to_string(job_id) + ": " + slurm_error());
+    }
+}
+
+std::string LibslurmHands::batch_script(uint32_t job_id) {
+    char* text = nullptr;
+    size_t size = 0;
+    FILE* out = open_memstream(&text, &size);
+    if (out == nullptr) throw std::runtime_error("open_memstream failed");
+    const int rc = slurm_job_batch_script(out, job_id);
+    std::fclose(out);
+    std::string script(text != nullptr ? text : "", size);
+    std::free(text);
+    if (rc != SLURM_SUCCESS) throw SlurmUnavailable("slurm_job_batch_script " + std::to_string(job_id) + ": " + slurm_error());
+    return script;
+}
+
+void LibslurmHands::start_held(const coalloc::Order& o) {
+    job_info_msg_t* info = nullptr;
+    if (slurm_load_job(&info, o.held_job, SHOW_ALL) != SLURM_SUCCESS || info == nullptr || info->record_count == 0) {
+        if (info != nullptr) slurm_free_job_info_msg(info);
+        throw SlurmUnavailable("slurm_load_job " + std::to_string(o.held_job) + ": " + slurm_error());
+    }
+    std::string summary = info->job_array[0].admin_comment != nullptr ? info->job_array[0].admin_comment : "";
+    const uint32_t state = info->job_array[0].job_state;
+    slurm_free_job_info_msg(info);
+    if (ended_state(state)) throw PartRefused("the held job " + std::to_string(o.held_job) + " has ended");
+    if ((state & JOB_STATE_BASE) != JOB_PENDING) return;  // released already, and started
+    slurmjob::PlanSummary s;
+    if (!slurmjob::parse_plan_summary(summary, &s)) throw PartRefused("job " + std::to_string(o.held_job) + " carries no plan");
+    // Slurm lets nobody change a pending job's environment: the part's place in the world goes
+    // into its AdminComment, where the SPANK plugin reads it at step start.
+    if (s.xjob.empty()) {
+        summary += slurmjob::format_rendezvous(o.xjob, static_cast<int>(o.part), o.first_rank, o.world_size, o.master_node,
+                                               o.master_port);
+    }
+    std::string reservation = o.reservation, comment = part_comment(o.xjob, o.part, o.attempt);
+    job_desc_msg_t d = update_of(o.held_job);
+    d.reservation = reservation.data();
+    d.comment = comment.data();
+    d.admin_comment = summary.data();
+    if (slurm_update_job(&d) != SLURM_SUCCESS) {
+        if (unreachable(slurm_get_errno())) throw SlurmUnavailable("slurm_update_job " + std::to_string(o.held_job) + ": " + slurm_error());
+        throw PartRefused("Slurm on " + cluster_ + " would not move the held job into its reservation: " + slurm_error());
+    }
+    job_desc_msg_t release = update_of(o.held_job);
+    release.priority = INFINITE;  // what `scontrol release` sends
+    if (slurm_update_job(&release) != SLURM_SUCCESS) {
+        if (unreachable(slurm_get_errno())) throw SlurmUnavailable("slurm_update_job " + std::to_string(o.held_job) + ": " + slurm_error());
+        throw PartRefused("Slurm on " + cluster_ + " would not release the held job: " + slurm_error());
+    }
 }
 
 }  // namespace spiderflow::agent

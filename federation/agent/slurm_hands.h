@@ -19,6 +19,10 @@ public:
     uint32_t submit(const coalloc::Order& o) override;
     void cancel(uint32_t job_id) override;
     std::vector<PartJob> part_jobs() override;
+    std::vector<HomeJob> home_jobs() override;
+    void take_over(uint32_t job_id) override;
+    std::string batch_script(uint32_t job_id) override;
+    void start_held(const coalloc::Order& o) override;
 
 private:
     // The nodes of reservation `name`; empty when there is none.

@@ -520,3 +520,61 @@ TEST(Coallocator, JobsOnSeparateClustersNegotiateAtOnce) {
     c.step(0, kNoSilence);
     EXPECT_EQ(c.find("tokyo:2")->state, XJobState::Negotiating);
 }
+
+TEST(Coallocator, SbatchsHeldJobIsTheHomePartUntilARequeue) {
+    Coallocator c;
+    XJob job = two_parts("oregon:44");
+    job.home_job = 44;
+    job.step_env = {{"SPIDERFLOW_TP", "8"}};
+    c.submit(job, 0);
+    c.step(0, kNoSilence);
+    for (size_t k = 0; k < 2; ++k) {
+        Report o = rep(ReportKind::Offer, "oregon:44", k, 1);
+        o.earliest_start = 100;
+        c.report(k == 0 ? "oregon" : "ohio", o, 1);
+    }
+    for (size_t k = 0; k < 2; ++k) {
+        Report r = rep(ReportKind::Reserved, "oregon:44", k, 1);
+        r.reservation = part_tag(*c.find("oregon:44"), k);
+        r.nodes = {"n"};
+        c.report(k == 0 ? "oregon" : "ohio", r, 2);
+    }
+    const auto home = c.orders_for("oregon");
+    ASSERT_EQ(home.size(), 1u);
+    EXPECT_EQ(home[0].kind, OrderKind::Submit);
+    EXPECT_EQ(home[0].held_job, 44u);  // released, not submitted again
+    EXPECT_EQ(home[0].step_env, job.step_env);
+    const auto other = c.orders_for("ohio");
+    ASSERT_EQ(other.size(), 1u);
+    EXPECT_EQ(other[0].held_job, 0u);  // the other cluster submits its part
+    EXPECT_EQ(other[0].step_env, job.step_env);
+}
+
+TEST(Coallocator, AJobThatFailsBeforeItsHomePartIsReleasedCancelsTheHeldJob) {
+    Coallocator c;
+    XJob job = two_parts("oregon:45");
+    job.home_job = 45;
+    c.submit(job, 0);
+    c.step(0, kNoSilence);
+    Report refused = rep(ReportKind::Refused, "oregon:45", 1, 1);
+    refused.reason = "no user 'alice' on cluster ohio";
+    ASSERT_TRUE(c.report("ohio", refused, 5));
+    EXPECT_EQ(c.find("oregon:45")->state, XJobState::Ending);
+    const auto home = c.orders_for("oregon");
+    ASSERT_EQ(home.size(), 1u);
+    EXPECT_EQ(home[0].kind, OrderKind::Cancel);
+    EXPECT_EQ(home[0].job_id, 45u);  // sbatch's job does not wait, held, for ever
+    Report ended = rep(ReportKind::Ended, "oregon:45", 0, 1);
+    ended.job_id = 45;
+    ended.reason = "cancelled: " + home[0].reason;
+    ASSERT_TRUE(c.report("oregon", ended, 6));
+    EXPECT_EQ(c.find("oregon:45")->state, XJobState::Failed);
+}
+
+TEST(Coallocator, AHeldJobNeedsAPartOnItsHomeCluster) {
+    Coallocator c;
+    XJob job = two_parts("texas:46");
+    job.home = "texas";
+    job.home_job = 46;
+    EXPECT_THROW(c.submit(job, 0), std::invalid_argument);
+}

@@ -45,6 +45,19 @@ struct FakeHands : SlurmHands {
     }
     void cancel(uint32_t id) override { cancelled.push_back(id); }
     std::vector<PartJob> part_jobs() override { return jobs; }
+    std::vector<HomeJob> home_jobs() override { return {}; }
+    void take_over(uint32_t) override {}
+    std::string batch_script(uint32_t) override { return "#!/bin/sh\n"; }
+    std::vector<uint32_t> released;
+    void start_held(const Order& o) override {
+        released.push_back(o.held_job);
+        PartJob j;
+        j.job_id = o.held_job;
+        j.xjob = o.xjob;
+        j.part = o.part;
+        j.attempt = o.attempt;
+        if (jobs.empty() || jobs.back().job_id != o.held_job) jobs.push_back(j);
+    }
 };
 
 Order order(OrderKind kind, const std::string& user = "alice") {
@@ -170,4 +183,30 @@ TEST(PartRunner, CancelEndsThePartAndSaysWhy) {
     ASSERT_EQ(reports.size(), 1u);
     EXPECT_EQ(reports[0].kind, ReportKind::Ended);
     EXPECT_EQ(reports[0].reason, "cancelled: part 0 on oregon ended: NODE_FAIL");
+}
+
+TEST(PartRunner, TheHomeClusterReleasesSbatchsHeldJobInsteadOfSubmittingOne) {
+    Runner r(PartPolicy{{"bob"}, {}});  // the allow-list is for other clusters' users
+    Order o = order(OrderKind::Submit);
+    o.xjob = "ohio:42";
+    o.held_job = 42;
+    auto reports = r.runner.round({o});
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_EQ(reports[0].kind, ReportKind::Submitted);
+    EXPECT_EQ(reports[0].job_id, 42u);
+    EXPECT_EQ(r.hands.submits, 0);
+    // The order stays until the broker has the report: the release is repeated, never a submit.
+    reports = r.runner.round({o});
+    EXPECT_EQ(reports[0].job_id, 42u);
+    EXPECT_EQ(r.hands.submits, 0);
+    EXPECT_EQ(r.hands.released, (std::vector<uint32_t>{42, 42}));
+}
+
+TEST(PartRunner, AnotherClustersJobStillMeetsTheAllowList) {
+    Runner r(PartPolicy{{"bob"}, {}});
+    Order o = order(OrderKind::WillRun);
+    o.xjob = "oregon:42";
+    const auto reports = r.runner.round({o});
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_EQ(reports[0].kind, ReportKind::Refused);
 }
