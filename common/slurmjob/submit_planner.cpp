@@ -338,10 +338,10 @@ std::optional<Stop> shape_request(const Plan& plan, const Topology& topology, in
     if (parts.empty()) return Stop{Outcome::fail_open, "plan has no cells"};
     if (parts.size() > 1) return shape_cross_site(plan, parts, cluster, here, req, r);
     if (parts.front().cluster != cluster) {
-        std::string where;
-        for (const auto& p : parts) where += (where.empty() ? "" : ", ") + p.cluster_name + " (" + gpu_words(p.tasks) + ")";
-        return Stop{Outcome::reject, "spiderflow: the plan places work on " + where + ", not only on this cluster '" +
-                                         here.name + "'; plans across clusters need the federation broker"};
+        // The federation's best place for it is one other cluster, whole: no WAN in its way.
+        return Stop{Outcome::reject, "spiderflow: this job runs best on cluster '" + parts.front().cluster_name + "' alone (" +
+                                         gpu_words(parts.front().tasks) + "), not on this cluster '" + here.name +
+                                         "'; submit it there", RejectKind::no_fit};
     }
     const PlanPart& part = parts.front();
     const int world = plan.world_size();

@@ -13,6 +13,7 @@ extern "C" {
 #include <slurm/slurm_errno.h>
 }
 
+#include "common/plan/launch_contract.h"
 #include "common/slurmjob/spiderflow_conf.h"
 #include "common/slurmjob/submit_planner.h"
 #include "plugins/slurm_host.h"
@@ -152,6 +153,11 @@ extern "C" int fini(void) {
 extern "C" int job_submit(job_desc_msg_t* job, uint32_t submit_uid, char** err_msg) {
     (void)submit_uid;  // federated siblings submit as uid 0: job->user_id is the person
     try {
+        // A part of a cross-site job, submitted by this cluster's agent: planned already, placed
+        // by the broker, its SPIDERFLOW_* settings are the plan's, not a request to plan.
+        for (const std::string& kv : env_vector(job->environment, job->env_size)) {
+            if (kv.rfind(std::string(spiderflow::env::kXJob) + "=", 0) == 0) return SLURM_SUCCESS;
+        }
         const JobOptions opts =
             read_job_options(env_vector(job->spank_job_env, job->spank_job_env_size), env_vector(job->environment, job->env_size));
         if (!opts.any()) return SLURM_SUCCESS;

@@ -120,6 +120,37 @@ int launcher_task_init(spank_t sp, const StepLayout& layout, const std::string& 
     return 0;
 }
 
+// A step of one part of a cross-site job: the part's own ranks in Slurm's (topology-grouped)
+// order, numbered from the part's rank base, in the world every part shares. Launcher steps
+// (one torchrun per node) are not handled across sites: the launcher gets no node rank here.
+int cross_site_part_init(spank_t sp, const std::vector<std::string>& nodes, const std::vector<int>& per_node, int step_world,
+                         int plan_world, StepLayout* out) {
+    const int base = to_int(planned(sp, env::kRankBase), -1);
+    const int world = to_int(planned(sp, env::kWorldSize), 0);
+    if (base < 0 || world <= 0 || world != plan_world || base + step_world > world) {
+        if (step_world > 1) {
+            out->note = "this cross-site part's place in the world (rank base " + planned(sp, env::kRankBase) + ", world " +
+                        planned(sp, env::kWorldSize) + ") does not fit its " + std::to_string(step_world) +
+                        " tasks and the plan's world of " + std::to_string(plan_world) + ": no SpiderFlow ranks in it";
+        }
+        return 0;
+    }
+    const CommFacts facts = comm_facts_from_env([&](const std::string& name) { return planned(sp, name); });
+    out->slots = ordered_rank_slots(nodes, per_node, stepd_state().topology.get(), facts.clusters);
+    if (out->slots.size() != static_cast<size_t>(step_world)) {
+        out->slots.clear();
+        return 0;
+    }
+    out->rank_base = base;
+    out->world = world;
+    out->master_addr = planned(sp, env::kMasterAddr);
+    if (out->master_addr.empty()) out->master_addr = job_getenv(sp, "MASTER_ADDR");
+    out->master_port = to_int(planned(sp, env::kMasterPort), 0);
+    out->planned = !out->master_addr.empty() && out->master_port > 0;
+    if (!out->planned) out->note = "this cross-site part has no master address or port: no SpiderFlow ranks in it";
+    return 0;
+}
+
 }  // namespace
 
 int remote_init(spank_t sp) {
@@ -172,6 +203,7 @@ int remote_user_init(spank_t sp) {
         return 0;
     }
     const int plan_world = tp * pp * dp;
+    if (!planned(sp, env::kRankBase).empty()) return cross_site_part_init(sp, nodes, per_node, world, plan_world, &out);
     // One task per node that starts the node's ranks itself (torchrun): node ranks, no RANK.
     const bool launchers = tp > 0 && pp > 0 && dp > 0 && world == static_cast<int>(nodes.size()) && world > 0 &&
                            plan_world % world == 0 && plan_world != world;
@@ -218,7 +250,7 @@ int remote_task_init(spank_t sp) {
         tell_task("task " + std::to_string(local_id) + " on " + me + " is not in the plan's layout; it starts without SpiderFlow ranks");
         return 0;
     }
-    const int rank = mine[static_cast<size_t>(local_id)];
+    int rank = mine[static_cast<size_t>(local_id)];
     const RankSlot& slot = layout.slots[static_cast<size_t>(rank)];
     // Said once per node whose numbering differs (by its first task), wherever rank 0 landed:
     // a plan that groups nodes by switch can keep rank 0 on Slurm's first node and still move
@@ -232,13 +264,22 @@ int remote_task_init(spank_t sp) {
     for (size_t i = 0; i < node_order.size(); ++i) {
         if (node_order[i] == me) node_rank = static_cast<int>(i);
     }
-    const int port = master_port(st.config, sp);
+    const int port = layout.world > 0 ? layout.master_port : master_port(st.config, sp);
+    const int world = layout.world > 0 ? layout.world : static_cast<int>(layout.slots.size());
+    // A cross-site part's ranks follow every earlier part's: frameworks that read SLURM_PROCID
+    // (PyTorch Lightning, Megatron's Slurm helpers) see the same global numbering as RANK.
+    if (layout.world > 0) {
+        rank += layout.rank_base;
+        node_rank += layout.rank_base / static_cast<int>(mine.size());
+        set(sp, "SLURM_PROCID", std::to_string(rank), true);
+        set(sp, "SLURM_NTASKS", std::to_string(world), true);
+    }
     const int tp = to_int(planned(sp, env::kTp), 1);
     const int pp = to_int(planned(sp, env::kPp), 1);
     const int dp = to_int(planned(sp, env::kDp), 1);
     set(sp, "RANK", std::to_string(rank), true);
     set(sp, "LOCAL_RANK", std::to_string(local_id), true);
-    set(sp, "WORLD_SIZE", std::to_string(layout.slots.size()), true);
+    set(sp, "WORLD_SIZE", std::to_string(world), true);
     set(sp, "LOCAL_WORLD_SIZE", std::to_string(mine.size()), true);
     set(sp, "MASTER_ADDR", layout.master_addr, true);
     set(sp, "MASTER_PORT", std::to_string(port), true);

@@ -16,12 +16,32 @@ extern "C" {
 
 namespace spiderflow::plugin::spank {
 
+namespace {
+
+std::string planned(spank_t sp, const char* name) {
+    const std::string v = job_getenv(sp, (std::string(env::kSlurmSpankPrefix) + name).c_str());
+    return v.empty() ? job_getenv(sp, name) : v;
+}
+
+// The variables a cross-site part's place in the world adds (the rest is the plan's).
+bool rendezvous_name(const std::string& name) {
+    return name == env::kXJob || name == env::kXJobPart || name == env::kRankBase || name == env::kWorldSize ||
+           name == env::kMasterAddr || name == env::kMasterPort;
+}
+
+}  // namespace
+
 int remote_plan_from_slurmctld(spank_t sp) {
     if (spank_remote(sp) != 1) return 0;
     const PluginState& st = plugin_state();
-    if (!st.config.enabled || !st.options.any()) return 0;
-    // Inside a planned batch job the environment already holds the plan.
-    if (!job_getenv(sp, (std::string(env::kSlurmSpankPrefix) + env::kTp).c_str()).empty() || !job_getenv(sp, env::kTp).empty()) return 0;
+    if (!st.config.enabled) return 0;
+    // Inside a planned batch job the environment already holds the plan; a cross-site job's
+    // home part still needs its place in the world, which the agent wrote into the AdminComment
+    // when it released the job (no one can change a pending job's environment).
+    const bool has_plan = !planned(sp, env::kTp).empty();
+    const bool home_part = !planned(sp, env::kXJobHome).empty() && planned(sp, env::kRankBase).empty();
+    if (has_plan && !home_part) return 0;
+    if (!has_plan && !st.options.any()) return 0;  // not a SpiderFlow job
     uint32_t job_id = 0;
     if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS || job_id == 0) return 0;
     job_info_msg_t* info = nullptr;
@@ -34,7 +54,18 @@ int remote_plan_from_slurmctld(spank_t sp) {
     slurm_free_job_info_msg(info);
     PlanSummary summary;
     if (!parse_plan_summary(comment, &summary)) return 0;  // not planned (e.g. failed open)
-    for (const auto& [k, v] : summary_step_env(summary)) spank_setenv(sp, k.c_str(), v.c_str(), 0);
+    for (const auto& [k, v] : summary_step_env(summary)) {
+        if (has_plan && !rendezvous_name(k)) continue;
+        spank_setenv(sp, k.c_str(), v.c_str(), 0);
+    }
+    if (home_part && !summary.xjob.empty()) {
+        // What a script that starts torchrun itself reads, as in the other clusters' parts.
+        spank_setenv(sp, "MASTER_ADDR", summary.master_addr.c_str(), 1);
+        spank_setenv(sp, "MASTER_PORT", std::to_string(summary.master_port).c_str(), 1);
+        spank_setenv(sp, "WORLD_SIZE", std::to_string(summary.world).c_str(), 1);
+    } else if (home_part) {
+        slurm_error("spiderflow: job %u is a cross-site home part without its place in the world; ranks stay local", job_id);
+    }
     return 0;
 }
 

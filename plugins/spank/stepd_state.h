@@ -20,6 +20,11 @@ struct StepLayout {
     bool launchers = false;          // ... through one launcher per node (torchrun): node ranks only
     std::vector<RankSlot> slots;     // per rank
     std::string master_addr;         // rank 0's node, as Slurm reaches it (NodeAddr)
+    // A part of a cross-site job: its ranks are rank_base + the local ones, in a world of
+    // `world`, meeting at the master and port the broker gave every part.
+    int rank_base = 0;
+    int world = 0;                   // 0 = the step is the whole world
+    int master_port = 0;
     std::string note;                // why the step has no ranks, or what differs from the plan
 };
 

@@ -82,6 +82,9 @@ cluster = $c
 site_state = $d/federation-state.json
 time_budget = 5
 CONF
+    # Sections 3 and 7 check the refusal of a cluster that does not plan across sites; section
+    # 10 turns it on.
+    [ "$c" = alpha ] && echo "cross_site = no" >>"$d/spiderflow.conf"
     echo "tok-$c" >"$d/agent.token"
     chmod 600 "$d/agent.token"
     cat >"$d/agent.conf" <<CONF
@@ -159,7 +162,7 @@ expect "plan --broker on beta uses the free node (bn3), not the busy ones ($busy
 # --- 3. alpha's job_submit knows what the federation has free ----------------------------------
 SLURM_CONF=$A/slurm.conf sbatch --llm-model=llama3-8b --llm-global-batch=64 --gpus=24 --wrap true >"$SF_TMP/big.out" 2>&1
 expect "24 GPUs on alpha: refused naming alpha's 16 and the federation's 24 free" \
-    grep -q "cluster 'alpha' has 16 (2 nodes); the federation has 24 free: this job needs a cross-site plan" "$SF_TMP/big.out"
+    grep -q "cluster 'alpha' has 16 (2 nodes); the federation has 24 free, but this cluster does not plan across sites" "$SF_TMP/big.out"
 
 # --- 4. a drained node leaves the free count ---------------------------------------------------
 SLURM_CONF=$B/slurm.conf scontrol update nodename=bn3 state=drain reason="bad DIMM"
@@ -273,6 +276,66 @@ expect "both finish, one after the other, neither holding a cluster while waitin
 expect "... the second started after the first" python3 -c "import sys; sys.exit(0 if $(xjob_field alpha:911 "b['start_at']") >= $(xjob_field alpha:910 "b['start_at']") else 1)"
 no_res_left() { [ "$(SLURM_CONF=$A/slurm.conf scontrol -o show reservation 2>/dev/null | grep -c spiderflow-)" = 0 ]; }
 expect "... and no reservation is left behind" within 20 no_res_left
+
+# --- 10. plain sbatch: a job larger than its cluster runs across both as one world --------------
+sed -i 's/^cross_site = no$/cross_site = yes/' "$A/spiderflow.conf"
+touch -d '+1 second' "$A/spiderflow.conf"   # a new mtime even within the second of the last write
+X=$SF_TMP/sbatch-x
+mkdir -p "$X"
+cat >"$X/train.sh" <<SCRIPT
+#!/bin/bash
+echo "\$SLURM_CLUSTER_NAME \$SPIDERFLOW_XJOB_PART \$SPIDERFLOW_RANK_BASE \$SPIDERFLOW_WORLD_SIZE \$MASTER_ADDR:\$MASTER_PORT" >$X/batch-\$SLURM_CLUSTER_NAME.txt
+srun bash -c 'echo "\$SLURM_CLUSTER_NAME \$RANK \$WORLD_SIZE \$MASTER_ADDR:\$MASTER_PORT \$SLURM_PROCID \$(date +%s.%N)" >$X/rank-\$RANK.txt'
+sleep 300
+SCRIPT
+SLURM_CONF=$A/slurm.conf sbatch --parsable --llm-model=llama3-8b --llm-global-batch=64 --gpus=24 -o /dev/null \
+    "$X/train.sh" >"$X/beta-only.out" 2>&1
+expect "24 GPUs fit beta alone, where they run best: alpha's sbatch says so" grep -q "runs best on cluster 'beta' alone (24 GPUs)" "$X/beta-only.out"
+SLURM_CONF=$A/slurm.conf sbatch --parsable --llm-model=llama3-8b --llm-global-batch=64 --gpus=32 -o "$X/home.out" \
+    "$X/train.sh" >"$X/sbatch.out" 2>"$X/sbatch.err"
+home=$(tr -d '[:space:]' <"$X/sbatch.out")
+expect "sbatch --gpus=32 on alpha (16 GPUs) is accepted as a cross-site job (got '$home': $(head -c 300 "$X/sbatch.err"))" test -n "$home"
+expect "... sbatch names every part's cluster and GPUs" grep -q "across 2 clusters: .*alpha .* GPUs, ranks .* (this job)" "$X/sbatch.err"
+held_reason=$(SLURM_CONF=$A/slurm.conf squeue -h -j "$home" -o %r)
+expect "... the home job waits, held (reason: $held_reason)" test "${held_reason#JobHeld}" != "$held_reason"
+took=$(wait_for 90 xjob_state_is "alpha:$home" running)
+expect "the agent hands it to the broker and both parts run within 90 s of sbatch (took ${took:-more than 90} s)" test -n "$took"
+all_ranks() { [ "$(ls "$X" | grep -c '^rank-')" = 32 ]; }
+within 30 all_ranks
+ranks=$(cat "$X"/rank-*.txt 2>/dev/null | awk '{print $2}' | sort -n | tr '\n' ' ')
+expect "the srun steps of both parts form one world of ranks 0-31 (got: $ranks)" test "$ranks" = "$(seq 0 31 | tr '\n' ' ')"
+on_their_clusters() {
+    xjob "alpha:$home" | python3 -c "
+import json, sys
+b = json.load(sys.stdin)
+for p in b['parts']:
+    for r in range(p['first_rank'], p['first_rank'] + p['ranks']):
+        c = open('$X/rank-%d.txt' % r).read().split()[0]
+        if c != p['cluster']: sys.exit('rank %d on %s, not %s' % (r, c, p['cluster']))"
+}
+expect "... each part's ranks run on its own cluster, in plan order" on_their_clusters
+expect "... every rank has WORLD_SIZE 32 and one MASTER_ADDR:MASTER_PORT" test "$(awk '{print $3, $4}' "$X"/rank-*.txt | sort -u | wc -l) $(awk '{print $3}' "$X"/rank-*.txt | sort -u)" = "1 32"
+expect "... SLURM_PROCID is the global rank in both parts" test "$(awk '$2 != $5' "$X"/rank-*.txt | wc -l)" = 0
+read -r hc hp hb hw hm <"$X/batch-alpha.txt"
+read -r bc bp bb bw bm <"$X/batch-beta.txt"
+want=$(xjob_field "alpha:$home" "' '.join('%d %d %d' % (k, p['first_rank'], b['world_size']) for k, p in enumerate(b['parts']) if p['cluster'] == 'alpha') + ' / ' + ' '.join('%d %d %d' % (k, p['first_rank'], b['world_size']) for k, p in enumerate(b['parts']) if p['cluster'] == 'beta')")
+expect "the batch scripts see their part's place (got: $hp $hb $hw / $bp $bb $bw, want $want)" test "$hp $hb $hw / $bp $bb $bw" = "$want"
+expect "... and the same master in both ($hm, $bm)" test "$hm" = "$bm" -a -n "${hm%%:*}"
+skew=$(python3 -c "
+import glob
+t = {c: min(float(l.split()[5]) for f in glob.glob('$X/rank-*.txt') for l in open(f) if l.split()[0] == c) for c in ('alpha', 'beta')}
+print(f'{abs(t[\"alpha\"] - t[\"beta\"]):.2f}')")
+echo "# sbatch cross-site: sbatch to both parts running ${took:-?} s; skew between the parts' first ranks $skew s"
+beta_part=$(xjob_field "alpha:$home" "[p['job_id'] for p in b['parts'] if p['cluster'] == 'beta'][0]")
+SLURM_CONF=$A/slurm.conf scancel "$home"
+expect "scancel of the home job ends the cross-site job" within 30 xjob_state_is "alpha:$home" failed
+beta_gone() { [ -z "$(SLURM_CONF=$B/slurm.conf squeue -h -j "$beta_part" -t R,PD,CG -o %i 2>/dev/null)" ]; }
+expect "... and beta's part ($beta_part) with it" within 30 beta_gone
+expect "... and no reservation is left behind" within 20 no_res_left
+rm -f /root/slurm-"$beta_part".out 2>/dev/null
+
+SLURM_CONF=$A/slurm.conf salloc --llm-model=llama3-8b --llm-global-batch=64 --gpus=32 true >"$X/salloc.out" 2>&1
+expect "salloc of a cross-site job is refused: it runs as a batch job" grep -q "submit it with sbatch" "$X/salloc.out"
 
 expect "no agent crashed" bash -c "! grep -qi 'terminate\|abort\|segmentation' '$A/agent.log' '$B/agent.log'"
 if [ "$FAILS" -ne 0 ]; then
