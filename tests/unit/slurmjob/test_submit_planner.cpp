@@ -304,25 +304,76 @@ TEST(SubmitPlanner, DrainedAndDownNodesAreLeftOutBusyOnesCount) {
     EXPECT_EQ(decide_submission(opts("llama3-8b", 64), gpus(24), cluster(4), config("/tmp")).outcome, Outcome::rewrite);
 }
 
-// With the agent's snapshot of a federation, a request larger than this cluster is told what
-// the federation has free; without a snapshot only this cluster is known and named.
-TEST(SubmitPlanner, ARequestLargerThanTheClusterHearsWhatTheFederationHasFree) {
+// Two clusters: "here" (2 nodes) and "there" (4 nodes, one busy), 8 GPUs a node.
+std::shared_ptr<const SubmitSite> federation(bool observed) {
     auto two = cluster_topology(2);
     Cluster there = cluster_topology(4)->clusters[0];
     there.name = "there";
     two->clusters.push_back(there);
+    two->links.push_back({0, 1, 10e9 / 8, 0.02});
     two->finalize("test");
     SiteState state(two);
     state.allocate("b-job", {{{"there", "n0"}, 8, 0}}, 0);
-    const auto fed = make_submit_site(std::make_shared<const SiteState>(state), true);
-    auto d = decide_submission(opts("llama3-8b", 64), gpus(24), fed, config("/tmp"));
+    return make_submit_site(std::make_shared<const SiteState>(observed ? state : SiteState(two)), observed);
+}
+
+// With the agent's snapshot of a federation and cross_site = no, a request larger than this
+// cluster is told what the federation has free; without a snapshot only this cluster is named.
+TEST(SubmitPlanner, ARequestLargerThanTheClusterHearsWhatTheFederationHasFree) {
+    SpiderflowConf cfg = config("/tmp");
+    cfg.cross_site = false;
+    auto d = decide_submission(opts("llama3-8b", 64), gpus(24), federation(true), cfg);
     ASSERT_EQ(d.outcome, Outcome::reject);
     EXPECT_NE(d.message.find("cluster 'here' has 16"), std::string::npos) << d.message;
-    EXPECT_NE(d.message.find("the federation has 40 free: this job needs a cross-site plan"), std::string::npos) << d.message;
-    d = decide_submission(opts("llama3-8b", 64), gpus(24), make_submit_site(std::make_shared<const SiteState>(two), false),
-                          config("/tmp"));
+    EXPECT_NE(d.message.find("the federation has 40 free, but this cluster does not plan across sites (cross_site = no"),
+              std::string::npos) << d.message;
+    d = decide_submission(opts("llama3-8b", 64), gpus(24), federation(false), config("/tmp"));
     ASSERT_EQ(d.outcome, Outcome::reject);
     EXPECT_EQ(d.message.find("federation"), std::string::npos) << d.message;
+}
+
+// cross_site = yes (the default): a job larger than this cluster is planned over the federation.
+// One that fits another cluster alone is sent there; one that needs both keeps this cluster's
+// part, held, and names every part for the agent.
+TEST(SubmitPlanner, AJobLargerThanTheClusterIsPlannedAcrossTheFederationAndHeld) {
+    auto d = decide_submission(opts("llama3-8b", 64), gpus(24), federation(true), config("/tmp"));
+    ASSERT_EQ(d.outcome, Outcome::reject);
+    EXPECT_NE(d.message.find("runs best on cluster 'there' alone (24 GPUs)"), std::string::npos) << d.message;
+
+    d = decide_submission(opts("llama3-8b", 64), gpus(48), federation(true), config("/tmp"));
+    ASSERT_EQ(d.outcome, Outcome::rewrite) << d.message;
+    const SubmitRewrite& r = d.rewrite;
+    EXPECT_TRUE(r.hold);
+    ASSERT_EQ(r.parts.size(), 2u);
+    int world = 0, here_gpus = 0;
+    for (const auto& p : r.parts) {
+        world += p.ranks;
+        if (p.cluster == "here") here_gpus = p.nodes * p.gpus_per_node;
+    }
+    EXPECT_EQ(world, 48);
+    EXPECT_EQ(r.nodes * r.gpus_per_node, here_gpus);  // this job is the home part only
+    EXPECT_EQ(r.num_tasks, here_gpus);
+    PlanSummary s;
+    ASSERT_TRUE(parse_plan_summary(r.summary, &s)) << r.summary;
+    EXPECT_EQ(s.parts.size(), 2u);
+    EXPECT_EQ(s.clusters.find("here") != std::string::npos && s.clusters.find("there") != std::string::npos, true) << s.clusters;
+    bool marked = false;
+    for (const auto& [k, v] : r.job_env) marked = marked || (k == "SPIDERFLOW_XJOB_HOME" && v == "1");
+    EXPECT_TRUE(marked);
+    EXPECT_NE(r.user_note.find("across 2 clusters"), std::string::npos) << r.user_note;
+    EXPECT_NE(r.user_note.find("(this job)"), std::string::npos) << r.user_note;
+
+    // -N cannot describe a job over two clusters; the user is told to drop it.
+    SlurmRequest with_nodes = gpus(48);
+    with_nodes.nodes = 6;
+    d = decide_submission(opts("llama3-8b", 64), with_nodes, federation(true), config("/tmp"));
+    ASSERT_EQ(d.outcome, Outcome::reject);
+    EXPECT_NE(d.message.find("drop -N"), std::string::npos) << d.message;
+
+    // Without the agent's snapshot nothing is known of the other cluster: not planned across.
+    d = decide_submission(opts("llama3-8b", 64), gpus(48), federation(false), config("/tmp"));
+    ASSERT_EQ(d.outcome, Outcome::reject);
+    EXPECT_NE(d.message.find("ask for at most 16"), std::string::npos) << d.message;
 }
 
 // The decision cache is per site object: a new snapshot is a new site and plans afresh.
