@@ -239,6 +239,7 @@ bool Coallocator::report(const std::string& cluster, const Report& r, int64_t no
         if (r.reservation.empty()) return false;
         part.reservation = r.reservation;
         part.nodes = r.nodes;
+        part.address = r.address;
         break;
     case ReportKind::ReserveFailed: {
         if (job.state != XJobState::Reserving) return false;
@@ -415,7 +416,9 @@ void Coallocator::order_part(const XJob& job, size_t k, std::vector<Order>* out)
         o.script = job.script;
         o.world_size = world_size(job);
         o.first_rank = first_rank(job, k);
-        o.master_node = job.parts[0].nodes.empty() ? std::string() : job.parts[0].nodes[0];
+        o.master_node = !job.parts[0].address.empty() ? job.parts[0].address
+                        : job.parts[0].nodes.empty()  ? std::string()
+                                                      : job.parts[0].nodes[0];
         o.master_port = policy_.master_port_base +
                         static_cast<int>(job.seq % static_cast<uint64_t>(std::max(1, policy_.master_port_span)));
         if (uses_home_job(job, k)) o.held_job = job.home_job;

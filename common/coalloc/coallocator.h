@@ -55,7 +55,8 @@ struct Order {
     std::string script;            // Submit: the batch script
     uint32_t job_id = 0;           // Cancel: the part's job (0 = it has none yet)
     int world_size = 0, first_rank = 0;
-    std::string master_node;       // Submit: rank 0's node (part 0's first reserved node)
+    std::string master_node;       // Submit: rank 0's node (part 0's first reserved node), at the
+                                   // address its cluster gave for other sites (its name otherwise)
     int master_port = 0;           // Submit: the rendezvous port, the same in every part
     std::string reason;            // Cancel: why, for the part's output
     uint32_t held_job = 0;         // Submit: release this held job (sbatch's, on the home cluster) instead
@@ -78,6 +79,7 @@ struct Report {
     int64_t earliest_start = 0;      // Offer
     std::string reservation;         // Reserved, ReserveFailed (the attempted name), Released
     std::vector<std::string> nodes;  // Reserved
+    std::string address;             // Reserved: the first node's address other sites reach (MASTER_ADDR)
     uint32_t job_id = 0;             // Submitted, Running, Ended
     bool completed = false;          // Ended: the part's job finished its work (exit 0)
     std::string reason;              // ReserveFailed, Ended, Refused

@@ -30,6 +30,7 @@ struct Part {
     int64_t offer = 0;                    // earliest start its cluster's Slurm gave (will-run); 0 = none yet
     std::string reservation{};            // the reservation holding its nodes at the common start
     std::vector<std::string> nodes{};     // those nodes, known once reserved
+    std::string address{};                // the first one's address other sites reach (MASTER_ADDR)
     std::vector<std::string> to_release{};  // reservations of earlier attempts still to remove
     uint32_t job_id = 0;                  // its Slurm job id, once submitted
     bool running = false;

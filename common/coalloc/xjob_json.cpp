@@ -115,6 +115,15 @@ void put_step_env(ordered_json& j, const std::vector<std::pair<std::string, std:
     j["step_env"] = e;
 }
 
+// A host name or IP address for MASTER_ADDR: what resolvers and sockets take, nothing else.
+std::string get_address(const json& obj, const std::string& source, const std::string& path) {
+    const std::string s = get_str(obj, "address", source, path);
+    bool ok = !s.empty() && s.size() <= 253 && s[0] != '-';
+    for (char c : s) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == ':' || c == '_');
+    if (!ok) throw InputError(source, 0, jsonread::join(path, "address"), "'" + s + "' is not a host name or IP address");
+    return s;
+}
+
 PartSpec get_spec(const json& p, const std::string& source, const std::string& path) {
     PartSpec s;
     s.cluster = get_name(p, "cluster", source, path);
@@ -209,6 +218,7 @@ ordered_json xjob_to_json(const XJob& job, bool with_script) {
         o["offer"] = p.offer;
         o["reservation"] = p.reservation;
         o["node_list"] = p.nodes;
+        if (!p.address.empty()) o["address"] = p.address;
         o["to_release"] = p.to_release;
         o["job_id"] = p.job_id;
         o["running"] = p.running;
@@ -255,12 +265,13 @@ XJob xjob_from_json(const json& j, const std::string& source) {
         jsonread::require_object(o, source, path);
         jsonread::only_keys(o,
                             {"cluster", "nodes", "gpus_per_node", "ranks", "first_rank", "offer", "reservation", "node_list",
-                             "to_release", "job_id", "running", "ended", "abandoned", "end_reason"},
+                             "to_release", "job_id", "running", "ended", "abandoned", "end_reason", "address"},
                             source, path);
         Part p{get_spec(o, source, path)};
         p.offer = opt_i64(o, "offer", source, path);
         p.reservation = opt_str(o, "reservation", source, path);
         p.nodes = get_names(o, "node_list", source, path);
+        p.address = o.contains("address") ? get_address(o, source, path) : std::string();
         p.to_release = get_names(o, "to_release", source, path);
         p.job_id = static_cast<uint32_t>(o.contains("job_id") ? get_i64(o, "job_id", source, path, 0, UINT32_MAX) : 0);
         p.running = opt_bool(o, "running", source, path);
@@ -378,6 +389,7 @@ ordered_json report_to_json(const Report& r) {
     case ReportKind::Reserved:
         j["reservation"] = r.reservation;
         j["node_list"] = r.nodes;
+        if (!r.address.empty()) j["address"] = r.address;
         break;
     case ReportKind::ReserveFailed:
         j["reservation"] = r.reservation;
@@ -405,7 +417,7 @@ ordered_json report_to_json(const Report& r) {
 Report report_from_json(const json& j, const std::string& source, const std::string& path) {
     jsonread::require_object(j, source, path);
     jsonread::only_keys(j,
-                        {"report", "xjob", "part", "attempt", "earliest_start", "reservation", "node_list", "job_id",
+                        {"report", "xjob", "part", "attempt", "earliest_start", "reservation", "node_list", "address", "job_id",
                          "completed", "reason"},
                         source, path);
     Report r;
@@ -436,6 +448,7 @@ Report report_from_json(const json& j, const std::string& source, const std::str
         r.job_id = static_cast<uint32_t>(get_i64(j, "job_id", source, path, 0, UINT32_MAX));
     }
     r.nodes = get_names(j, "node_list", source, path);
+    r.address = j.contains("address") ? get_address(j, source, path) : std::string();
     r.completed = opt_bool(j, "completed", source, path);
     r.reason = opt_str(j, "reason", source, path);
     if (r.reason.size() > 4096) r.reason.resize(4096);

@@ -23,12 +23,28 @@ std::set<std::string> name_set(const std::string& list) {
 
 }  // namespace
 
+// A pattern for a host name: letters, digits, '.', '-', and the %n / %a it fills in.
+std::string checked_wan_address(const ConfLine& l, const std::string& source) {
+    bool ok = !l.value.empty();
+    for (size_t i = 0; i < l.value.size(); ++i) {
+        const char c = l.value[i];
+        if (c == '%') {
+            ok = ok && i + 1 < l.value.size() && (l.value[i + 1] == 'n' || l.value[i + 1] == 'a');
+            ++i;
+        } else {
+            ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == ':');
+        }
+    }
+    if (!ok) throw InputError(source, l.line, l.key, "expected a host name pattern (%n = node name, %a = its NodeAddr), got '" + l.value + "'");
+    return l.value;
+}
+
 AgentConf parse_agent_conf(const std::string& text, const std::string& source) {
     AgentConf c;
     const std::vector<std::string> keys = {"broker",    "token_file",         "ca_file",   "spiderflow_conf",
                                            "interval",  "snapshot_interval",  "heartbeat", "broker_stale_after",
                                            "links_file", "cross_site_parts", "part_users", "part_accounts",
-                                           "part_min_uid", "default_time_limit"};
+                                           "part_min_uid", "default_time_limit", "wan_address"};
     for (const ConfLine& l : read_conf_lines(text, source, keys)) {
         if (l.key == "broker") c.broker = l.value;
         else if (l.key == "token_file") c.token_file = l.value;
@@ -43,6 +59,7 @@ AgentConf parse_agent_conf(const std::string& text, const std::string& source) {
         else if (l.key == "part_users") c.part_users = name_set(l.value);
         else if (l.key == "part_accounts") c.part_accounts = name_set(l.value);
         else if (l.key == "part_min_uid") c.part_min_uid = conf_integer(l, 0, 4294967294L, source);
+        else if (l.key == "wan_address") c.wan_address = checked_wan_address(l, source);
         else if (l.key == "default_time_limit") c.default_time_limit_s = static_cast<int64_t>(conf_seconds(l, 60, 366.0 * 86400, source));
     }
     if (c.broker.empty()) throw InputError(source, 0, "broker", "needs the broker's URL (https://HOST:PORT)");

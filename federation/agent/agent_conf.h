@@ -25,6 +25,7 @@ struct AgentConf {
     std::set<std::string> part_users;     // who may receive parts here; empty = any user this cluster knows
     std::set<std::string> part_accounts;  // the same for accounts
     long part_min_uid = 1000;             // no part runs as a user below this uid (root, system users)
+    std::string wan_address = "%a";       // how other sites reach a node here: %n name, %a NodeAddr
     int64_t default_time_limit_s = 86400; // an sbatch cross-site job without --time: every part's limit
 };
 

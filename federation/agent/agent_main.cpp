@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     Agent agent(setup, BrokerClient(endpoint), observe_slurm, log_line);
-    LibslurmHands hands(setup.cluster, setup.conf.part_min_uid);
+    LibslurmHands hands(setup.cluster, setup.conf.part_min_uid, setup.conf.wan_address);
     PartRunner parts(setup.cluster, BrokerClient(endpoint), hands, PartPolicy{setup.conf.part_users, setup.conf.part_accounts},
                      log_line);
     HomeJobHandoff handoff(setup.cluster, BrokerClient(endpoint), hands, setup.conf.default_time_limit_s, log_line);

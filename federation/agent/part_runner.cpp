@@ -69,6 +69,7 @@ std::vector<Report> PartRunner::carry_out(const std::vector<Order>& orders, cons
                 r.reservation = o.reservation;
                 try {
                     r.nodes = hands_.reserve(o);
+                    if (!r.nodes.empty()) r.address = hands_.address_of(r.nodes.front());
                 } catch (const PartRefused& e) {
                     r.kind = ReportKind::ReserveFailed;
                     r.reason = e.what();

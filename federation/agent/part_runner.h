@@ -57,6 +57,8 @@ public:
     virtual int64_t will_run(const coalloc::Order& o) = 0;
     // Creates reservation `o.reservation` (or finds it made already); its nodes.
     virtual std::vector<std::string> reserve(const coalloc::Order& o) = 0;
+    // How other sites reach `node` (MASTER_ADDR when it holds rank 0).
+    virtual std::string address_of(const std::string& node) = 0;
     // Removes a reservation; one that is gone already is fine.
     virtual void release(const std::string& reservation) = 0;
     // Submits the part into its reservation as its user; its job id.

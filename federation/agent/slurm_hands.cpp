@@ -104,7 +104,33 @@ bool ended_state(uint32_t s) { return (s & JOB_STATE_BASE) >= JOB_COMPLETE; }
 
 }  // namespace
 
-LibslurmHands::LibslurmHands(std::string cluster, long min_uid) : cluster_(std::move(cluster)), min_uid_(min_uid) {}
+LibslurmHands::LibslurmHands(std::string cluster, long min_uid, std::string wan_address)
+    : cluster_(std::move(cluster)), min_uid_(min_uid), wan_address_(std::move(wan_address)) {}
+
+std::string LibslurmHands::address_of(const std::string& node) {
+    std::string node_addr = node;
+    if (wan_address_.find("%a") != std::string::npos) {
+        node_info_msg_t* info = nullptr;
+        std::string name = node;
+        if (slurm_load_node_single(&info, name.data(), SHOW_ALL) != SLURM_SUCCESS || info == nullptr) {
+            throw SlurmUnavailable("slurm_load_node_single " + node + ": " + slurm_error());
+        }
+        if (info->record_count > 0 && info->node_array[0].node_addr != nullptr && *info->node_array[0].node_addr) {
+            node_addr = info->node_array[0].node_addr;
+        }
+        slurm_free_node_info_msg(info);
+    }
+    std::string out;
+    for (size_t i = 0; i < wan_address_.size(); ++i) {
+        if (wan_address_[i] == '%' && i + 1 < wan_address_.size() && (wan_address_[i + 1] == 'n' || wan_address_[i + 1] == 'a')) {
+            out += wan_address_[i + 1] == 'n' ? node : node_addr;
+            ++i;
+        } else {
+            out += wan_address_[i];
+        }
+    }
+    return out;
+}
 
 int64_t LibslurmHands::will_run(const coalloc::Order& o) {
     const Account a = account_of(o.user, cluster_, min_uid_);

@@ -12,7 +12,9 @@ class LibslurmHands : public SlurmHands {
 public:
     // min_uid: a part for a user below it (root, system accounts) is refused: a cluster's token
     // must not be enough to run a script as root on another site.
-    LibslurmHands(std::string cluster, long min_uid);
+    // wan_address: how other sites reach a node here (agent.conf): %n is its name, %a its NodeAddr.
+    LibslurmHands(std::string cluster, long min_uid, std::string wan_address = "%a");
+    std::string address_of(const std::string& node) override;
     int64_t will_run(const coalloc::Order& o) override;
     std::vector<std::string> reserve(const coalloc::Order& o) override;
     void release(const std::string& reservation) override;
@@ -29,6 +31,7 @@ private:
     std::vector<std::string> reservation_nodes(const std::string& name);
     std::string cluster_;
     long min_uid_;
+    std::string wan_address_;
 };
 
 }  // namespace spiderflow::agent

@@ -97,6 +97,8 @@ broker_stale_after = 3
 CONF
 done
 echo "links_file = $A/links.jsonl" >>"$A/agent.conf"
+# How other sites reach a node, for MASTER_ADDR: alpha's NodeAddr (the default), beta's by name.
+echo "wan_address = %n.beta.test" >>"$B/agent.conf"
 
 start_broker() {
     "$SF_BUILDDIR/spiderflow-brokerd" --config "$SF_TMP/brokerd.conf" >>"$SF_TMP/brokerd.log" 2>&1 &
@@ -237,7 +239,7 @@ both_wrote() { [ -s "$SF_TMP/xjob-out/part-0.txt" ] && [ -s "$SF_TMP/xjob-out/pa
 within 20 both_wrote
 read -r c0 p0 base0 world0 master0 t0 <"$SF_TMP/xjob-out/part-0.txt"
 read -r c1 p1 base1 world1 master1 t1 <"$SF_TMP/xjob-out/part-1.txt"
-expect "part 0 runs on alpha as ranks 0.. of 24, master an1 (got: $c0 $base0 $world0 $master0)" test "$c0 $base0 $world0 ${master0%:*}" = "alpha 0 24 an1"
+expect "part 0 runs on alpha as ranks 0.. of 24, master an1 at its NodeAddr (got: $c0 $base0 $world0 $master0)" test "$c0 $base0 $world0 ${master0%:*}" = "alpha 0 24 127.0.0.1"
 expect "part 1 runs on beta as ranks 16.. of 24 (got: $c1 $base1 $world1)" test "$c1 $base1 $world1" = "beta 16 24"
 expect "both parts meet at one MASTER_ADDR:MASTER_PORT ($master0, $master1)" test "$master0" = "$master1" -a "${master0#*:}" -gt 0
 skew=$(python3 -c "print(f'{abs($t0 - $t1):.2f}')")
@@ -320,7 +322,9 @@ read -r hc hp hb hw hm <"$X/batch-alpha.txt"
 read -r bc bp bb bw bm <"$X/batch-beta.txt"
 want=$(xjob_field "alpha:$home" "' '.join('%d %d %d' % (k, p['first_rank'], b['world_size']) for k, p in enumerate(b['parts']) if p['cluster'] == 'alpha') + ' / ' + ' '.join('%d %d %d' % (k, p['first_rank'], b['world_size']) for k, p in enumerate(b['parts']) if p['cluster'] == 'beta')")
 expect "the batch scripts see their part's place (got: $hp $hb $hw / $bp $bb $bw, want $want)" test "$hp $hb $hw / $bp $bb $bw" = "$want"
-expect "... and the same master in both ($hm, $bm)" test "$hm" = "$bm" -a -n "${hm%%:*}"
+first_addr=$(xjob_field "alpha:$home" "b['parts'][0]['address']")
+expect "... and the same master in both ($hm, $bm): part 0's first node at the address its agent gives other sites ($first_addr)" \
+    test "$hm" = "$bm" -a "${hm%%:*}" = "$first_addr" -a "${first_addr#*.}" != "$first_addr"
 skew=$(python3 -c "
 import glob
 t = {c: min(float(l.split()[5]) for f in glob.glob('$X/rank-*.txt') for l in open(f) if l.split()[0] == c) for c in ('alpha', 'beta')}

@@ -185,6 +185,11 @@ TEST(AgentConf, StrictKeysAndSaneIntervals) {
     EXPECT_THROW(parse_agent_conf("interval = 2\n", "agent.conf"), InputError);            // no broker
     EXPECT_THROW(parse_agent_conf("broker = x\ninterval = 0\n", "agent.conf"), InputError);
     EXPECT_THROW(parse_agent_conf("broker = x\ninterval = 60\nsnapshot_interval = 30\n", "agent.conf"), InputError);
+    EXPECT_EQ(c.wan_address, "%a");
+    EXPECT_EQ(parse_agent_conf("broker = x\nwan_address = %n.gpu.example.org\n", "agent.conf").wan_address, "%n.gpu.example.org");
+    EXPECT_THROW(parse_agent_conf("broker = x\nwan_address = %n;rm -rf /\n", "agent.conf"), InputError);
+    EXPECT_THROW(parse_agent_conf("broker = x\nwan_address = %x.example.org\n", "agent.conf"), InputError);
+    EXPECT_EQ(parse_agent_conf("broker = x\ndefault_time_limit = 7200\n", "agent.conf").default_time_limit_s, 7200);
 }
 
 TEST(LinksFile, LinkMeasuredLinesOnly) {

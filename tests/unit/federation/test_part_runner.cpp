@@ -33,6 +33,7 @@ struct FakeHands : SlurmHands {
         return reservations[o.reservation];
     }
     void release(const std::string& name) override { reservations.erase(name); }
+    std::string address_of(const std::string& node) override { return node + ".wan.example.org"; }
     uint32_t submit(const Order& o) override {
         ++submits;
         PartJob j;
@@ -123,6 +124,7 @@ TEST(PartRunner, ABusyClusterReportsAFailedReservationNotAnError) {
     reports = r.runner.round({order(OrderKind::Reserve)});
     EXPECT_EQ(reports[0].kind, ReportKind::Reserved);
     EXPECT_EQ(reports[0].nodes, (std::vector<std::string>{"n1", "n2"}));
+    EXPECT_EQ(reports[0].address, "n1.wan.example.org");  // what other sites use as MASTER_ADDR
 }
 
 TEST(PartRunner, ASubmitOrderRepeatedSubmitsOnce) {
