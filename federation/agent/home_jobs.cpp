@@ -63,7 +63,7 @@ void HomeJobHandoff::hand_over(const HomeJob& job) {
         } else if (e.status() >= 400 && e.status() < 500 && e.status() != 429) {
             // The broker will never take it: the held job would wait for ever.
             log_("the broker refused cross-site job " + id + ", cancelling the held job: " + e.what());
-            hands_.cancel(job.job_id);
+            hands_.cancel(job.job_id, "the federation broker refused this cross-site job: " + std::string(e.what()));
         } else {
             throw;
         }

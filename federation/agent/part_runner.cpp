@@ -102,7 +102,7 @@ std::vector<Report> PartRunner::carry_out(const std::vector<Order>& orders, cons
                 break;
             }
             case OrderKind::Cancel:
-                hands_.cancel(o.job_id);
+                hands_.cancel(o.job_id, "cross-site job " + o.xjob + " ends: " + o.reason);
                 log_("part " + std::to_string(o.part) + " of " + o.xjob + " (job " + std::to_string(o.job_id) +
                      ") cancelled: " + o.reason);
                 r.kind = ReportKind::Ended;

@@ -63,7 +63,8 @@ public:
     virtual void release(const std::string& reservation) = 0;
     // Submits the part into its reservation as its user; its job id.
     virtual uint32_t submit(const coalloc::Order& o) = 0;
-    virtual void cancel(uint32_t job_id) = 0;
+    // Ends a part; a running batch script is told `why` on its stderr first.
+    virtual void cancel(uint32_t job_id, const std::string& why) = 0;
     // Every part job slurmctld still knows.
     virtual std::vector<PartJob> part_jobs() = 0;
     // Held home jobs (sbatch's cross-site jobs) not yet released, and those that ended so.

@@ -250,7 +250,11 @@ uint32_t LibslurmHands::submit(const coalloc::Order& o) {
     return id;
 }
 
-void LibslurmHands::cancel(uint32_t job_id) {
+void LibslurmHands::cancel(uint32_t job_id, const std::string& why) {
+    // The user's output says why the part ended (scontrol notify: the batch script's stderr);
+    // a job that is not running has no output to tell, and that is no error.
+    std::string message = "spiderflow: " + why;
+    (void)slurm_notify_job(job_id, message.data());
     if (slurm_kill_job(job_id, SIGKILL, 0) != SLURM_SUCCESS) {
         const int err = slurm_get_errno();
         if (err != ESLURM_ALREADY_DONE && err != ESLURM_INVALID_JOB_ID) {

@@ -19,7 +19,7 @@ public:
     std::vector<std::string> reserve(const coalloc::Order& o) override;
     void release(const std::string& reservation) override;
     uint32_t submit(const coalloc::Order& o) override;
-    void cancel(uint32_t job_id) override;
+    void cancel(uint32_t job_id, const std::string& why) override;
     std::vector<PartJob> part_jobs() override;
     std::vector<HomeJob> home_jobs() override;
     void take_over(uint32_t job_id) override;

@@ -44,7 +44,11 @@ struct FakeHands : SlurmHands {
         jobs.push_back(j);
         return j.job_id;
     }
-    void cancel(uint32_t id) override { cancelled.push_back(id); }
+    std::vector<std::string> told;
+    void cancel(uint32_t id, const std::string& why) override {
+        cancelled.push_back(id);
+        told.push_back(why);
+    }
     std::vector<PartJob> part_jobs() override { return jobs; }
     std::vector<HomeJob> home_jobs() override { return {}; }
     void take_over(uint32_t) override {}
@@ -185,6 +189,8 @@ TEST(PartRunner, CancelEndsThePartAndSaysWhy) {
     ASSERT_EQ(reports.size(), 1u);
     EXPECT_EQ(reports[0].kind, ReportKind::Ended);
     EXPECT_EQ(reports[0].reason, "cancelled: part 0 on oregon ended: NODE_FAIL");
+    // The part's own output is told why, naming the cross-site job.
+    EXPECT_EQ(r.hands.told, std::vector<std::string>{"cross-site job oregon:7 ends: part 0 on oregon ended: NODE_FAIL"});
 }
 
 TEST(PartRunner, TheHomeClusterReleasesSbatchsHeldJobInsteadOfSubmittingOne) {
