@@ -132,7 +132,11 @@ TESTS += tests/integration/test_brokerd_mariadb.sh
 EXTRA_DIST += tests/integration/test_brokerd_mariadb.sh tests/integration/mariadb.sh
 # Two real Slurm clusters, the broker and one agent each.
 TESTS += tests/integration/test_federation_agents.sh
-EXTRA_DIST += tests/integration/test_federation_agents.sh
+EXTRA_DIST += tests/integration/test_federation_agents.sh tests/integration/federation.sh
+# Three clusters: a plain sbatch runs as one world over all three, through a broker kill -9,
+# a cancelled part and a silent agent.
+TESTS += tests/integration/test_federation_three.sh
+EXTRA_DIST += tests/integration/test_federation_three.sh
 EXTRA_DIST += tests/integration/slurm_cluster.sh tests/integration/test_slurm_submit.sh
 # ... and the job prolog/epilog's traffic class on a stand-in WAN interface.
 TESTS += tests/integration/test_slurm_job_tc.sh

@@ -8,137 +8,23 @@
 # measured links reach the broker; without the broker the agent's cache holds its cluster alone;
 # a cross-site job runs as one world on both clusters, starts together, and ends together; two
 # cross-site jobs that each need most of both clusters both finish.
-. "$(dirname "$0")/slurm_cluster.sh"
-sf_cluster_can_run || exit 77
-for b in "$SF_BUILDDIR/spiderflow-brokerd" "$SF_BUILDDIR/spiderflow-agent"; do
-    [ -x "$b" ] || { sf_log "skip: $b not built"; exit 77; }
-done
-command -v curl >/dev/null || { sf_log "skip: curl missing"; exit 77; }
-
-. "$(dirname "$0")/checks.sh"
-
-SF_TMP=$(mktemp -d /tmp/sf-fed-it.XXXXXX)
-chmod 755 "$SF_TMP"
-AGENT_PIDS=()
-BROKER_PID=
-stop_all() {
-    local p
-    for p in "${AGENT_PIDS[@]}" $BROKER_PID; do kill "$p" 2>/dev/null; done
-    for p in "${AGENT_PIDS[@]}" $BROKER_PID; do wait "$p" 2>/dev/null; done
-    sf_cluster_stop
-}
-trap stop_all EXIT
-
+. "$(dirname "$0")/federation.sh"
+fed_init alpha:an1,an2 beta:bn1,bn2,bn3
 A=$SF_TMP/alpha
 B=$SF_TMP/beta
-ALPHA_NODES=(an1 an2)
-BETA_NODES=(bn1 bn2 bn3)
-# Ports apart from test_slurm_submit.sh's range, derived from the PID for parallel runs.
-base=$((30000 + ($$ % 300) * 20))
-sf_write_slurm_conf "$A" alpha "$base" "${ALPHA_NODES[@]}"
-sf_write_slurm_conf "$B" beta "$((base + 10))" "${BETA_NODES[@]}"
-echo "SwitchName=s1 Nodes=an[1-2]" >"$A/topology.conf"
-echo "SwitchName=s1 Nodes=bn[1-3]" >"$B/topology.conf"
-
-# The federation's topology: the same file on every cluster and the broker.
-node_json() { echo "{\"name\": \"$1\", \"gpus\": 8, \"gpu_type\": \"H100-SXM\", \"nvlink_domain\": 8, \"nics\": [{\"name\": \"mlx5_0\", \"kind\": \"ib\", \"gbps\": 400}], \"switch\": \"s1\"}"; }
-cat >"$SF_TMP/federation.json" <<JSON
-{
-  "spiderflow_topology_version": 1,
-  "name": "two-sites",
-  "clusters": [
-    {"name": "alpha", "region": "here", "intra_gbps": 400, "intra_latency_ms": 0.005,
-     "nodes": [$(node_json an1), $(node_json an2)], "switches": [{"name": "s1"}]},
-    {"name": "beta", "region": "there", "intra_gbps": 400, "intra_latency_ms": 0.005,
-     "nodes": [$(node_json bn1), $(node_json bn2), $(node_json bn3)], "switches": [{"name": "s1"}]}
-  ],
-  "links": [{"a": "alpha", "b": "beta", "gbps": 10, "latency_ms": 20}]
-}
-JSON
-
-BPORT=$(free_port)
-URL=http://127.0.0.1:$BPORT
-cat >"$SF_TMP/brokerd.conf" <<CONF
-listen = 127.0.0.1
-port = $BPORT
-db = $SF_TMP/broker.db
-topology = $SF_TMP/federation.json
-tokens = $SF_TMP/tokens
-coalloc_lead = 4
-CONF
-{
-    echo "cluster alpha $(echo tok-alpha | "$SF_BUILDDIR/spiderflow-brokerd" --hash-token)"
-    echo "cluster beta $(echo tok-beta | "$SF_BUILDDIR/spiderflow-brokerd" --hash-token)"
-    echo "reader tools $(echo tok-tools | "$SF_BUILDDIR/spiderflow-brokerd" --hash-token)"
-} >"$SF_TMP/tokens"
-echo tok-tools >"$SF_TMP/reader.token"
-chmod 600 "$SF_TMP/tokens" "$SF_TMP/reader.token"
-
-for c in alpha beta; do
-    d=$SF_TMP/$c
-    cat >"$d/spiderflow.conf" <<CONF
-topology = $SF_TMP/federation.json
-cluster = $c
-site_state = $d/federation-state.json
-time_budget = 5
-CONF
-    # Sections 3 and 7 check the refusal of a cluster that does not plan across sites; section
-    # 10 turns it on.
-    [ "$c" = alpha ] && echo "cross_site = no" >>"$d/spiderflow.conf"
-    echo "tok-$c" >"$d/agent.token"
-    chmod 600 "$d/agent.token"
-    cat >"$d/agent.conf" <<CONF
-broker = $URL
-token_file = $d/agent.token
-spiderflow_conf = $d/spiderflow.conf
-interval = 1
-heartbeat = 5
-broker_stale_after = 3
-CONF
-done
+# Sections 3 and 7 check the refusal of a cluster that does not plan across sites; section 10
+# turns it on.
+echo "cross_site = no" >>"$A/spiderflow.conf"
 echo "links_file = $A/links.jsonl" >>"$A/agent.conf"
 # How other sites reach a node, for MASTER_ADDR: alpha's NodeAddr (the default), beta's by name.
 echo "wan_address = %n.beta.test" >>"$B/agent.conf"
-
-start_broker() {
-    "$SF_BUILDDIR/spiderflow-brokerd" --config "$SF_TMP/brokerd.conf" >>"$SF_TMP/brokerd.log" 2>&1 &
-    BROKER_PID=$!
-    for _ in $(seq 50); do curl -sf "$URL/healthz" >/dev/null && return 0; sleep 0.1; done
-    sf_log "brokerd did not start"; cat "$SF_TMP/brokerd.log" >&2; return 1
-}
-# start_agent CLUSTER: sets AGENT_<CLUSTER>
-start_agent() {
-    SLURM_CONF=$SF_TMP/$1/slurm.conf "$SF_BUILDDIR/spiderflow-agent" --config "$SF_TMP/$1/agent.conf" >>"$SF_TMP/$1/agent.log" 2>&1 &
-    AGENT_PIDS+=($!)
-    eval "AGENT_$1=$!"
-}
-stop_pid() { kill "$1" 2>/dev/null; wait "$1" 2>/dev/null; }
 fed() { curl -sf -H "Authorization: Bearer tok-tools" "$URL/v1/federation"; }
-# within SECONDS COMMAND...: polls COMMAND every 0.2 s until it succeeds or time is up
-within() { wait_for "$@" >/dev/null; }
-# wait_for SECONDS COMMAND...: the same, printing the seconds it took
-wait_for() {
-    local limit=$1 t0 now
-    shift
-    t0=$(date +%s.%N)
-    while :; do
-        if "$@" >/dev/null 2>&1; then python3 -c "print(round($(date +%s.%N) - $t0, 1))"; return 0; fi
-        now=$(date +%s.%N)
-        python3 -c "import sys; sys.exit(0 if $now - $t0 < $limit else 1)" || return 1
-        sleep 0.2
-    done
-}
 has_job() { fed | python3 -c "import json,sys; j=json.load(sys.stdin)['state']; sys.exit(0 if any(a['job']=='$1' for a in j.get('jobs',[])) else 1)"; }
 no_job() { ! has_job "$1"; }
 node_state_is() { fed | python3 -c "import json,sys; j=json.load(sys.stdin)['state']; sys.exit(0 if any(n['cluster']=='$1' and n['node']=='$2' and n['state']=='$3' for n in j.get('nodes',[])) else 1)"; }
 free_gpus() { clusters | python3 -c "import json,sys; print(sum(c['free_gpus'] for c in json.load(sys.stdin)['clusters'] if c['name']=='$1'))"; }
 
-sf_start_munge || exit 1
-sf_start_slurm "$A" "${ALPHA_NODES[@]}" || exit 1
-sf_start_slurm "$B" "${BETA_NODES[@]}" || exit 1
-start_broker || exit 1
-start_agent alpha
-start_agent beta
+fed_start
 
 # --- 1. both clusters publish ------------------------------------------------------------------
 clusters() { curl -sf -H "Authorization: Bearer tok-tools" "$URL/v1/clusters"; }
@@ -206,9 +92,6 @@ back() { ! grep -q 'no word from the federation broker' "$A/federation-state.jso
 expect "broker back: the cache holds the federation again" within 15 back
 
 # --- 8. one job across both clusters: a common start, one world, all or nothing ---------------
-xjob() { curl -s -H "Authorization: Bearer tok-tools" "$URL/v1/xjobs/$1"; }
-xjob_field() { xjob "$1" | python3 -c "import json,sys; b=json.load(sys.stdin); print($2)"; }
-xjob_state_is() { [ "$(xjob_field "$1" "b['state']")" = "$2" ]; }
 submit_xjob() {  # ID USER: alpha 2 nodes (ranks 0-15), beta 1 node (ranks 16-23)
     python3 - "$1" "$2" "$SF_TMP/xjob-out" >"$SF_TMP/xjob.json" <<'PY'
 import json, sys
@@ -227,8 +110,7 @@ expect "... the job fails naming part_min_uid" within 20 bash -c \
     "curl -s -H 'Authorization: Bearer tok-tools' '$URL/v1/xjobs/alpha:899' | grep -q 'below part_min_uid 1000'"
 for c in alpha beta; do
     echo "part_min_uid = 0" >>"$SF_TMP/$c/agent.conf"
-    eval "stop_pid \$AGENT_$c"
-    start_agent "$c"
+    restart_agent "$c"
 done
 mkdir -p "$SF_TMP/xjob-out"
 submitted_at=$(date +%s.%N)
@@ -276,20 +158,14 @@ both_completed() { xjob_state_is alpha:910 completed && xjob_state_is alpha:911 
 took=$(wait_for 180 both_completed)
 expect "both finish, one after the other, neither holding a cluster while waiting (took ${took:-more than 180} s)" test -n "$took"
 expect "... the second started after the first" python3 -c "import sys; sys.exit(0 if $(xjob_field alpha:911 "b['start_at']") >= $(xjob_field alpha:910 "b['start_at']") else 1)"
-no_res_left() { [ "$(SLURM_CONF=$A/slurm.conf scontrol -o show reservation 2>/dev/null | grep -c spiderflow-)" = 0 ]; }
-expect "... and no reservation is left behind" within 20 no_res_left
+expect "... and no reservation is left behind" within 20 no_reservation_left
 
 # --- 10. plain sbatch: a job larger than its cluster runs across both as one world --------------
 sed -i 's/^cross_site = no$/cross_site = yes/' "$A/spiderflow.conf"
 touch -d '+1 second' "$A/spiderflow.conf"   # a new mtime even within the second of the last write
 X=$SF_TMP/sbatch-x
 mkdir -p "$X"
-cat >"$X/train.sh" <<SCRIPT
-#!/bin/bash
-echo "\$SLURM_CLUSTER_NAME \$SPIDERFLOW_XJOB_PART \$SPIDERFLOW_RANK_BASE \$SPIDERFLOW_WORLD_SIZE \$MASTER_ADDR:\$MASTER_PORT" >$X/batch-\$SLURM_CLUSTER_NAME.txt
-srun bash -c 'echo "\$SLURM_CLUSTER_NAME \$RANK \$WORLD_SIZE \$MASTER_ADDR:\$MASTER_PORT \$SLURM_PROCID \$(date +%s.%N)" >$X/rank-\$RANK.txt'
-sleep 300
-SCRIPT
+write_rank_script "$X"
 SLURM_CONF=$A/slurm.conf sbatch --parsable --llm-model=llama3-8b --llm-global-batch=64 --gpus=24 -o /dev/null \
     "$X/train.sh" >"$X/beta-only.out" 2>&1
 expect "24 GPUs fit beta alone, where they run best: alpha's sbatch says so" grep -q "runs best on cluster 'beta' alone (24 GPUs)" "$X/beta-only.out"
@@ -302,22 +178,7 @@ held_reason=$(SLURM_CONF=$A/slurm.conf squeue -h -j "$home" -o %r)
 expect "... the home job waits, held (reason: $held_reason)" test "${held_reason#JobHeld}" != "$held_reason"
 took=$(wait_for 90 xjob_state_is "alpha:$home" running)
 expect "the agent hands it to the broker and both parts run within 90 s of sbatch (took ${took:-more than 90} s)" test -n "$took"
-all_ranks() { [ "$(ls "$X" | grep -c '^rank-')" = 32 ]; }
-within 30 all_ranks
-ranks=$(cat "$X"/rank-*.txt 2>/dev/null | awk '{print $2}' | sort -n | tr '\n' ' ')
-expect "the srun steps of both parts form one world of ranks 0-31 (got: $ranks)" test "$ranks" = "$(seq 0 31 | tr '\n' ' ')"
-on_their_clusters() {
-    xjob "alpha:$home" | python3 -c "
-import json, sys
-b = json.load(sys.stdin)
-for p in b['parts']:
-    for r in range(p['first_rank'], p['first_rank'] + p['ranks']):
-        c = open('$X/rank-%d.txt' % r).read().split()[0]
-        if c != p['cluster']: sys.exit('rank %d on %s, not %s' % (r, c, p['cluster']))"
-}
-expect "... each part's ranks run on its own cluster, in plan order" on_their_clusters
-expect "... every rank has WORLD_SIZE 32 and one MASTER_ADDR:MASTER_PORT" test "$(awk '{print $3, $4}' "$X"/rank-*.txt | sort -u | wc -l) $(awk '{print $3}' "$X"/rank-*.txt | sort -u)" = "1 32"
-expect "... SLURM_PROCID is the global rank in both parts" test "$(awk '$2 != $5' "$X"/rank-*.txt | wc -l)" = 0
+expect_one_world "alpha:$home" "$X" 32
 read -r hc hp hb hw hm <"$X/batch-alpha.txt"
 read -r bc bp bb bw bm <"$X/batch-beta.txt"
 want=$(xjob_field "alpha:$home" "' '.join('%d %d %d' % (k, p['first_rank'], b['world_size']) for k, p in enumerate(b['parts']) if p['cluster'] == 'alpha') + ' / ' + ' '.join('%d %d %d' % (k, p['first_rank'], b['world_size']) for k, p in enumerate(b['parts']) if p['cluster'] == 'beta')")
@@ -325,17 +186,14 @@ expect "the batch scripts see their part's place (got: $hp $hb $hw / $bp $bb $bw
 first_addr=$(xjob_field "alpha:$home" "b['parts'][0]['address']")
 expect "... and the same master in both ($hm, $bm): part 0's first node at the address its agent gives other sites ($first_addr)" \
     test "$hm" = "$bm" -a "${hm%%:*}" = "$first_addr" -a "${first_addr#*.}" != "$first_addr"
-skew=$(python3 -c "
-import glob
-t = {c: min(float(l.split()[5]) for f in glob.glob('$X/rank-*.txt') for l in open(f) if l.split()[0] == c) for c in ('alpha', 'beta')}
-print(f'{abs(t[\"alpha\"] - t[\"beta\"]):.2f}')")
+skew=$(start_skew "$X")
 echo "# sbatch cross-site: sbatch to both parts running ${took:-?} s; skew between the parts' first ranks $skew s"
 beta_part=$(xjob_field "alpha:$home" "[p['job_id'] for p in b['parts'] if p['cluster'] == 'beta'][0]")
 SLURM_CONF=$A/slurm.conf scancel "$home"
 expect "scancel of the home job ends the cross-site job" within 30 xjob_state_is "alpha:$home" failed
 beta_gone() { [ -z "$(SLURM_CONF=$B/slurm.conf squeue -h -j "$beta_part" -t R,PD,CG -o %i 2>/dev/null)" ]; }
 expect "... and beta's part ($beta_part) with it" within 30 beta_gone
-expect "... and no reservation is left behind" within 20 no_res_left
+expect "... and no reservation is left behind" within 20 no_reservation_left
 rm -f /root/slurm-"$beta_part".out 2>/dev/null
 
 SLURM_CONF=$A/slurm.conf salloc --llm-model=llama3-8b --llm-global-batch=64 --gpus=32 true >"$X/salloc.out" 2>&1

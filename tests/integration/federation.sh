@@ -1,0 +1,199 @@
+#!/bin/bash
+# A federation of real Slurm clusters on localhost for the integration tests: each cluster's
+# slurmctld and slurmd (fake GPUs, 8 a node), one spiderflow-brokerd and one spiderflow-agent per
+# cluster, all under a temporary directory and stopped by PID at exit. Source it, then
+#   fed_init alpha:an1,an2 beta:bn1,bn2,bn3       # configs: topology, broker, agents
+#   fed_start                                     # munged, the clusters, the broker, the agents
+# Sets SF_TMP, URL (the broker), FED_CLUSTERS and, per cluster, its directory $SF_TMP/NAME with
+# slurm.conf, spiderflow.conf, agent.conf and agent.log. Exits 77 where the daemons cannot run.
+. "$(dirname "${BASH_SOURCE[0]}")/slurm_cluster.sh"
+sf_cluster_can_run || exit 77
+for b in "$SF_BUILDDIR/spiderflow-brokerd" "$SF_BUILDDIR/spiderflow-agent"; do
+    [ -x "$b" ] || { sf_log "skip: $b not built"; exit 77; }
+done
+command -v curl >/dev/null || { sf_log "skip: curl missing"; exit 77; }
+. "$(dirname "${BASH_SOURCE[0]}")/checks.sh"
+
+SF_TMP=$(mktemp -d /tmp/sf-fed-it.XXXXXX)
+chmod 755 "$SF_TMP"
+AGENT_PIDS=()
+BROKER_PID=
+FED_CLUSTERS=()
+declare -A FED_NODES
+fed_stop_all() {
+    local p
+    for p in "${AGENT_PIDS[@]}" $BROKER_PID; do kill "$p" 2>/dev/null; done
+    for p in "${AGENT_PIDS[@]}" $BROKER_PID; do wait "$p" 2>/dev/null; done
+    sf_cluster_stop
+}
+trap fed_stop_all EXIT
+
+# fed_init NAME:NODE,NODE... ...: every cluster's configs, the federation's topology (every pair
+# of clusters linked at 10 Gbit/s, 20 ms), the broker's config and tokens.
+fed_init() {
+    local spec name nodes i=0 base=$((30000 + ($$ % 300) * 20)) n
+    local clusters_json="" links_json=""
+    for spec in "$@"; do
+        name=${spec%%:*}
+        nodes=${spec#*:}
+        FED_CLUSTERS+=("$name")
+        FED_NODES[$name]=${nodes//,/ }
+        # Ports apart from test_slurm_submit.sh's range, derived from the PID for parallel runs.
+        sf_write_slurm_conf "$SF_TMP/$name" "$name" "$((base + i * 10))" ${FED_NODES[$name]}
+        echo "SwitchName=s1 Nodes=${nodes}" >"$SF_TMP/$name/topology.conf"
+        local node_list=""
+        for n in ${FED_NODES[$name]}; do
+            node_list+="${node_list:+, }{\"name\": \"$n\", \"gpus\": 8, \"gpu_type\": \"H100-SXM\", \"nvlink_domain\": 8, \"nics\": [{\"name\": \"mlx5_0\", \"kind\": \"ib\", \"gbps\": 400}], \"switch\": \"s1\"}"
+        done
+        clusters_json+="${clusters_json:+,
+    }{\"name\": \"$name\", \"region\": \"r$i\", \"intra_gbps\": 400, \"intra_latency_ms\": 0.005, \"nodes\": [$node_list], \"switches\": [{\"name\": \"s1\"}]}"
+        i=$((i + 1))
+    done
+    local a b
+    for ((a = 0; a < ${#FED_CLUSTERS[@]}; a++)); do
+        for ((b = a + 1; b < ${#FED_CLUSTERS[@]}; b++)); do
+            links_json+="${links_json:+, }{\"a\": \"${FED_CLUSTERS[a]}\", \"b\": \"${FED_CLUSTERS[b]}\", \"gbps\": 10, \"latency_ms\": 20}"
+        done
+    done
+    cat >"$SF_TMP/federation.json" <<JSON
+{
+  "spiderflow_topology_version": 1,
+  "name": "federation-it",
+  "clusters": [
+    $clusters_json
+  ],
+  "links": [$links_json]
+}
+JSON
+    BPORT=$(free_port)
+    URL=http://127.0.0.1:$BPORT
+    cat >"$SF_TMP/brokerd.conf" <<CONF
+listen = 127.0.0.1
+port = $BPORT
+db = $SF_TMP/broker.db
+topology = $SF_TMP/federation.json
+tokens = $SF_TMP/tokens
+coalloc_lead = 4
+CONF
+    : >"$SF_TMP/tokens"
+    for name in "${FED_CLUSTERS[@]}"; do
+        echo "cluster $name $(echo "tok-$name" | "$SF_BUILDDIR/spiderflow-brokerd" --hash-token)" >>"$SF_TMP/tokens"
+        local d=$SF_TMP/$name
+        cat >"$d/spiderflow.conf" <<CONF
+topology = $SF_TMP/federation.json
+cluster = $name
+site_state = $d/federation-state.json
+time_budget = 5
+CONF
+        echo "tok-$name" >"$d/agent.token"
+        chmod 600 "$d/agent.token"
+        cat >"$d/agent.conf" <<CONF
+broker = $URL
+token_file = $d/agent.token
+spiderflow_conf = $d/spiderflow.conf
+interval = 1
+heartbeat = 5
+broker_stale_after = 3
+CONF
+    done
+    echo "reader tools $(echo tok-tools | "$SF_BUILDDIR/spiderflow-brokerd" --hash-token)" >>"$SF_TMP/tokens"
+    echo tok-tools >"$SF_TMP/reader.token"
+    chmod 600 "$SF_TMP/tokens" "$SF_TMP/reader.token"
+}
+
+start_broker() {
+    "$SF_BUILDDIR/spiderflow-brokerd" --config "$SF_TMP/brokerd.conf" >>"$SF_TMP/brokerd.log" 2>&1 &
+    BROKER_PID=$!
+    for _ in $(seq 50); do curl -sf "$URL/healthz" >/dev/null && return 0; sleep 0.1; done
+    sf_log "brokerd did not start"; cat "$SF_TMP/brokerd.log" >&2; return 1
+}
+# start_agent CLUSTER: sets AGENT_<CLUSTER>
+start_agent() {
+    SLURM_CONF=$SF_TMP/$1/slurm.conf "$SF_BUILDDIR/spiderflow-agent" --config "$SF_TMP/$1/agent.conf" >>"$SF_TMP/$1/agent.log" 2>&1 &
+    AGENT_PIDS+=($!)
+    eval "AGENT_$1=$!"
+}
+stop_pid() { kill "$1" 2>/dev/null; wait "$1" 2>/dev/null; }
+# restart_agent CLUSTER: after a change to its agent.conf
+restart_agent() { eval "stop_pid \$AGENT_$1"; start_agent "$1"; }
+
+fed_start() {
+    local name
+    sf_start_munge || exit 1
+    for name in "${FED_CLUSTERS[@]}"; do sf_start_slurm "$SF_TMP/$name" ${FED_NODES[$name]} || exit 1; done
+    start_broker || exit 1
+    for name in "${FED_CLUSTERS[@]}"; do start_agent "$name"; done
+}
+
+# within SECONDS COMMAND...: polls COMMAND every 0.2 s until it succeeds or time is up
+within() { wait_for "$@" >/dev/null; }
+# wait_for SECONDS COMMAND...: the same, printing the seconds it took
+wait_for() {
+    local limit=$1 t0 now
+    shift
+    t0=$(date +%s.%N)
+    while :; do
+        if "$@" >/dev/null 2>&1; then python3 -c "print(round($(date +%s.%N) - $t0, 1))"; return 0; fi
+        now=$(date +%s.%N)
+        python3 -c "import sys; sys.exit(0 if $now - $t0 < $limit else 1)" || return 1
+        sleep 0.2
+    done
+}
+# on CLUSTER COMMAND...: a Slurm command against that cluster
+on() { local c=$1; shift; SLURM_CONF=$SF_TMP/$c/slurm.conf "$@"; }
+
+xjob() { curl -s -H "Authorization: Bearer tok-tools" "$URL/v1/xjobs/$1"; }
+xjob_field() { xjob "$1" | python3 -c "import json,sys; b=json.load(sys.stdin); print($2)"; }
+xjob_state_is() { [ "$(xjob_field "$1" "b['state']")" = "$2" ]; }
+# No SpiderFlow reservation left on any cluster.
+no_reservation_left() {
+    local c
+    for c in "${FED_CLUSTERS[@]}"; do
+        [ "$(on "$c" scontrol -o show reservation 2>/dev/null | grep -c spiderflow-)" = 0 ] || return 1
+    done
+}
+# A training script for sbatch whose batch step and srun tasks write their place in the world
+# to DIR: batch-CLUSTER.txt and rank-RANK.txt (cluster, rank, world, master, SLURM_PROCID, time).
+write_rank_script() {
+    local dir=$1
+    cat >"$dir/train.sh" <<SCRIPT
+#!/bin/bash
+echo "\$SLURM_CLUSTER_NAME \$SPIDERFLOW_XJOB_PART \$SPIDERFLOW_RANK_BASE \$SPIDERFLOW_WORLD_SIZE \$MASTER_ADDR:\$MASTER_PORT" >$dir/batch-\$SLURM_CLUSTER_NAME.txt
+srun bash -c 'echo "\$SLURM_CLUSTER_NAME \$RANK \$WORLD_SIZE \$MASTER_ADDR:\$MASTER_PORT \$SLURM_PROCID \$(date +%s.%N)" >$dir/rank-\$RANK.txt'
+sleep 300
+SCRIPT
+}
+# ranks_on_their_clusters XJOB DIR: every part's ranks ran on that part's cluster
+ranks_on_their_clusters() {
+    xjob "$1" | python3 -c "
+import json, sys
+b = json.load(sys.stdin)
+for p in b['parts']:
+    for r in range(p['first_rank'], p['first_rank'] + p['ranks']):
+        c = open('$2/rank-%d.txt' % r).read().split()[0]
+        if c != p['cluster']: sys.exit('rank %d on %s, not %s' % (r, c, p['cluster']))"
+}
+# expect_one_world XJOB DIR WORLD: the rank files every part's srun step wrote to DIR form one
+# world: ranks 0..WORLD-1, each part's on its own cluster in plan order, one WORLD_SIZE and
+# MASTER_ADDR:MASTER_PORT everywhere, SLURM_PROCID the global rank.
+expect_one_world() {
+    local x=$1 dir=$2 world=$3 ranks
+    all_ranks() { [ "$(ls "$dir" | grep -c '^rank-')" = "$world" ]; }
+    within 30 all_ranks
+    ranks=$(cat "$dir"/rank-*.txt 2>/dev/null | awk '{print $2}' | sort -n | tr '\n' ' ')
+    expect "the parts' srun steps form one world of ranks 0-$((world - 1)) (got: $ranks)" test "$ranks" = "$(seq 0 $((world - 1)) | tr '\n' ' ')"
+    expect "... each part's ranks run on its own cluster, in plan order" ranks_on_their_clusters "$x" "$dir"
+    expect "... every rank has WORLD_SIZE $world and one MASTER_ADDR:MASTER_PORT" \
+        test "$(awk '{print $3, $4}' "$dir"/rank-*.txt | sort -u | wc -l) $(awk '{print $3}' "$dir"/rank-*.txt | sort -u)" = "1 $world"
+    expect "... SLURM_PROCID is the global rank in every part" test "$(awk '$2 != $5' "$dir"/rank-*.txt | wc -l)" = 0
+}
+# start_skew DIR: seconds between the first rank lines of the earliest and latest cluster
+start_skew() {
+    python3 -c "
+import glob
+first = {}
+for f in glob.glob('$1/rank-*.txt'):
+    w = open(f).read().split()
+    first[w[0]] = min(first.get(w[0], float(w[5])), float(w[5]))
+print(f'{max(first.values()) - min(first.values()):.2f}')"
+}
