@@ -42,3 +42,6 @@ noinst_PROGRAMS += bench/coalloc_bench
 bench_coalloc_bench_SOURCES = bench/coalloc_bench.cpp
 bench_coalloc_bench_LDADD = libsf_broker.la libsf_coalloc.la libsf_util.la \
 	$(SQLITE_LIBS) $(MARIADB_LIBS) $(LIBCRYPTO_LIBS)
+
+# cross-site jobs: plain sbatch to every part running, and the start skew, on two real clusters
+EXTRA_DIST += bench/cross_site_start_bench.sh
