@@ -91,6 +91,11 @@ int main(int argc, char** argv) {
         if (setup.cache_path.empty()) {
             log_line(setup.conf.spiderflow_conf + " sets no site_state=: job_submit will not see the federation");
         }
+        if (site.cross_site && !setup.conf.cross_site_parts) {
+            // job_submit would hold jobs larger than this cluster for an agent that never hands them on.
+            log_line("cross_site_parts = no here but " + setup.conf.spiderflow_conf +
+                     " plans larger jobs across sites (cross_site = yes): set cross_site = no there, or such jobs stay held");
+        }
         endpoint.url = setup.conf.broker;
         endpoint.ca_file = setup.conf.ca_file;
         if (!dry_run) endpoint.token = read_token_file(setup.conf.token_file);

@@ -2,10 +2,10 @@
 # Integration: three real Slurm clusters on localhost (2 nodes of 8 fake GPUs each), the broker
 # and an agent per cluster. A plain sbatch on alpha asks for 48 GPUs, which only all three hold:
 # the broker is killed (-9) while the parts are being created and restarted, and the job still
-# runs as one world of 48 ranks across the three clusters; scancel of one part on gamma ends the
-# parts on alpha and beta, and the home job's own output says why; a cluster whose agent falls
-# silent past cluster_silent_after has the other parts ended, and its own part is ended when it
-# is back.
+# runs as one world of 48 ranks across the three clusters, and keeps running through a second
+# kill -9 and restart; scancel of one part on gamma ends the parts on alpha and beta, and the
+# home job's own output says why; a cluster whose agent falls silent past cluster_silent_after
+# has the other parts ended, and its own part is ended when it is back.
 . "$(dirname "$0")/federation.sh"
 fed_init alpha:an1,an2 beta:bn1,bn2 gamma:gn1,gn2
 echo "cluster_silent_after = 10" >>"$SF_TMP/brokerd.conf"
@@ -35,6 +35,19 @@ expect "after kill -9 and a restart of the broker every part runs (took ${took:-
 expect_one_world "alpha:$home" "$X" 48
 expect "... every cluster's batch script knows its part" test "$(cat "$X"/batch-*.txt | awk '{print $4}' | sort -u | tr '\n' ' ')" = "48 "
 echo "# three clusters: skew between the parts' first ranks $(start_skew "$X") s"
+declare -A PART
+for c in alpha beta gamma; do PART[$c]=$(xjob_field "alpha:$home" "[p['job_id'] for p in b['parts'] if p['cluster'] == '$c'][0]"); done
+all_running() {
+    local c
+    for c in alpha beta gamma; do [ "$(on "$c" squeue -h -j "${PART[$c]}" -o %T 2>/dev/null)" = RUNNING ] || return 1; done
+}
+kill -9 "$BROKER_PID"; wait "$BROKER_PID" 2>/dev/null
+sleep 4
+expect "with the broker gone (kill -9) every part keeps running" all_running
+start_broker || exit 1
+sleep 3
+expect "... and after its restart the job is still one running world" xjob_state_is "alpha:$home" running
+expect "... every part still running" all_running
 
 # --- 2. one part cancelled: every part ends, and the home job's output says why ---------------
 gamma_part=$(xjob_field "alpha:$home" "[p['job_id'] for p in b['parts'] if p['cluster'] == 'gamma'][0]")
