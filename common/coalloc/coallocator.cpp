@@ -64,6 +64,8 @@ const XJob& Coallocator::submit(XJob job, int64_t now) {
         throw std::invalid_argument("a cross-site job with a held home job needs a part on its home cluster");
     }
     job.seq = next_seq_++;
+    job.master_port = policy_.master_port_base +
+                      static_cast<int>(job.seq % static_cast<uint64_t>(std::max(1, policy_.master_port_span)));
     job.attempt = 0;
     job.requeues = 0;
     job.submitted_at = now;
@@ -86,6 +88,11 @@ const XJob& Coallocator::submit(XJob job, int64_t now) {
 
 void Coallocator::restore(XJob job) {
     next_seq_ = std::max(next_seq_, job.seq + 1);
+    // Stored before the port was kept with the job: the same port as it was given then.
+    if (job.master_port == 0) {
+        job.master_port = policy_.master_port_base +
+                          static_cast<int>(job.seq % static_cast<uint64_t>(std::max(1, policy_.master_port_span)));
+    }
     const std::string id = job.id;
     jobs_[id] = std::move(job);
 }
@@ -419,8 +426,7 @@ void Coallocator::order_part(const XJob& job, size_t k, std::vector<Order>* out)
         o.master_node = !job.parts[0].address.empty() ? job.parts[0].address
                         : job.parts[0].nodes.empty()  ? std::string()
                                                       : job.parts[0].nodes[0];
-        o.master_port = policy_.master_port_base +
-                        static_cast<int>(job.seq % static_cast<uint64_t>(std::max(1, policy_.master_port_span)));
+        o.master_port = job.master_port;
         if (uses_home_job(job, k)) o.held_job = job.home_job;
         o.step_env = job.step_env;
         o.one_task_per_node = job.one_task_per_node;

@@ -33,6 +33,13 @@ int first_rank(const XJob& job, size_t part) {
     return rank;
 }
 
+std::string rendezvous(const XJob& job) {
+    if (job.parts.empty()) return "";
+    const Part& p = job.parts[0];
+    const std::string host = !p.address.empty() ? p.address : p.nodes.empty() ? std::string() : p.nodes[0];
+    return host.empty() ? std::string() : host + ":" + std::to_string(job.master_port);
+}
+
 bool uses_home_job(const XJob& job, size_t part) {
     return job.home_job != 0 && job.requeues == 0 && part < job.parts.size() && job.parts[part].spec.cluster == job.home;
 }

@@ -61,6 +61,7 @@ struct XJob {
     // get them, as the home job got them from job_submit.
     std::vector<std::pair<std::string, std::string>> step_env;
     bool one_task_per_node = false;  // one launcher task per node (torchrun), else one task per GPU
+    int master_port = 0;       // the rendezvous port, the same in every part (set on arrival)
     std::vector<Part> parts;   // in plan order: part 0 holds rank 0
     XJobState state = XJobState::Queued;
     int attempt = 0;           // bumps whenever a new common start is sought
@@ -84,6 +85,9 @@ bool finished(XJobState s);
 // The world's size and each part's first rank: part k's ranks follow every earlier part's.
 int world_size(const XJob& job);
 int first_rank(const XJob& job, size_t part);
+// Where every part meets: rank 0's node (part 0's first, at its cluster's address for other
+// sites) and the job's port; empty until part 0 is reserved.
+std::string rendezvous(const XJob& job);
 // The held home job still stands in for the home part: the first attempt's, before any requeue.
 bool uses_home_job(const XJob& job, size_t part);
 

@@ -211,6 +211,8 @@ ordered_json xjob_to_json(const XJob& job, bool with_script) {
     j["setback"] = job.setback;
     j["requeue"] = job.requeue;
     j["world_size"] = world_size(job);
+    j["master_port"] = job.master_port;
+    j["rendezvous"] = rendezvous(job);
     for (size_t k = 0; k < job.parts.size(); ++k) {
         const Part& p = job.parts[k];
         ordered_json& o = j["parts"][k];
@@ -235,7 +237,7 @@ XJob xjob_from_json(const json& j, const std::string& source) {
     jsonread::require_object(j, source, "");
     jsonread::only_keys(j,
                         {"id", "user", "account", "time_limit_s", "script", "home_job", "step_env", "one_task_per_node", "parts", "seq", "home", "state", "attempt", "requeues",
-                         "submitted_at", "seeking_since", "not_before", "start_at", "state_since", "reason", "setback", "requeue", "world_size",
+                         "submitted_at", "seeking_since", "not_before", "start_at", "state_since", "reason", "setback", "requeue", "world_size", "master_port", "rendezvous",
                          "events"},
                         source, "");
     XJob job;
@@ -258,6 +260,7 @@ XJob xjob_from_json(const json& j, const std::string& source) {
     job.reason = get_str(j, "reason", source, "");
     job.setback = opt_str(j, "setback", source, "");
     job.requeue = opt_bool(j, "requeue", source, "");
+    job.master_port = j.contains("master_port") ? get_count(j, "master_port", source, "", 0, 65535) : 0;
     const json& parts = get_array(j, "parts", source, "");
     for (size_t i = 0; i < parts.size(); ++i) {
         const std::string path = "parts[" + std::to_string(i) + "]";

@@ -89,6 +89,9 @@ void print_job(const nlohmann::json& j, bool history) {
                     p.at("first_rank").get<int>(), p.at("first_rank").get<int>() + p.at("ranks").get<int>() - 1,
                     id ? std::to_string(id).c_str() : "-", state.c_str(), nodes.c_str());
     }
+    if (j.contains("rendezvous") && !j.at("rendezvous").get<std::string>().empty()) {
+        std::printf("  rendezvous %s (MASTER_ADDR:MASTER_PORT in every part)\n", j.at("rendezvous").get<std::string>().c_str());
+    }
     if (!j.at("reason").get<std::string>().empty()) std::printf("  reason: %s\n", j.at("reason").get<std::string>().c_str());
     if (history) {
         for (const auto& e : j.at("events")) {

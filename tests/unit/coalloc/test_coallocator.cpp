@@ -113,6 +113,27 @@ TEST(Coallocator, StartsEveryPartAtTheLatestOfferAndFormsOneWorld) {
     EXPECT_EQ(orders[0].master_port, 29501);  // the first job to arrive
     EXPECT_EQ(c.orders_for("oregon")[0].master_port, 29501);
     EXPECT_EQ(c.orders_for("oregon")[0].first_rank, 0);
+    EXPECT_EQ(rendezvous(j), "or-gpu003:29501");  // what `spiderflow jobs` shows
+
+    // Other sites reach part 0's node at the address its agent gave: MASTER_ADDR everywhere.
+    {
+        Coallocator c2;
+        c2.submit(two_parts("oregon:8"), 1000);
+        c2.step(1000, kNoSilence);
+        for (size_t k = 0; k < 2; ++k) {
+            Report o = rep(ReportKind::Offer, "oregon:8", k, 1);
+            o.earliest_start = 1100;
+            c2.report(k == 0 ? "oregon" : "ohio", o, 1001);
+        }
+        for (size_t k = 0; k < 2; ++k) {
+            Report r = rep(ReportKind::Reserved, "oregon:8", k, 1);
+            r.reservation = part_tag(*c2.find("oregon:8"), k);
+            r.nodes = {k == 0 ? "or-gpu001" : "oh-gpu001"};
+            r.address = k == 0 ? "or-gpu001.wan.example.org" : "";
+            c2.report(k == 0 ? "oregon" : "ohio", r, 1002);
+        }
+        EXPECT_EQ(c2.orders_for("ohio")[0].master_node, "or-gpu001.wan.example.org");
+    }
 
     Report running = rep(ReportKind::Running, "oregon:7", 0, 1);
     running.job_id = 41;
