@@ -250,9 +250,21 @@ LaunchScript write_launch(const Plan& plan, const CommFacts& facts, const Launch
         throw InputError("launch", 0, "--launcher", "expected srun or torchrun, got '" + req.launcher + "'");
     }
     std::set<std::pair<int, int>> nodes;
-    for (const auto& c : plan.cells) nodes.insert({c.cluster, c.node});
+    int part_ranks = 0;
+    for (const auto& c : plan.cells) {
+        if (req.part_cluster >= 0 && c.cluster != req.part_cluster) continue;
+        nodes.insert({c.cluster, c.node});
+        part_ranks += plan.tp;  // a cell is tp GPUs of one node
+    }
+    if (req.part_cluster >= 0) {
+        if (part_ranks == 0) throw InputError("launch", 0, "SLURM_CLUSTER_NAME", "the plan has no ranks on this cluster");
+        if (req.launcher != "srun") {
+            throw InputError("launch", 0, "--launcher", "a part of a cross-site job starts one task per GPU (--launcher srun): "
+                                                        "torchrun's node ranks do not span the parts");
+        }
+    }
     const int num_nodes = std::max<int>(1, static_cast<int>(nodes.size()));
-    const int world = plan.world_size();
+    const int world = req.part_cluster >= 0 ? part_ranks : plan.world_size();
     const int per_node = (world + num_nodes - 1) / num_nodes;
 
     LaunchScript s;

@@ -21,6 +21,9 @@ struct LaunchRequest {
     std::string master_port = "$MASTER_PORT";
     std::string plan_path;              // exported as SPIDERFLOW_PLAN for the steps
     NcclSettings nccl;
+    // A part of a cross-site job: only this cluster's (index) share of the plan is started here;
+    // its ranks follow the part's rank base (the SPANK plugin numbers them). -1 = the whole plan.
+    int part_cluster = -1;
 };
 
 struct LaunchScript {

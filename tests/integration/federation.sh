@@ -154,12 +154,13 @@ no_reservation_left() {
 }
 # A training script for sbatch whose batch step and srun tasks write their place in the world
 # to DIR: batch-CLUSTER.txt and rank-RANK.txt (cluster, rank, world, master, SLURM_PROCID, time).
+# STEP starts the tasks: srun (the default) or `spiderflow launch ... --`.
 write_rank_script() {
-    local dir=$1
+    local dir=$1 step=${2:-srun}
     cat >"$dir/train.sh" <<SCRIPT
 #!/bin/bash
 echo "\$SLURM_CLUSTER_NAME \$SPIDERFLOW_XJOB_PART \$SPIDERFLOW_RANK_BASE \$SPIDERFLOW_WORLD_SIZE \$MASTER_ADDR:\$MASTER_PORT" >$dir/batch-\$SLURM_CLUSTER_NAME.txt
-srun bash -c 'echo "\$SLURM_CLUSTER_NAME \$RANK \$WORLD_SIZE \$MASTER_ADDR:\$MASTER_PORT \$SLURM_PROCID \$(date +%s.%N)" >$dir/rank-\$RANK.txt'
+$step bash -c 'echo "\$SLURM_CLUSTER_NAME \$RANK \$WORLD_SIZE \$MASTER_ADDR:\$MASTER_PORT \$SLURM_PROCID \$(date +%s.%N)" >$dir/rank-\$RANK.txt'
 sleep 300
 SCRIPT
 }

@@ -5,7 +5,8 @@
 # runs as one world of 48 ranks across the three clusters, and keeps running through a second
 # kill -9 and restart; scancel of one part on gamma ends the parts on alpha and beta, and the
 # home job's own output says why; a cluster whose agent falls silent past cluster_silent_after
-# has the other parts ended, and its own part is ended when it is back.
+# has the other parts ended, and its own part is ended when it is back. That second job starts its
+# tasks with `spiderflow launch`, which starts each cluster's share of the plan.
 . "$(dirname "$0")/federation.sh"
 fed_init alpha:an1,an2 beta:bn1,bn2 gamma:gn1,gn2
 echo "cluster_silent_after = 10" >>"$SF_TMP/brokerd.conf"
@@ -25,8 +26,9 @@ sbatch_48() { on alpha sbatch --parsable --llm-model=llama3-8b --llm-global-batc
 home=$(sbatch_48 "$X")
 expect "sbatch --gpus=48 on alpha is accepted (job '$home': $(head -c 300 "$X/sbatch.err"))" test -n "$home"
 expect "... sbatch names three parts" grep -q "across 3 clusters" "$X/sbatch.err"
-seeking() { local s; s=$(xjob_field "alpha:$home" "b['state']"); [ "$s" = negotiating ] || [ "$s" = reserving ]; }
-expect "the agent hands the job to the broker, which seeks a common start" within 30 seeking
+# Killed at the first sight of the job: seeking its start, reserving, or submitting the parts.
+creating() { case $(xjob_field "alpha:$home" "b['state']") in negotiating | reserving | starting) return 0 ;; esac; return 1; }
+expect "the agent hands the job to the broker, which seeks a common start ($(xjob_field "alpha:$home" "b['state']" 2>/dev/null))" within 30 creating
 kill -9 "$BROKER_PID"; wait "$BROKER_PID" 2>/dev/null
 sleep 2
 start_broker || exit 1
@@ -64,9 +66,11 @@ expect "... and no reservation is left on any cluster" within 20 no_reservation_
 # --- 3. a cluster whose agent falls silent has the other parts ended --------------------------
 Y=$SF_TMP/x2
 mkdir -p "$Y"
-write_rank_script "$Y"
+# This one starts its tasks with `spiderflow launch`: each part starts its own cluster's share.
+write_rank_script "$Y" "$SF_BUILDDIR/spiderflow launch --topology $SF_TMP/federation.json --"
 home2=$(sbatch_48 "$Y")
 expect "a second job over three clusters runs" within 90 xjob_state_is "alpha:$home2" running
+expect_one_world "alpha:$home2" "$Y" 48
 beta2=$(xjob_field "alpha:$home2" "[p['job_id'] for p in b['parts'] if p['cluster'] == 'beta'][0]")
 gamma2=$(xjob_field "alpha:$home2" "[p['job_id'] for p in b['parts'] if p['cluster'] == 'gamma'][0]")
 kill -STOP "$AGENT_gamma"

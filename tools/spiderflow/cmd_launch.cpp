@@ -16,6 +16,7 @@
 #include "common/util/errors.h"
 #include "common/slurmjob/hostlist.h"
 #include "common/slurmjob/job_traffic.h"
+#include "common/slurmjob/rank_order.h"
 #include "common/slurmjob/spiderflow_conf.h"
 #include "tools/spiderflow/command.h"
 #include "tools/spiderflow/job_plan_source.h"
@@ -33,7 +34,9 @@ constexpr const char* kHelp =
     "Inside a job, Slurm places the tasks in the plan's rank order (--distribution=arbitrary\n"
     "with a host list in rank order), so SLURM_PROCID equals RANK and SLURM_LOCALID LOCAL_RANK.\n"
     "Megatron-LM's pretrain_gpt.py gets --tensor/--pipeline-model-parallel-size, the layer split,\n"
-    "micro/global batch and timeouts from the plan.\n\n"
+    "micro/global batch and timeouts from the plan.\n"
+    "In a part of a cross-site job (doc/federation.md) it starts this cluster's share of the plan,\n"
+    "one task per GPU; the tasks' RANK and SLURM_PROCID are global across the parts.\n\n"
     "  --plan FILE       plan JSON (default: the job's own plan: its environment, or for salloc and\n"
     "                    srun jobs its AdminComment; see `spiderflow job-plan`)\n"
     "  --launcher NAME   srun (default) or torchrun\n"
@@ -121,13 +124,37 @@ int run_launch(const std::vector<std::string>& args) {
     const CommFacts facts = topo ? comm_facts(plan, *topo) : facts_from_env();
     site.nccl_group_classes = site.nccl_group_classes || group_classes;
     req.nccl = slurmjob::nccl_settings(site);
+    // A part of a cross-site job starts this cluster's share; its tasks' global ranks follow the
+    // part's rank base (set by the SPANK plugin).
+    const bool part = !env_or((std::string(env::kSlurmSpankPrefix) + env::kRankBase).c_str(), env::kRankBase).empty();
+    if (part) {
+        const std::string here = env_or("SLURM_CLUSTER_NAME", "SLURM_CLUSTER_NAME");
+        if (!topo) throw InputError("spiderflow launch", 0, "--topology", "a part of a cross-site job needs the federation's topology");
+        req.part_cluster = topo->cluster_index(here);
+        if (req.part_cluster < 0) throw InputError("spiderflow launch", 0, "SLURM_CLUSTER_NAME", "cluster '" + here + "' is not in the topology");
+    }
     LaunchScript script = write_launch(plan, facts, req);
     if (traffic_level.empty()) traffic_level = env_or((std::string(env::kSlurmSpankPrefix) + env::kTrafficLevel).c_str(), env::kTrafficLevel);
     script.unset = slurmjob::apply_job_class_env(script.env, site, traffic_level);
     // Inside a job: a host list in the plan's rank order, so Slurm numbers the tasks as the plan does.
     const std::string nodelist = env_or("SLURM_JOB_NODELIST", "SLURM_NODELIST");
     std::vector<std::string> hosts;
-    if (!nodelist.empty()) hosts = launch_hosts(plan, topo ? &*topo : nullptr, slurmjob::expand_hostlist(nodelist), req.launcher);
+    if (!nodelist.empty() && part) {
+        // The SPANK plugin numbers a part's ranks in this order (context_remote.cpp).
+        const std::vector<std::string> job_nodes = slurmjob::expand_hostlist(nodelist);
+        int ranks = 0;
+        for (const auto& c : plan.cells) ranks += c.cluster == req.part_cluster ? plan.tp : 0;
+        if (ranks % static_cast<int>(job_nodes.size()) != 0) {
+            throw InputError("spiderflow launch", 0, "SLURM_JOB_NODELIST", std::to_string(ranks) + " ranks of this part do not spread evenly over its " +
+                                                                              std::to_string(job_nodes.size()) + " nodes");
+        }
+        for (const auto& s : slurmjob::ordered_rank_slots(job_nodes, std::vector<int>(job_nodes.size(), ranks / static_cast<int>(job_nodes.size())),
+                                                          &*topo, facts.clusters)) {
+            hosts.push_back(s.node);
+        }
+    } else if (!nodelist.empty()) {
+        hosts = launch_hosts(plan, topo ? &*topo : nullptr, slurmjob::expand_hostlist(nodelist), req.launcher);
+    }
     if (dry_run) {
         if (!hosts.empty()) {
             std::cout << "# Slurm places the tasks in the plan's order (srun --distribution=arbitrary), hosts:\n#";
@@ -146,7 +173,8 @@ int run_launch(const std::vector<std::string>& args) {
         setenv("SLURM_HOSTFILE", hostfile.path.c_str(), 1);
         step.insert(step.begin() + 1, "--distribution=arbitrary");
     }
-    std::cerr << "spiderflow: launching " << plan.world_size() << " ranks"
+    if (part) std::cerr << "spiderflow: this cross-site part's share of the plan:\n";
+    std::cerr << "spiderflow: launching " << (part && !hosts.empty() ? static_cast<int>(hosts.size()) : plan.world_size()) << " ranks"
               << (hosts.empty() ? " in Slurm's own order (not inside a job)" : " in the plan's order") << "\n";
     return run_and_wait(step, hostfile);
 }

@@ -361,5 +361,23 @@ TEST(LaunchWriter, TorchrunStaticRendezvousTimeout) {
     EXPECT_EQ(text.find("join_timeout"), std::string::npos) << text;
 }
 
+// In a part of a cross-site job `spiderflow launch` starts only this cluster's share.
+TEST(LaunchWriter, ACrossSitePartStartsItsClustersShareOnly) {
+    Plan p = megatron_plan("llama3-8b", {16, 16});
+    p.cells = {{0, 0, 0}, {1, 0, 0}};  // stage 0 on cluster 0, stage 1 on cluster 1: 8 GPUs each
+    LaunchRequest req;
+    req.command = {"train.py"};
+    EXPECT_EQ(flag_value(write_launch(p, {}, req).steps.at(0), "--ntasks=16"), "<switch>");
+    req.part_cluster = 1;
+    const auto step = write_launch(p, {}, req).steps.at(0);
+    EXPECT_EQ(count_of(step, "--ntasks=8"), 1u);
+    EXPECT_EQ(count_of(step, "--nodes=1"), 1u);
+    req.launcher = "torchrun";  // node ranks do not span the parts: refused, saying so
+    EXPECT_THROW(write_launch(p, {}, req), InputError);
+    req.launcher = "srun";
+    req.part_cluster = 2;  // no rank of the plan there
+    EXPECT_THROW(write_launch(p, {}, req), InputError);
+}
+
 }  // namespace
 }  // namespace spiderflow
