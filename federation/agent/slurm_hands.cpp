@@ -255,6 +255,18 @@ void LibslurmHands::cancel(uint32_t job_id, const std::string& why) {
     // a job that is not running has no output to tell, and that is no error.
     std::string message = "spiderflow: " + why;
     (void)slurm_notify_job(job_id, message.data());
+    // A job that never ran has no output: its comment (squeue %k, scontrol show job, sacct) says why.
+    job_info_msg_t* info = nullptr;
+    if (slurm_load_job(&info, job_id, SHOW_ALL) == SLURM_SUCCESS && info != nullptr) {
+        const bool pending = info->record_count > 0 && (info->job_array[0].job_state & JOB_STATE_BASE) == JOB_PENDING;
+        slurm_free_job_info_msg(info);
+        if (pending) {
+            std::string comment = message.substr(0, 500);
+            job_desc_msg_t d = update_of(job_id);
+            d.comment = comment.data();
+            (void)slurm_update_job(&d);
+        }
+    }
     if (slurm_kill_job(job_id, SIGKILL, 0) != SLURM_SUCCESS) {
         const int err = slurm_get_errno();
         if (err != ESLURM_ALREADY_DONE && err != ESLURM_INVALID_JOB_ID) {

@@ -196,6 +196,17 @@ expect "... and beta's part ($beta_part) with it" within 30 beta_gone
 expect "... and no reservation is left behind" within 20 no_reservation_left
 rm -f /root/slurm-"$beta_part".out 2>/dev/null
 
+# A site that does not take the user's parts: the held job is cancelled, and says why.
+echo "part_users = sf-somebody-else" >>"$B/agent.conf"
+restart_agent beta
+home=$(SLURM_CONF=$A/slurm.conf sbatch --parsable --llm-model=llama3-8b --llm-global-batch=64 --gpus=32 -o /dev/null "$X/train.sh" 2>/dev/null)
+expect "beta refuses root's part: the cross-site job fails with beta's reason" within 30 bash -c \
+    "curl -s -H 'Authorization: Bearer tok-tools' '$URL/v1/xjobs/alpha:$home' | grep -q 'part_users'"
+refused_comment() { SLURM_CONF=$A/slurm.conf squeue -h -t all -j "$home" -o '%T %k' | grep -q "^CANCELLED spiderflow: cross-site job alpha:$home ends: .*part_users"; }
+expect "... and the held home job is cancelled, its comment saying why ($(SLURM_CONF=$A/slurm.conf squeue -h -t all -j "$home" -o '%T %k'))" within 20 refused_comment
+sed -i '/^part_users = sf-somebody-else$/d' "$B/agent.conf"
+restart_agent beta
+
 SLURM_CONF=$A/slurm.conf salloc --llm-model=llama3-8b --llm-global-batch=64 --gpus=32 true >"$X/salloc.out" 2>&1
 expect "salloc of a cross-site job is refused: it runs as a batch job" grep -q "submit it with sbatch" "$X/salloc.out"
 
