@@ -56,7 +56,7 @@ TESTS += tests/unit/test_planner
 tests_unit_test_planner_SOURCES = tests/unit/planner/fixtures.h tests/unit/planner/test_tpa.cpp \
 	tests/unit/planner/test_fan_out.cpp \
 	tests/unit/planner/test_spinsearch.cpp tests/unit/planner/test_plan_job.cpp tests/unit/planner/test_deadline_planning.cpp \
-	tests/unit/planner/test_request_builder.cpp
+	tests/unit/planner/test_request_builder.cpp tests/unit/planner/test_more_freedom.cpp
 tests_unit_test_planner_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_planner_LDADD = libsf_planner.la libsf_cost.la libsf_plan.la libsf_milp.la libsf_model.la \
 	libsf_topology.la libsf_util.la $(CBC_LIBS) $(GTEST_LIBS_ALL)

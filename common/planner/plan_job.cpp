@@ -1,8 +1,11 @@
 #include "common/planner/plan_job.h"
 
 #include <chrono>
+#include <cstdio>
+#include <optional>
 #include <string>
 
+#include "common/planner/shapes.h"
 #include "common/util/errors.h"
 
 namespace spiderflow {
@@ -11,9 +14,19 @@ PlanResult plan_job(const PlannerPolicy& planner, const PlanRequest& request, co
     if (request.job.recompute_stated || request.job.recompute) return planner.plan(request, cost);
     using Clock = std::chrono::steady_clock;
     const Clock::time_point start = Clock::now();
+    // With the GPU count left open (at most N, or the best count), recomputation is a trade, not
+    // a last resort: fewer GPUs often fit only with it, and they may be the faster plan (one site
+    // instead of three). Both are planned and the better kept, so allowing more GPUs never hides
+    // a plan that fewer GPUs would find. An exact count keeps the cheaper rule: recompute only
+    // when nothing fits without it.
+    const bool open_count = request.job.gpu_mode != GpuCountMode::exact;
+    PlanRequest first = request;
+    if (open_count && request.time_limit_s > 0) first.time_limit_s = request.time_limit_s / 2;
     std::string without;
+    std::optional<PlanResult> off;
     try {
-        return planner.plan(request, cost);
+        off = planner.plan(first, cost);
+        if (!open_count) return *off;
     } catch (const InfeasibleError& e) {
         without = e.what();
     }
@@ -21,24 +34,41 @@ PlanResult plan_job(const PlannerPolicy& planner, const PlanRequest& request, co
     again.job.recompute = true;
     if (request.time_limit_s > 0) {
         again.time_limit_s = request.time_limit_s - std::chrono::duration<double>(Clock::now() - start).count();
-        if (again.time_limit_s <= 0)
+        if (again.time_limit_s <= 0) {
+            if (off) return *off;
             throw InfeasibleError(without + " (the time limit left no time to try activation recomputation)");
+        }
     }
     PlanResult result;
     try {
         result = planner.plan(again, cost);
     } catch (const InfeasibleError& e) {
+        if (off) return *off;
         // The same reason either way (too many GPUs asked for, say): said once.
         if (without == e.what()) throw InfeasibleError(without + " (with activation recomputation on, too)");
         throw InfeasibleError(std::string(e.what()) + " (with activation recomputation on; without it: " + without +
                               ")");
     }
+    if (off && !better_prediction(result.plan.prediction, result.plan.world_size(), off->plan.prediction,
+                                  off->plan.world_size(), request.objective)) {
+        return *off;
+    }
     result.plan.job.recompute = true;
     result.plan.planning_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();  // both
     if (result.runner_up) result.runner_up->job.recompute = true;
-    const std::string note =
-        "activation recomputation on: without it no layout fits the GPUs' memory (a job spec's \"recompute\" "
-        "decides it instead)";
+    std::string note;
+    if (off) {
+        char buf[256];
+        std::snprintf(buf, sizeof buf,
+                      "activation recomputation on: it lets a better layout fit (%.1f s per iteration on %d GPUs, "
+                      "against %.1f s on %d GPUs without it; a job spec's \"recompute\" decides it instead)",
+                      result.plan.prediction.iteration_s, result.plan.world_size(), off->plan.prediction.iteration_s,
+                      off->plan.world_size());
+        note = buf;
+    } else {
+        note = "activation recomputation on: without it no layout fits the GPUs' memory (a job spec's \"recompute\" "
+               "decides it instead)";
+    }
     result.note = result.note.empty() ? note : note + "; " + result.note;
     return result;
 }

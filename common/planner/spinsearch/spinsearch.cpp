@@ -391,13 +391,9 @@ PlanResult Search::run() {
     eligible_ = eligible_clusters(req_, topo_);
     int available = 0;
     for (int c : eligible_) available += topo_.clusters[static_cast<size_t>(c)].total_gpus();
-    std::vector<int> counts = candidate_gpu_counts(req_, available);
-    if (counts.size() > 16) {
-        // Most GPUs first, plus a geometric spread of smaller counts for per-GPU objectives.
-        std::vector<int> keep(counts.begin(), counts.begin() + 10);
-        for (size_t i = 10; i < counts.size(); i += (counts.size() - 10) / 6 + 1) keep.push_back(counts[i]);
-        counts = keep;
-    }
+    // Every candidate count is screened (screening is cheap): a subset that depended on the limit
+    // would let a larger limit skip the count a smaller one finds, and more freedom plan worse.
+    const std::vector<int> counts = candidate_gpu_counts(req_, available);
 
     // Screening: every shape of every count gets two cheap layouts (one per pure orientation)
     // from the best seed; the best shapes by that score get the full spin.

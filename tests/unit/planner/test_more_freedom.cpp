@@ -1,0 +1,74 @@
+// "Never worse with more freedom": allowing more GPUs, or leaving the count to the planner, must
+// never give a worse plan under the same objective. A property over the shipped topologies and a
+// generated one, through plan_job (what `spiderflow plan` and job_submit call): for GPU limits
+// N1 < N2, plan(at most N2) is at least as good as plan(at most N1), and plan(best) as good as
+// any plan(at most N). The worldwide-8 case is the one users met: at most 480 planned tokyo
+// alone at 48 GPUs while at most 256 found oregon at 128, twice as fast.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "common/cost/cost_model.h"
+#include "common/planner/plan_job.h"
+#include "common/topology/reader.h"
+#include "fixtures.h"
+
+using namespace sftest;
+
+namespace {
+
+std::string shipped(const std::string& rel) {
+    const char* dir = std::getenv("SF_SRCDIR");
+    return std::string(dir && *dir ? dir : ".") + "/" + rel;
+}
+
+double iteration_s(const Topology& t, const std::string& model, int batch, int seq, GpuCountMode mode, int gpus) {
+    const CostModel cost(t, Catalog::builtin());
+    PlanRequest r = request(model, batch, gpus, seq);
+    r.job.gpu_mode = mode;
+    const PlanResult p = plan_job(*make_planner("spinsearch"), r, cost);
+    EXPECT_TRUE(p.plan.prediction.feasible);
+    if (mode == GpuCountMode::at_most) EXPECT_LE(p.plan.world_size(), gpus);
+    return p.plan.prediction.iteration_s;
+}
+
+struct Case {
+    std::string topology;  // shipped file, or "" for the generated two sites
+    std::string model;
+    int batch, seq;
+    std::vector<int> limits;  // ascending
+};
+
+}  // namespace
+
+TEST(MoreFreedom, AHigherGpuLimitOrTheBestCountIsNeverWorse) {
+    const std::vector<Case> cases = {
+        {"contrib/topologies/worldwide-8.json", "llama3-70b", 1024, 4096, {128, 256, 480}},
+        {"contrib/topologies/aws-4.json", "llama3-8b", 512, 4096, {32, 64, 128}},
+        {"contrib/topologies/two-sites-thin-link.json", "gpt3-13b", 512, 2048, {16, 48, 96}},
+        {"", "llama3-8b", 256, 2048, {8, 24, 64}},
+    };
+    for (const Case& c : cases) {
+        const Topology t = c.topology.empty() ? two_sites(10) : read_topology(shipped(c.topology));
+        const std::string where = (c.topology.empty() ? std::string("two_sites") : c.topology) + " " + c.model;
+        double previous = 0;
+        int previous_limit = 0;
+        double best_at_most = 0;
+        for (int n : c.limits) {
+            const double s = iteration_s(t, c.model, c.batch, c.seq, GpuCountMode::at_most, n);
+            if (previous_limit > 0) {
+                EXPECT_LE(s, previous * (1 + 1e-9)) << where << ": at most " << n << " GPUs plans " << s
+                                                     << " s per iteration, at most " << previous_limit << " plans "
+                                                     << previous << " s";
+            }
+            previous = s;
+            previous_limit = n;
+            best_at_most = best_at_most == 0 ? s : std::min(best_at_most, s);
+        }
+        const double best = iteration_s(t, c.model, c.batch, c.seq, GpuCountMode::best, c.limits.back());
+        EXPECT_LE(best, best_at_most * (1 + 1e-9)) << where << ": best count plans " << best << " s, at most plans "
+                                                   << best_at_most << " s";
+    }
+}
