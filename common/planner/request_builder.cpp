@@ -46,6 +46,13 @@ PlanRequest build_plan_request(const RequestOptions& o, const Catalog& catalog, 
     if (o.gpus) job.gpus = *o.gpus;
     if (o.gpu_mode) job.gpu_mode = *o.gpu_mode;
     if (o.micro_batch) job.micro_batch = *o.micro_batch;
+    if (!o.precision.empty()) {
+        try {
+            job.precision = precision_from_string(o.precision);
+        } catch (const InputError& e) {
+            fail(names.precision.empty() ? "precision" : names.precision, e.problem());
+        }
+    }
     const bool degrees_fixed = o.tp && o.pp && o.dp;
     if (!o.job && job.gpus == 0 && !degrees_fixed) fail(names.gpus, "is required: how many GPUs the job may use");
     if (job.gpus == 0 && degrees_fixed) job.gpus = *o.tp * *o.pp * *o.dp;

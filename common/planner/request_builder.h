@@ -23,6 +23,7 @@ struct OptionNames {
     std::string gpu_mode = "--gpus-mode";
     std::string objective = "--objective";
     std::string policy = "--policy";
+    std::string precision = "--precision";
 };
 
 struct RequestOptions {
@@ -33,6 +34,7 @@ struct RequestOptions {
     std::optional<int> global_batch;
     std::optional<int> seq_len;
     std::optional<int> micro_batch;
+    std::string precision;                    // bf16, fp16 or fp32; empty: the spec's (bf16)
     std::optional<int> gpus;
     std::optional<GpuCountMode> gpu_mode;
     std::string objective;                    // empty: iteration time

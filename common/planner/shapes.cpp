@@ -210,6 +210,26 @@ void explain_no_shape(const PlanRequest& request, const Topology& topology, cons
                               gib(mem) + " usable; it needs about " + std::to_string(need_gpus) +
                               " GPUs or more memory per GPU");
     }
+    // A fixed micro-batch: every replica takes global_batch / dp samples in micro-batches of it,
+    // so dp x micro-batch must divide the global batch. Named first when that is what fails.
+    if (request.micro_batch && *request.micro_batch > 0) {
+        const int mb = *request.micro_batch;
+        if (request.dp && job.global_batch % (*request.dp * mb) != 0) {
+            throw InfeasibleError("--micro-batch " + std::to_string(mb) + " with dp=" + std::to_string(*request.dp) +
+                                  ": dp x micro-batch (" + std::to_string(*request.dp * mb) +
+                                  ") must divide the global batch " + std::to_string(job.global_batch) +
+                                  "; use a micro-batch dividing " + std::to_string(job.global_batch / *request.dp));
+        }
+        if (!request.dp && !request.tp && !request.pp) {
+            bool any = false;
+            for (int dp = 1; dp <= gpus && !any; ++dp) any = gpus % dp == 0 && job.global_batch % (dp * mb) == 0;
+            if (!any) {
+                throw InfeasibleError("--micro-batch " + std::to_string(mb) + ": no data-parallel degree of " +
+                                      std::to_string(gpus) + " GPUs gives replicas a whole number of micro-batches "
+                                      "of the global batch " + std::to_string(job.global_batch));
+            }
+        }
+    }
     // Batch / degrees: find counts dividing the global batch.
     std::string what = "no (tp, pp, dp, micro-batch) layout of " + on + " fits " + m.name + " with global batch " +
                        std::to_string(job.global_batch);

@@ -55,6 +55,7 @@ constexpr const char* kHelp =
     "  --forbid C3,...      never these clusters\n"
     "  --tp T --pp P --dp D fix parallel degrees (only the placement is searched)\n"
     "  --micro-batch M      fix the micro-batch size\n"
+    "  --precision P        bf16 (default), fp16 or fp32, as `spiderflow estimate` takes it\n"
     "  --policy NAME        spinsearch (default), global-ilp, genetic, greedy, first-fit, exhaustive\n"
     "  --time-limit S       planning time limit in seconds (default: the policy's)\n"
     "  --seed N             random seed (default 1); same inputs and seed give the same plan\n"
@@ -135,6 +136,7 @@ int run_plan(const std::vector<std::string>& args) {
         else if (a == "--pp") options.pp = static_cast<int>(parse_int(a, value(), 1));
         else if (a == "--dp") options.dp = static_cast<int>(parse_int(a, value(), 1));
         else if (a == "--micro-batch") options.micro_batch = static_cast<int>(parse_int(a, value(), 1));
+        else if (a == "--precision") options.precision = value();
         else if (a == "--policy") policy = value();
         else if (a == "--time-limit") options.time_limit_s = parse_seconds(a, value());
         else if (a == "--seed") options.seed = static_cast<uint64_t>(parse_int(a, value(), 0));

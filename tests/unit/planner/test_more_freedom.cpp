@@ -13,6 +13,7 @@
 #include "common/cost/cost_model.h"
 #include "common/planner/plan_job.h"
 #include "common/topology/reader.h"
+#include "common/util/errors.h"
 #include "fixtures.h"
 
 using namespace sftest;
@@ -70,5 +71,22 @@ TEST(MoreFreedom, AHigherGpuLimitOrTheBestCountIsNeverWorse) {
         const double best = iteration_s(t, c.model, c.batch, c.seq, GpuCountMode::best, c.limits.back());
         EXPECT_LE(best, best_at_most * (1 + 1e-9)) << where << ": best count plans " << best << " s, at most plans "
                                                    << best_at_most << " s";
+    }
+}
+
+// A micro-batch that cannot divide the replicas' share of the batch is named as the cause, not
+// the degrees or the GPU count.
+TEST(MoreFreedom, AnImpossibleMicroBatchIsNamed) {
+    const Topology t = two_sites(10);
+    const CostModel cost(t, Catalog::builtin());
+    PlanRequest r = request("llama3-8b", 64, 16);
+    r.micro_batch = 16;
+    r.dp = 8;
+    try {
+        plan_job(*make_planner("spinsearch"), r, cost);
+        FAIL() << "dp 8 x micro-batch 16 does not divide 64";
+    } catch (const InfeasibleError& e) {
+        EXPECT_NE(std::string(e.what()).find("dp x micro-batch (128) must divide the global batch 64"), std::string::npos)
+            << e.what();
     }
 }

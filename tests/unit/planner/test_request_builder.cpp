@@ -110,3 +110,11 @@ TEST(RequestBuilder, PolicyNamesAreChecked) {
     EXPECT_EQ(checked_policy_name("greedy", "spinsearch", OptionNames{}, "test"), "greedy");
     EXPECT_THROW(checked_policy_name("magic", "spinsearch", OptionNames{}, "test"), InputError);
 }
+
+TEST(RequestBuilder, PrecisionIsAnOptionAsInEstimate) {
+    RequestOptions o = llama(64, 16);
+    o.precision = "fp32";
+    EXPECT_EQ(build_plan_request(o, Catalog::builtin(), OptionNames{}, "test").job.precision, Precision::fp32);
+    o.precision = "fp8";
+    EXPECT_EQ(failing_field(o), "--precision");
+}
