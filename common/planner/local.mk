@@ -5,6 +5,8 @@ libsf_planner_la_SOURCES = \
 	common/planner/deadline_planning.cpp \
 	common/planner/deadline_planning.h \
 	common/planner/plan_job.cpp \
+	common/planner/plan_compare.cpp \
+	common/planner/plan_compare.h \
 	common/planner/request_builder.h \
 	common/planner/request_builder.cpp \
 	common/planner/policy_factory.cpp \

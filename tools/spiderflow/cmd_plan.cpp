@@ -15,6 +15,7 @@
 #include "common/plan/plan_json.h"
 #include "common/plan/plan_svg.h"
 #include "common/plan/plan_text.h"
+#include "common/planner/plan_compare.h"
 #include "common/planner/plan_job.h"
 #include "common/planner/planner.h"
 #include "common/planner/request_builder.h"
@@ -61,7 +62,9 @@ constexpr const char* kHelp =
     "  --seed N             random seed (default 1); same inputs and seed give the same plan\n"
     "  --format FMT         json (default), text or svg\n"
     "  -o FILE              write to FILE instead of standard output\n"
-    "  --no-timing          leave the planning time out, so the same inputs print the same bytes\n\n"
+    "  --no-timing          leave the planning time out, so the same inputs print the same bytes\n"
+    "  --no-compare         text: leave out the comparison with the best plan in one site and the\n"
+    "                       best plan on fewer GPUs (each is planned too, which takes longer)\n\n"
     "Exit status: 0 planned, 2 bad input or impossible request (the message says which\n"
     "constraint failed and what would fit).\n";
 
@@ -104,6 +107,7 @@ int run_plan(const std::vector<std::string>& args) {
     std::string policy, state_file, broker_url, token_file, ca_file;
     SiteTime at = 0;
     bool timing = true;
+    bool compare = true;
     RequestOptions options;
     for (size_t i = 1; i < args.size(); ++i) {
         const std::string& a = args[i];
@@ -146,6 +150,7 @@ int run_plan(const std::vector<std::string>& args) {
                 usage_error(a, "must be json, text or svg, not '" + format + "'");
         } else if (a == "-o" || a == "--output") output = value();
         else if (a == "--no-timing") timing = false;
+        else if (a == "--no-compare") compare = false;
         else usage_error(a, "unknown option (see 'spiderflow plan --help')");
     }
     if (topology_file.empty() && broker_url.empty()) usage_error("--topology", "is required (or --broker)");
@@ -184,7 +189,11 @@ int run_plan(const std::vector<std::string>& args) {
 
     std::string text;
     if (format == "json") text = plan_to_json(result.plan, topology) + "\n";
-    else if (format == "text") text = plan_to_text(result.plan, topology, result.runner_up ? &*result.runner_up : nullptr, result.note);
+    else if (format == "text") {
+        text = plan_to_text(result.plan, topology, result.runner_up ? &*result.runner_up : nullptr, result.note);
+        // What else the user could ask for, and whether this request pays.
+        if (compare) text += comparison_text(compare_plan(*planner, request, cost, result.plan), result.plan);
+    }
     else text = plan_to_svg(result.plan, topology);
 
     if (output.empty()) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/cost/cost_model.h"
+#include "common/planner/plan_compare.h"
 #include "common/planner/plan_job.h"
 #include "common/topology/reader.h"
 #include "common/util/errors.h"
@@ -89,4 +90,32 @@ TEST(MoreFreedom, AnImpossibleMicroBatchIsNamed) {
         EXPECT_NE(std::string(e.what()).find("dp x micro-batch (128) must divide the global batch 64"), std::string::npos)
             << e.what();
     }
+}
+
+// Every plan says how it compares with the best plan in one site and on fewer GPUs; one that
+// crosses sites at a loss says so and names the better request.
+TEST(PlanCompare, CrossingAThinLinkAtALossSaysSoAndNamesTheBetterRequest) {
+    const Topology t = read_topology(shipped("contrib/topologies/two-sites-thin-link.json"));
+    const CostModel cost(t, Catalog::builtin());
+    const auto planner = make_planner("spinsearch");
+    const PlanRequest r = request("llama3-70b", 512, 64, 4096);
+    const PlanResult p = plan_job(*planner, r, cost);
+    const auto comparisons = compare_plan(*planner, r, cost, p.plan);
+    ASSERT_EQ(comparisons.size(), 2u);
+    EXPECT_EQ(comparisons[0].what, "the best plan in one site");
+    ASSERT_TRUE(comparisons[0].found) << comparisons[0].why;
+    EXPECT_EQ(comparisons[0].clusters.find(','), std::string::npos);
+    EXPECT_LT(comparisons[0].iteration_s, p.plan.prediction.iteration_s);
+    const std::string text = comparison_text(comparisons, p.plan);
+    EXPECT_NE(text.find("This request does not pay"), std::string::npos) << text;
+    EXPECT_NE(text.find("Ask for --gpus " + std::to_string(comparisons[0].gpus) + " --allow " + comparisons[0].clusters),
+              std::string::npos) << text;
+
+    // A plan in one site already is compared with fewer GPUs only, and no verdict when it wins.
+    const PlanRequest small = request("llama3-8b", 256, 32);
+    const PlanResult q = plan_job(*planner, small, cost);
+    const auto only = compare_plan(*planner, small, cost, q.plan);
+    ASSERT_EQ(only.size(), 1u);
+    EXPECT_EQ(only[0].what, "the best plan on fewer GPUs");
+    EXPECT_EQ(comparison_text(only, q.plan).find("does not pay"), std::string::npos);
 }

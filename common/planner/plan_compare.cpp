@@ -1,0 +1,129 @@
+#include "common/planner/plan_compare.h"
+
+#include <cstdio>
+#include <set>
+
+#include "common/planner/plan_job.h"
+#include "common/planner/shapes.h"
+
+namespace spiderflow {
+namespace {
+
+std::string clusters_of(const Plan& p, const Topology& t) {
+    std::set<int> seen;
+    std::string out;
+    for (const auto& c : p.cells) {
+        if (!seen.insert(c.cluster).second) continue;
+        out += (out.empty() ? "" : ", ") + t.clusters[static_cast<size_t>(c.cluster)].name;
+    }
+    return out;
+}
+
+std::string fmt(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+    return buf;
+}
+
+bool allowed(const PlanRequest& r, const std::string& name) {
+    for (const auto& f : r.forbidden_clusters) {
+        if (f == name) return false;
+    }
+    if (r.allowed_clusters.empty()) return true;
+    for (const auto& a : r.allowed_clusters) {
+        if (a == name) return true;
+    }
+    return false;
+}
+
+// The best of `requests` (each planned, failures skipped), as a comparison with `chosen`.
+PlanComparison best_of(const std::string& what, const PlannerPolicy& planner, const std::vector<PlanRequest>& requests,
+                       const CostModel& cost, const Plan& chosen, const std::string& none) {
+    PlanComparison c;
+    c.what = what;
+    Plan best;
+    std::string last_error;
+    for (const PlanRequest& r : requests) {
+        try {
+            const PlanResult got = plan_job(planner, r, cost);
+            if (!got.plan.prediction.feasible) continue;
+            if (!c.found || better_prediction(got.plan.prediction, got.plan.world_size(), best.prediction, best.world_size(),
+                                              r.objective)) {
+                best = got.plan;
+                c.found = true;
+            }
+        } catch (const std::exception& e) {
+            last_error = e.what();
+        }
+    }
+    if (!c.found) {
+        c.why = none + (last_error.empty() ? "" : " (" + last_error + ")");
+        return c;
+    }
+    c.clusters = clusters_of(best, cost.topology());
+    c.gpus = best.world_size();
+    c.iteration_s = best.prediction.iteration_s;
+    c.speedup = best.prediction.iteration_s > 0 ? chosen.prediction.iteration_s / best.prediction.iteration_s : 0;
+    c.request = "--gpus " + std::to_string(c.gpus) + (c.clusters.find(',') == std::string::npos ? " --allow " + c.clusters : "");
+    return c;
+}
+
+}  // namespace
+
+std::vector<PlanComparison> compare_plan(const PlannerPolicy& planner, const PlanRequest& request, const CostModel& cost,
+                                         const Plan& chosen) {
+    std::vector<PlanComparison> out;
+    const Topology& t = cost.topology();
+    const int gpus = chosen.world_size();
+    // Each alternative gets the same freedom the user gave, within its own bounds: at most the
+    // plan's GPUs, fixed degrees dropped (they fixed the count the alternatives may undercut).
+    PlanRequest base = request;
+    base.job.gpu_mode = GpuCountMode::at_most;
+    base.tp.reset();
+    base.pp.reset();
+    base.dp.reset();
+    std::vector<PlanRequest> one_site;
+    for (const auto& c : t.clusters) {
+        if (!allowed(request, c.name)) continue;
+        PlanRequest r = base;
+        r.job.gpus = gpus;
+        r.allowed_clusters = {c.name};
+        r.forbidden_clusters.clear();
+        one_site.push_back(r);
+    }
+    if (clusters_of(chosen, t).find(',') != std::string::npos) {
+        out.push_back(best_of("the best plan in one site", planner, one_site, cost, chosen, "no single site can hold it"));
+    }
+    if (gpus > 1) {
+        PlanRequest fewer = base;
+        fewer.job.gpus = gpus - 1;
+        out.push_back(best_of("the best plan on fewer GPUs", planner, {fewer}, cost, chosen, "no plan on fewer GPUs"));
+    }
+    return out;
+}
+
+std::string comparison_text(const std::vector<PlanComparison>& comparisons, const Plan& chosen) {
+    std::string out;
+    const PlanComparison* faster = nullptr;
+    for (const PlanComparison& c : comparisons) {
+        if (!c.found) {
+            out += "Compared with " + c.what + ": none, " + c.why + ".\n";
+            continue;
+        }
+        out += "Compared with " + c.what + ": " + c.clusters + ", " + std::to_string(c.gpus) + " GPUs, " +
+               fmt(c.iteration_s) + " s per iteration (" +
+               (c.speedup > 1.001   ? fmt(c.speedup) + "x faster than this plan"
+                : c.speedup < 0.999 ? "this plan is " + fmt(1 / c.speedup) + "x faster"
+                                    : "as fast as this plan") +
+               "; " + c.request + ").\n";
+        if (c.speedup > 1.001 && (faster == nullptr || c.iteration_s < faster->iteration_s)) faster = &c;
+    }
+    if (faster != nullptr) {
+        out += "This request does not pay: " + faster->what + " runs " + fmt(faster->speedup) + "x faster on " +
+               std::to_string(faster->gpus) + " GPUs" + (faster->gpus < chosen.world_size() ? " (fewer)" : "") +
+               ". Ask for " + faster->request + ".\n";
+    }
+    return out;
+}
+
+}  // namespace spiderflow

@@ -1,0 +1,32 @@
+// How a plan compares with what the user could ask for instead: the best plan that stays in one
+// site, and the best plan on fewer GPUs. A plan that crosses sites at a loss says so plainly and
+// names the request that does better (`spiderflow plan`'s text output).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/planner/planner.h"
+
+namespace spiderflow {
+
+struct PlanComparison {
+    std::string what;           // "the best plan in one site", "the best plan on fewer GPUs"
+    bool found = false;         // false: no such plan (why says so)
+    std::string why;
+    std::string clusters;       // where it runs ("oregon" or "oregon, tokyo")
+    int gpus = 0;
+    double iteration_s = 0;
+    double speedup = 0;         // the chosen plan's iteration time / this one's: > 1, this one is faster
+    std::string request;        // the options that ask for it ("--gpus 128 --allow oregon")
+};
+
+// Plans the alternatives of `chosen` (planned for `request`) with `planner`. Never throws; an
+// alternative that cannot be planned is reported with why.
+std::vector<PlanComparison> compare_plan(const PlannerPolicy& planner, const PlanRequest& request, const CostModel& cost,
+                                         const Plan& chosen);
+
+// One line each, and a plain verdict when an alternative is faster.
+std::string comparison_text(const std::vector<PlanComparison>& comparisons, const Plan& chosen);
+
+}  // namespace spiderflow
