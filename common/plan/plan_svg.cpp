@@ -19,6 +19,8 @@ constexpr int kGapY = 110;
 constexpr int kGpu = 12;            // GPU square incl. spacing
 constexpr int kGpusPerRow = 18;
 constexpr int kMaxDrawnGpus = 144;  // more are summarised as "+N"
+constexpr int kLegendRows = 16;     // legend entries per column
+constexpr int kLegendColW = 150;
 
 std::string esc(const std::string& s) {
     std::string out;
@@ -64,6 +66,12 @@ struct Box {
 
 }  // namespace
 
+double svg_text_width(const std::string& text, double font_size) {
+    size_t chars = 0;
+    for (unsigned char c : text) chars += (c & 0xC0) != 0x80;  // UTF-8: count characters, not bytes
+    return static_cast<double>(chars) * 0.62 * font_size;
+}
+
 std::string plan_to_svg(const Plan& plan, const Topology& topo) {
     // Clusters in first-use order (stage-major), so pipelines read left to right.
     std::vector<Box> boxes;
@@ -93,7 +101,7 @@ std::string plan_to_svg(const Plan& plan, const Topology& topo) {
         if (row_h.size() <= row) row_h.push_back(0);
         row_h[row] = std::max(row_h[row], boxes[i].h);
     }
-    double y = 90;
+    double y = 106;  // below the title and its two lines of explanation
     for (size_t row = 0; row < row_h.size(); ++row) {
         for (int i = static_cast<int>(row) * cols; i < std::min(n, static_cast<int>(row + 1) * cols); ++i) {
             boxes[i].x = 40 + (i % cols) * (kBoxW + kGapX);
@@ -101,8 +109,20 @@ std::string plan_to_svg(const Plan& plan, const Topology& topo) {
         }
         y += row_h[row] + kGapY;
     }
-    const double width = 80 + cols * kBoxW + (cols - 1) * kGapX;
-    const double height = y + 60 + 16.0 * std::min(plan.pp, 16);
+    const std::string title = plan.job.model.name + ": tp=" + std::to_string(plan.tp) + " pp=" + std::to_string(plan.pp) +
+                              " dp=" + std::to_string(plan.dp) + " on " + std::to_string(plan.world_size()) + " GPUs (" +
+                              plan.policy + ")";
+    const std::string figures = "predicted iteration " + fmt("%.3f s", plan.prediction.iteration_s) + ", " +
+                                fmt("%.0f tokens/s", plan.prediction.tokens_per_s);
+    const std::string key = "arrows: pipeline boundaries, dashed: DP all-reduce; labels: link bandwidth, bytes per iteration";
+    // Every stage in the legend, 16 to a column.
+    const int legend_rows = std::min(plan.pp, kLegendRows);
+    const int legend_cols = (plan.pp + kLegendRows - 1) / kLegendRows;
+    // Wide enough for the text as well as the boxes (svg_text_width: a sans-serif estimate).
+    const double width = std::max({80.0 + cols * kBoxW + (cols - 1) * kGapX, 80 + svg_text_width(title, 16),
+                                   80 + svg_text_width(figures, 12), 80 + svg_text_width(key, 12),
+                                   80.0 + legend_cols * kLegendColW});
+    const double height = y + 60 + 16.0 * legend_rows;
 
     std::ostringstream o;
     o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
@@ -112,16 +132,9 @@ std::string plan_to_svg(const Plan& plan, const Topology& topo) {
     o << "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"8\" "
          "markerHeight=\"8\" orient=\"auto\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#333\"/></marker></defs>\n";
     o << "<rect x=\"0\" y=\"0\" width=\"" << width << "\" height=\"" << height << "\" fill=\"white\"/>\n";
-    o << "<text x=\"40\" y=\"30\" font-size=\"16\" font-weight=\"bold\">"
-      << esc(plan.job.model.name + ": tp=" + std::to_string(plan.tp) + " pp=" + std::to_string(plan.pp) +
-             " dp=" + std::to_string(plan.dp) + " on " + std::to_string(plan.world_size()) + " GPUs (" +
-             plan.policy + ")")
-      << "</text>\n";
-    o << "<text x=\"40\" y=\"52\">"
-      << esc("predicted iteration " + fmt("%.3f s", plan.prediction.iteration_s) + ", " +
-             fmt("%.0f tokens/s", plan.prediction.tokens_per_s) +
-             "; arrows: pipeline boundaries, dashed: DP all-reduce; labels: link bandwidth, bytes per iteration")
-      << "</text>\n";
+    o << "<text x=\"40\" y=\"30\" font-size=\"16\" font-weight=\"bold\">" << esc(title) << "</text>\n";
+    o << "<text x=\"40\" y=\"52\">" << esc(figures) << "</text>\n";
+    o << "<text x=\"40\" y=\"68\">" << esc(key) << "</text>\n";
 
     auto pos = [&](int cluster) -> const Box& { return boxes[box_of.at(cluster)]; };
     auto link_bw = [&](int a, int b) {
@@ -193,15 +206,15 @@ std::string plan_to_svg(const Plan& plan, const Topology& topo) {
 
     // Legend: stage colours.
     o << "<g id=\"legend\">\n";
-    double ly = y + 10;
-    for (int s = 0; s < std::min(plan.pp, 16); ++s) {
-        o << "<rect x=\"40\" y=\"" << ly << "\" width=\"10\" height=\"10\" fill=\"" << stage_colour(s, plan.pp)
-          << "\"/><text x=\"56\" y=\"" << ly + 9 << "\">"
+    for (int s = 0; s < plan.pp; ++s) {
+        const double lx = 40 + (s / kLegendRows) * kLegendColW;
+        const double ly = y + 10 + (s % kLegendRows) * 16;
+        o << "<rect x=\"" << lx << "\" y=\"" << ly << "\" width=\"10\" height=\"10\" fill=\"" << stage_colour(s, plan.pp)
+          << "\"/><text x=\"" << lx + 16 << "\" y=\"" << ly + 9 << "\">"
           << esc("stage " + std::to_string(s) + " (" +
                  std::to_string(s < static_cast<int>(plan.layers_per_stage.size()) ? plan.layers_per_stage[s] : 0) +
                  " layers)")
           << "</text>\n";
-        ly += 16;
     }
     o << "</g>\n</svg>\n";
     return o.str();

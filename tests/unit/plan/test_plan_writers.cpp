@@ -138,6 +138,43 @@ TEST(PlanSvg, IsWellFormedAndLabelsLinks) {
     EXPECT_NE(plan_to_svg(local_pipelines_plan(), topo).find("class=\"dp\""), std::string::npos);
 }
 
+// Every <text> of the picture stays inside it (by the same width estimate the writer uses, a
+// generous one), and the legend shows every stage, however many.
+TEST(PlanSvg, TextStaysInsideThePictureAndEveryStageIsInTheLegend) {
+    const Topology topo = two_sites();
+    Plan p = cross_plan();
+    p.tp = 1;
+    p.pp = 32;
+    p.dp = 1;
+    p.layers_per_stage.assign(32, 1);
+    p.cells.clear();
+    for (int s = 0; s < 32; ++s) p.cells.push_back(StageCell{s / 16, (s / 8) % 2, s % 8});
+    p.policy = "a-policy-with-a-rather-long-name-for-the-title";
+    const std::string svg = plan_to_svg(p, topo);
+    EXPECT_EQ(xml_problem(svg), "");
+    const std::regex size_re("<svg[^>]* width=\"([0-9.]+)\"");
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(svg, m, size_re));
+    const double width = std::stod(m[1]);
+    const std::regex text_re("<text x=\"([0-9.]+)\"[^>]*?( text-anchor=\"middle\")?[^>]*?( font-size=\"([0-9]+)\")?[^>]*>([^<]*)</text>");
+    int texts = 0, stages = 0;
+    for (auto it = std::sregex_iterator(svg.begin(), svg.end(), text_re); it != std::sregex_iterator(); ++it) {
+        const double x = std::stod((*it)[1]);
+        const bool middle = (*it)[2].matched;
+        const double size = (*it)[4].matched ? std::stod((*it)[4]) : 12;
+        const std::string content = (*it)[5];
+        const double w = svg_text_width(content, size);
+        const double right = middle ? x + w / 2 : x + w;
+        const double left = middle ? x - w / 2 : x;
+        EXPECT_LE(right, width) << "'" << content << "' runs off the picture (" << right << " > " << width << ")";
+        EXPECT_GE(left, 0) << "'" << content << "' starts left of the picture";
+        ++texts;
+        stages += content.rfind("stage ", 0) == 0;
+    }
+    EXPECT_GT(texts, 5);
+    EXPECT_EQ(stages, 32) << "the legend shows every stage";
+}
+
 TEST(PlanSvg, EscapesNames) {
     Topology topo = two_sites();
     topo.clusters[0].name = "a<b&c\"";
