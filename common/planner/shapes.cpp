@@ -201,6 +201,11 @@ void explain_no_shape(const PlanRequest& request, const Topology& topology, cons
             least_shape = s;
         }
     }
+    if (mem <= 0) {
+        throw InfeasibleError("the GPUs of the allowed clusters are of no type the catalog knows, so no memory or speed "
+                              "can be rated: name the type (Gres=gpu:TYPE:N in slurm.conf, or gpu_type in the topology; "
+                              "`spiderflow catalog gpus` lists them)");
+    }
     if (least > mem) {
         // Scale: state is roughly inverse in tp*pp; how many GPUs would bring it under memory.
         const double per_gpu_total = least * least_shape.tp * least_shape.pp;

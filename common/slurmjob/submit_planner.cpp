@@ -177,32 +177,14 @@ std::optional<Stop> plan_from_spec(const JobOptions& opts, const SlurmRequest& r
         }
         return Stop{Outcome::reject, option_message(e)};
     }
-    if (*ro.gpus > here_gpus) {
+    // Too large for this cluster: planned over the whole federation when this cluster runs
+    // cross-site jobs, busy GPUs included (the parts wait for a common start, as any job waits
+    // for its nodes); refused otherwise, naming what would fit.
+    const bool across = *ro.gpus > here_gpus && federation_free && cfg.cross_site;
+    if (*ro.gpus > here_gpus && !across) {
         const std::string why = unusable_nodes == 0 ? ""
                                                     : " usable; " + std::to_string(unusable_nodes) + " of its " +
                                                           std::to_string(gpu_nodes) + " nodes are drained or down";
-        if (federation_free && cfg.cross_site) {
-            // Too large for this cluster: planned over the whole federation, busy GPUs included
-            // (the parts wait for a common start, as any job waits for its nodes).
-            ro.allowed_clusters.clear();
-            for (const auto& c : usable->clusters) ro.allowed_clusters.push_back(c.name);
-            try {
-                preq = build_plan_request(ro, Catalog::builtin(), names, "job options");
-            } catch (const InputError& e) {
-                return Stop{Outcome::reject, option_message(e)};
-            }
-            PlanOutcome po = plan_with_budget(preq, policy, usable, cfg.time_budget_s);
-            if (!po.ok) {
-                if (po.user_error) {
-                    return Stop{Outcome::reject, "spiderflow: cannot plan this job across the federation (" +
-                                                     std::to_string(*federation_free) + " GPUs free now): " + po.message,
-                                RejectKind::no_fit};
-                }
-                return Stop{Outcome::fail_open, po.message};
-            }
-            *plan = std::move(po.plan);
-            return std::nullopt;
-        }
         const std::string federation =
             federation_free ? "; the federation has " + std::to_string(*federation_free) +
                                   " free, but this cluster does not plan across sites (cross_site = no in spiderflow.conf)"
@@ -212,10 +194,32 @@ std::optional<Stop> plan_from_spec(const JobOptions& opts, const SlurmRequest& r
                                          " nodes" + why + ")" + federation + "; ask for at most " + std::to_string(here_gpus),
                     RejectKind::no_fit};
     }
+    if (across) {
+        ro.allowed_clusters.clear();
+        for (const auto& c : usable->clusters) ro.allowed_clusters.push_back(c.name);
+        try {
+            preq = build_plan_request(ro, Catalog::builtin(), names, "job options");
+        } catch (const InputError& e) {
+            return Stop{Outcome::reject, option_message(e)};
+        }
+    }
+    // A job on several nodes needs their network: a topology without it (a slurm.conf names no
+    // NICs) is the site's gap, not the job's fault.
+    int largest_node = 0;
+    for (const auto& n : full.nodes) largest_node = std::max(largest_node, n.gpus);
+    for (const auto& n : full.nodes) {
+        if (*ro.gpus > largest_node && n.gpus > 0 && n.nics.empty()) {
+            return Stop{Outcome::fail_open, "node " + n.name + " of cluster '" + full.name + "' has no network interfaces in "
+                                            "the topology, so a job on several nodes cannot be rated (describe its NICs in "
+                                            "SpiderFlow's topology JSON)"};
+        }
+    }
     PlanOutcome po = plan_with_budget(preq, policy, usable, cfg.time_budget_s);
     if (!po.ok) {
-        if (po.user_error) return Stop{Outcome::reject, "spiderflow: cannot plan this job: " + po.message, RejectKind::no_fit};
-        return Stop{Outcome::fail_open, po.message};
+        if (!po.user_error) return Stop{Outcome::fail_open, po.message};
+        const std::string where =
+            across ? " across the federation (" + std::to_string(*federation_free) + " GPUs free now)" : "";
+        return Stop{Outcome::reject, "spiderflow: cannot plan this job" + where + ": " + po.message, RejectKind::no_fit};
     }
     *plan = std::move(po.plan);
     return std::nullopt;
@@ -430,6 +434,15 @@ SubmitDecision decide_uncached(const JobOptions& opts, const SlurmRequest& req,
         }
         // Drained and down nodes count for nothing here: the job could never start on them.
         const Cluster& here = site->usable->clusters[static_cast<size_t>(cluster)];
+        // GPUs the catalog does not know (a slurm.conf with Gres=gpu:4 and no type) cannot be
+        // rated: the site's topology is at fault, not the job.
+        for (const Node& n : here.nodes) {
+            if (n.gpus > 0 && Catalog::builtin().gpu(n.gpu_type) == nullptr) {
+                return finish(Outcome::fail_open, "node " + n.name + " of cluster '" + here.name + "' has GPUs of unknown type '" +
+                                                      n.gpu_type + "' (name it: Gres=gpu:TYPE:N in slurm.conf, or gpu_type in the "
+                                                      "topology; `spiderflow catalog gpus` lists them)");
+            }
+        }
         std::optional<int> federation_free;
         if (site->observed && topology->clusters.size() > 1) {
             const SiteTime now = static_cast<SiteTime>(std::time(nullptr));

@@ -94,6 +94,20 @@ TEST(SubmitPlanner, MissingTopologyFailsOpen) {
     SpiderflowConf c = config("/tmp");
     c.cluster = "elsewhere";
     EXPECT_EQ(decide_submission(opts("llama3-8b", 64), gpus(16), cluster(2), c).outcome, Outcome::fail_open);
+    // A hand-written slurm.conf with Gres=gpu:4 and no type: the site's topology is at fault.
+    const auto d2 = decide_submission(opts("llama3-8b", 64), gpus(16), cluster(2, ""), config("/tmp"));
+    EXPECT_EQ(d2.outcome, Outcome::fail_open) << d2.message;
+    EXPECT_NE(d2.message.find("GPUs of unknown type"), std::string::npos) << d2.message;
+    // ... or with no NICs (a slurm.conf names none): a job on several nodes passes unplanned, one
+    // node is still planned.
+    auto no_nics = cluster_topology(2);
+    for (auto& n : no_nics->clusters[0].nodes) n.nics.clear();
+    no_nics->finalize("test");
+    const auto flat = site_of(no_nics);
+    const auto d3 = decide_submission(opts("llama3-8b", 64), gpus(16), flat, config("/tmp"));
+    EXPECT_EQ(d3.outcome, Outcome::fail_open) << d3.message;
+    EXPECT_NE(d3.message.find("no network interfaces"), std::string::npos) << d3.message;
+    EXPECT_EQ(decide_submission(opts("llama3-8b", 64), gpus(8), flat, config("/tmp")).outcome, Outcome::rewrite);
 }
 
 TEST(SubmitPlanner, BadSpecsAreRejectedWithWhatWouldFit) {
