@@ -64,8 +64,7 @@ const XJob& Coallocator::submit(XJob job, int64_t now) {
         throw std::invalid_argument("a cross-site job with a held home job needs a part on its home cluster");
     }
     job.seq = next_seq_++;
-    job.master_port = policy_.master_port_base +
-                      static_cast<int>(job.seq % static_cast<uint64_t>(std::max(1, policy_.master_port_span)));
+    job.master_port = port_for(job.seq);
     job.attempt = 0;
     job.requeues = 0;
     job.submitted_at = now;
@@ -86,13 +85,14 @@ const XJob& Coallocator::submit(XJob job, int64_t now) {
     return jobs_.emplace(id, std::move(job)).first->second;
 }
 
+int Coallocator::port_for(uint64_t seq) const {
+    return policy_.master_port_base + static_cast<int>(seq % static_cast<uint64_t>(std::max(1, policy_.master_port_span)));
+}
+
 void Coallocator::restore(XJob job) {
     next_seq_ = std::max(next_seq_, job.seq + 1);
     // Stored before the port was kept with the job: the same port as it was given then.
-    if (job.master_port == 0) {
-        job.master_port = policy_.master_port_base +
-                          static_cast<int>(job.seq % static_cast<uint64_t>(std::max(1, policy_.master_port_span)));
-    }
+    if (job.master_port == 0) job.master_port = port_for(job.seq);
     const std::string id = job.id;
     jobs_[id] = std::move(job);
 }
@@ -152,19 +152,17 @@ void Coallocator::start_negotiating(XJob& job, int64_t now) {
 void Coallocator::end_all(XJob& job, int64_t now, const std::string& why, bool requeue) {
     job.reason = why;
     job.requeue = requeue;
-    for (Part& p : job.parts) {
-        // A part without a job has nothing to end; its reservation goes either way.
-        if (!p.reservation.empty()) p.to_release.push_back(p.reservation);
-        p.reservation.clear();
-        if (p.job_id == 0) p.ended = true;
-    }
-    // sbatch's held job is the home part even before it was released: it is cancelled too.
     for (size_t k = 0; k < job.parts.size(); ++k) {
         Part& p = job.parts[k];
+        // A part without a job has nothing to end, except sbatch's held job, which is the home
+        // part even before it was released; its reservation goes either way.
+        if (!p.reservation.empty()) p.to_release.push_back(p.reservation);
+        p.reservation.clear();
         if (p.job_id == 0 && uses_home_job(job, k)) {
             p.job_id = job.home_job;
             p.ended = false;
         }
+        if (p.job_id == 0) p.ended = true;
     }
     move(job, XJobState::Ending, now, why);
     advance(job, now);

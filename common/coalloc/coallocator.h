@@ -119,6 +119,8 @@ public:
 
 private:
     void move(XJob& job, XJobState to, int64_t now, const std::string& why);
+    // MASTER_PORT of the job that arrived `seq`-th: the same in every part.
+    int port_for(uint64_t seq) const;
     void start_negotiating(XJob& job, int64_t now);
     void end_all(XJob& job, int64_t now, const std::string& why, bool requeue);
     // The transitions that reports alone bring (every offer in, every part reserved, ...).
