@@ -99,6 +99,14 @@ job_desc_msg_t update_of(uint32_t id) {
 
 bool unreachable(int err) { return err == SLURM_COMMUNICATIONS_CONNECTION_ERROR || err == SLURMCTLD_COMMUNICATIONS_CONNECTION_ERROR; }
 
+// slurm_update_job: throws SlurmUnavailable when slurmctld did not answer; Slurm's reason when it
+// refused, "" when done.
+std::string update_job(job_desc_msg_t& d) {
+    if (slurm_update_job(&d) == SLURM_SUCCESS) return "";
+    if (unreachable(slurm_get_errno())) throw SlurmUnavailable("slurm_update_job " + std::to_string(d.job_id) + ": " + slurm_error());
+    return slurm_error();
+}
+
 // Slurm's final states that mean the part did its work.
 bool ended_state(uint32_t s) { return (s & JOB_STATE_BASE) >= JOB_COMPLETE; }
 
@@ -167,7 +175,7 @@ std::vector<std::string> LibslurmHands::reserve(const coalloc::Order& o) {
     char* made = slurm_create_reservation(&r);
     if (made == nullptr) {
         const int err = slurm_get_errno();
-        if (err == SLURM_COMMUNICATIONS_CONNECTION_ERROR || err == SLURMCTLD_COMMUNICATIONS_CONNECTION_ERROR) {
+        if (unreachable(err)) {
             throw SlurmUnavailable("slurm_create_reservation: " + slurm_error());
         }
         if (err != ESLURM_RESERVATION_NAME_DUP) throw PartRefused(slurm_error());
@@ -240,7 +248,7 @@ uint32_t LibslurmHands::submit(const coalloc::Order& o) {
     submit_response_msg_t* answer = nullptr;
     if (slurm_submit_batch_job(&d, &answer) != SLURM_SUCCESS || answer == nullptr) {
         const int err = slurm_get_errno();
-        if (err == SLURM_COMMUNICATIONS_CONNECTION_ERROR || err == SLURMCTLD_COMMUNICATIONS_CONNECTION_ERROR) {
+        if (unreachable(err)) {
             throw SlurmUnavailable("slurm_submit_batch_job: " + slurm_error());
         }
         throw PartRefused("Slurm on " + cluster_ + " refused the part: " + slurm_error());
@@ -304,10 +312,6 @@ std::vector<PartJob> LibslurmHands::part_jobs() {
     return out;
 }
 
-}  // namespace spiderflow::agent
-
-namespace spiderflow::agent {
-
 std::vector<HomeJob> LibslurmHands::home_jobs() {
     job_info_msg_t* jobs = nullptr;
     if (slurm_load_jobs(0, &jobs, SHOW_ALL) != SLURM_SUCCESS) throw SlurmUnavailable("slurm_load_jobs: " + slurm_error());
@@ -343,10 +347,8 @@ std::vector<HomeJob> LibslurmHands::home_jobs() {
 void LibslurmHands::take_over(uint32_t job_id) {
     job_desc_msg_t d = update_of(job_id);
     d.priority = 0;  // held already: as an operator's, the hold becomes an admin hold
-    if (slurm_update_job(&d) != SLURM_SUCCESS) {
-        if (unreachable(slurm_get_errno())) throw SlurmUnavailable("slurm_update_job " + std::to_string(job_id) + ": " + slurm_error());
-        throw std::runtime_error("cannot hold job " + std::to_string(job_id) + ": " + slurm_error());
-    }
+    const std::string no = update_job(d);
+    if (!no.empty()) throw std::runtime_error("cannot hold job " + std::to_string(job_id) + ": " + no);
 }
 
 std::string LibslurmHands::batch_script(uint32_t job_id) {
@@ -386,15 +388,13 @@ void LibslurmHands::start_held(const coalloc::Order& o) {
     d.reservation = reservation.data();
     d.comment = comment.data();
     d.admin_comment = summary.data();
-    if (slurm_update_job(&d) != SLURM_SUCCESS) {
-        if (unreachable(slurm_get_errno())) throw SlurmUnavailable("slurm_update_job " + std::to_string(o.held_job) + ": " + slurm_error());
-        throw PartRefused("Slurm on " + cluster_ + " would not move the held job into its reservation: " + slurm_error());
+    if (const std::string no = update_job(d); !no.empty()) {
+        throw PartRefused("Slurm on " + cluster_ + " would not move the held job into its reservation: " + no);
     }
     job_desc_msg_t release = update_of(o.held_job);
     release.priority = INFINITE;  // what `scontrol release` sends
-    if (slurm_update_job(&release) != SLURM_SUCCESS) {
-        if (unreachable(slurm_get_errno())) throw SlurmUnavailable("slurm_update_job " + std::to_string(o.held_job) + ": " + slurm_error());
-        throw PartRefused("Slurm on " + cluster_ + " would not release the held job: " + slurm_error());
+    if (const std::string no = update_job(release); !no.empty()) {
+        throw PartRefused("Slurm on " + cluster_ + " would not release the held job: " + no);
     }
 }
 

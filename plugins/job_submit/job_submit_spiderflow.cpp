@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -155,8 +156,13 @@ extern "C" int job_submit(job_desc_msg_t* job, uint32_t submit_uid, char** err_m
     try {
         // A part of a cross-site job, submitted by this cluster's agent: planned already, placed
         // by the broker, its SPIDERFLOW_* settings are the plan's, not a request to plan.
-        for (const std::string& kv : env_vector(job->environment, job->env_size)) {
-            if (kv.rfind(std::string(spiderflow::env::kXJob) + "=", 0) == 0) return SLURM_SUCCESS;
+        if (job->environment != nullptr) {
+            const size_t n = std::strlen(spiderflow::env::kXJob);
+            for (uint32_t i = 0; i < job->env_size && job->environment[i] != nullptr; ++i) {
+                if (std::strncmp(job->environment[i], spiderflow::env::kXJob, n) == 0 && job->environment[i][n] == '=') {
+                    return SLURM_SUCCESS;
+                }
+            }
         }
         const JobOptions opts =
             read_job_options(env_vector(job->spank_job_env, job->spank_job_env_size), env_vector(job->environment, job->env_size));
