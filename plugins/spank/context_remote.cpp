@@ -25,13 +25,6 @@ extern "C" {
 namespace spiderflow::plugin::spank {
 namespace {
 
-// job_submit's values reach the batch step as SLURM_SPANK_<name>; steps started by
-// `spiderflow launch` and salloc/srun jobs also carry the plain name.
-std::string planned(spank_t sp, const std::string& name) {
-    std::string v = job_getenv(sp, ("SLURM_SPANK_" + name).c_str());
-    return v.empty() ? job_getenv(sp, name.c_str()) : v;
-}
-
 int to_int(const std::string& s, int fallback) {
     if (s.empty()) return fallback;
     char* end = nullptr;
@@ -74,7 +67,7 @@ std::string node_address(const std::string& node) {
 
 std::vector<RankSlot> layout_of(spank_t sp, const std::vector<std::string>& nodes, const std::vector<int>& per_node,
                                 const Topology* topo, std::string* note) {
-    const std::string data = planned(sp, env::kPlanData);
+    const std::string data = planned_getenv(sp, env::kPlanData);
     if (!data.empty() && topo != nullptr) {
         try {
             const Plan plan = plan_from_json(decode_plan_text(data, "job", env::kPlanData), "job plan", topo);
@@ -83,7 +76,7 @@ std::vector<RankSlot> layout_of(spank_t sp, const std::vector<std::string>& node
             *note = std::string("the job's plan does not fit this step (") + e.what() + "); ranks follow the topology";
         }
     }
-    const CommFacts facts = comm_facts_from_env([&](const std::string& name) { return planned(sp, name); });
+    const CommFacts facts = comm_facts_from_env([&](const std::string& name) { return planned_getenv(sp, name); });
     return ordered_rank_slots(nodes, per_node, topo, facts.clusters);
 }
 
@@ -125,17 +118,17 @@ int launcher_task_init(spank_t sp, const StepLayout& layout, const std::string& 
 // (one torchrun per node) are not handled across sites: the launcher gets no node rank here.
 int cross_site_part_init(spank_t sp, const std::vector<std::string>& nodes, const std::vector<int>& per_node, int step_world,
                          int plan_world, StepLayout* out) {
-    const int base = to_int(planned(sp, env::kRankBase), -1);
-    const int world = to_int(planned(sp, env::kWorldSize), 0);
+    const int base = to_int(planned_getenv(sp, env::kRankBase), -1);
+    const int world = to_int(planned_getenv(sp, env::kWorldSize), 0);
     if (base < 0 || world <= 0 || world != plan_world || base + step_world > world) {
         if (step_world > 1) {
-            out->note = "this cross-site part's place in the world (rank base " + planned(sp, env::kRankBase) + ", world " +
-                        planned(sp, env::kWorldSize) + ") does not fit its " + std::to_string(step_world) +
+            out->note = "this cross-site part's place in the world (rank base " + planned_getenv(sp, env::kRankBase) + ", world " +
+                        planned_getenv(sp, env::kWorldSize) + ") does not fit its " + std::to_string(step_world) +
                         " tasks and the plan's world of " + std::to_string(plan_world) + ": no SpiderFlow ranks in it";
         }
         return 0;
     }
-    const CommFacts facts = comm_facts_from_env([&](const std::string& name) { return planned(sp, name); });
+    const CommFacts facts = comm_facts_from_env([&](const std::string& name) { return planned_getenv(sp, name); });
     out->slots = ordered_rank_slots(nodes, per_node, stepd_state().topology.get(), facts.clusters);
     if (out->slots.size() != static_cast<size_t>(step_world)) {
         out->slots.clear();
@@ -143,9 +136,9 @@ int cross_site_part_init(spank_t sp, const std::vector<std::string>& nodes, cons
     }
     out->rank_base = base;
     out->world = world;
-    out->master_addr = planned(sp, env::kMasterAddr);
+    out->master_addr = planned_getenv(sp, env::kMasterAddr);
     if (out->master_addr.empty()) out->master_addr = job_getenv(sp, "MASTER_ADDR");
-    out->master_port = to_int(planned(sp, env::kMasterPort), 0);
+    out->master_port = to_int(planned_getenv(sp, env::kMasterPort), 0);
     out->planned = !out->master_addr.empty() && out->master_port > 0;
     if (!out->planned) out->note = "this cross-site part has no master address or port: no SpiderFlow ranks in it";
     return 0;
@@ -171,9 +164,9 @@ int remote_user_init(spank_t sp) {
     const PluginState& st = plugin_state();
     StepLayout& out = stepd_state().layout;
     out = StepLayout{};
-    const int tp = to_int(planned(sp, env::kTp), 0);
-    const int pp = to_int(planned(sp, env::kPp), 0);
-    const int dp = to_int(planned(sp, env::kDp), 0);
+    const int tp = to_int(planned_getenv(sp, env::kTp), 0);
+    const int pp = to_int(planned_getenv(sp, env::kPp), 0);
+    const int dp = to_int(planned_getenv(sp, env::kDp), 0);
     if (tp <= 0 && !st.options.any()) return 0;  // not a SpiderFlow job: leave it alone
     if (!st.config.enabled) {
         if (!st.config_error.empty()) out.note = "SpiderFlow is off on this node (" + st.config_error + "); tasks start with Slurm's variables only";
@@ -203,7 +196,7 @@ int remote_user_init(spank_t sp) {
         return 0;
     }
     const int plan_world = tp * pp * dp;
-    if (!planned(sp, env::kRankBase).empty()) return cross_site_part_init(sp, nodes, per_node, world, plan_world, &out);
+    if (!planned_getenv(sp, env::kRankBase).empty()) return cross_site_part_init(sp, nodes, per_node, world, plan_world, &out);
     // One task per node that starts the node's ranks itself (torchrun): node ranks, no RANK.
     const bool launchers = tp > 0 && pp > 0 && dp > 0 && world == static_cast<int>(nodes.size()) && world > 0 &&
                            plan_world % world == 0 && plan_world != world;
@@ -274,9 +267,9 @@ int remote_task_init(spank_t sp) {
         set(sp, "SLURM_PROCID", std::to_string(rank), true);
         set(sp, "SLURM_NTASKS", std::to_string(world), true);
     }
-    const int tp = to_int(planned(sp, env::kTp), 1);
-    const int pp = to_int(planned(sp, env::kPp), 1);
-    const int dp = to_int(planned(sp, env::kDp), 1);
+    const int tp = to_int(planned_getenv(sp, env::kTp), 1);
+    const int pp = to_int(planned_getenv(sp, env::kPp), 1);
+    const int dp = to_int(planned_getenv(sp, env::kDp), 1);
     set(sp, "RANK", std::to_string(rank), true);
     set(sp, "LOCAL_RANK", std::to_string(local_id), true);
     set(sp, "WORLD_SIZE", std::to_string(world), true);
@@ -310,12 +303,12 @@ int remote_task_init(spank_t sp) {
     const NodeLocation where = locate_node(topo, me);
     const Node* node = where.cluster >= 0 ? &topo->clusters[static_cast<size_t>(where.cluster)].nodes[static_cast<size_t>(where.node)]
                                           : nullptr;
-    const CommFacts facts = comm_facts_from_env([&](const std::string& name) { return planned(sp, name); });
+    const CommFacts facts = comm_facts_from_env([&](const std::string& name) { return planned_getenv(sp, name); });
     const NcclSettings site = nccl_settings(st.config);
     EnvList nccl = nccl_env(facts, node, slot.device, site);
     try {
         // The job's traffic class, as `spiderflow launch` exports it (common/slurmjob/job_traffic.h).
-        for (const auto& name : apply_job_class_env(nccl, st.config, planned(sp, env::kTrafficLevel)))
+        for (const auto& name : apply_job_class_env(nccl, st.config, planned_getenv(sp, env::kTrafficLevel)))
             spank_unsetenv(sp, name.c_str());
     } catch (const std::exception& e) {
         slurm_error("spiderflow: no traffic class for the job: %s", e.what());

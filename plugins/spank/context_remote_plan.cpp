@@ -18,11 +18,6 @@ namespace spiderflow::plugin::spank {
 
 namespace {
 
-std::string planned(spank_t sp, const char* name) {
-    const std::string v = job_getenv(sp, (std::string(env::kSlurmSpankPrefix) + name).c_str());
-    return v.empty() ? job_getenv(sp, name) : v;
-}
-
 // The variables a cross-site part's place in the world adds (the rest is the plan's).
 bool rendezvous_name(const std::string& name) {
     return name == env::kXJob || name == env::kXJobPart || name == env::kRankBase || name == env::kWorldSize ||
@@ -38,8 +33,8 @@ int remote_plan_from_slurmctld(spank_t sp) {
     // Inside a planned batch job the environment already holds the plan; a cross-site job's
     // home part still needs its place in the world, which the agent wrote into the AdminComment
     // when it released the job (no one can change a pending job's environment).
-    const bool has_plan = !planned(sp, env::kTp).empty();
-    const bool home_part = !planned(sp, env::kXJobHome).empty() && planned(sp, env::kRankBase).empty();
+    const bool has_plan = !planned_getenv(sp, env::kTp).empty();
+    const bool home_part = !planned_getenv(sp, env::kXJobHome).empty() && planned_getenv(sp, env::kRankBase).empty();
     if (has_plan && !home_part) return 0;
     if (!has_plan && !st.options.any()) return 0;  // not a SpiderFlow job
     uint32_t job_id = 0;

@@ -11,6 +11,11 @@ std::string job_getenv(spank_t sp, const char* name) {
     return buf.data();
 }
 
+std::string planned_getenv(spank_t sp, const std::string& name) {
+    std::string v = job_getenv(sp, (env::kSlurmSpankPrefix + name).c_str());
+    return v.empty() ? job_getenv(sp, name.c_str()) : v;
+}
+
 bool is_spiderflow_step(spank_t sp) {
     if (plugin_state().options.any()) return true;
     char buf[16];

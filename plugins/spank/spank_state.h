@@ -45,5 +45,8 @@ bool is_spiderflow_step(spank_t sp);
 
 // Environment value from the job (spank_getenv); empty when unset.
 std::string job_getenv(spank_t sp, const char* name);
+// A value job_submit set: a batch step sees it as SLURM_SPANK_<name>; steps started by `spiderflow
+// launch`, salloc/srun jobs and cross-site parts also carry the plain name.
+std::string planned_getenv(spank_t sp, const std::string& name);
 
 }  // namespace spiderflow::plugin::spank
