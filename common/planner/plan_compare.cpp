@@ -25,17 +25,6 @@ std::string fmt(double v) {
     return buf;
 }
 
-bool allowed(const PlanRequest& r, const std::string& name) {
-    for (const auto& f : r.forbidden_clusters) {
-        if (f == name) return false;
-    }
-    if (r.allowed_clusters.empty()) return true;
-    for (const auto& a : r.allowed_clusters) {
-        if (a == name) return true;
-    }
-    return false;
-}
-
 // The best of `requests` (each planned, failures skipped), as a comparison with `chosen`.
 PlanComparison best_of(const std::string& what, const PlannerPolicy& planner, const std::vector<PlanRequest>& requests,
                        const CostModel& cost, const Plan& chosen, const std::string& none) {
@@ -82,12 +71,16 @@ std::vector<PlanComparison> compare_plan(const PlannerPolicy& planner, const Pla
     base.tp.reset();
     base.pp.reset();
     base.dp.reset();
+    std::vector<int> eligible;
+    try {
+        eligible = eligible_clusters(request, t);  // the request planned already: its names are good
+    } catch (const std::exception&) {
+    }
     std::vector<PlanRequest> one_site;
-    for (const auto& c : t.clusters) {
-        if (!allowed(request, c.name)) continue;
+    for (int c : eligible) {
         PlanRequest r = base;
         r.job.gpus = gpus;
-        r.allowed_clusters = {c.name};
+        r.allowed_clusters = {t.clusters[static_cast<size_t>(c)].name};
         r.forbidden_clusters.clear();
         one_site.push_back(r);
     }

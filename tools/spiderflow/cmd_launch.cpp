@@ -11,6 +11,7 @@
 #include "common/plan/launch_contract.h"
 #include "common/plan/launch_writer.h"
 #include "common/plan/plan_json.h"
+#include "common/plan/plan_parts.h"
 #include "common/plan/plan_transport.h"
 #include "common/topology/reader.h"
 #include "common/util/errors.h"
@@ -143,7 +144,7 @@ int run_launch(const std::vector<std::string>& args) {
         // The SPANK plugin numbers a part's ranks in this order (context_remote.cpp).
         const std::vector<std::string> job_nodes = slurmjob::expand_hostlist(nodelist);
         int ranks = 0;
-        for (const auto& c : plan.cells) ranks += c.cluster == req.part_cluster ? plan.tp : 0;
+        for (const PlanPart& p : split_by_cluster(plan, *topo)) ranks += p.cluster == req.part_cluster ? p.tasks : 0;
         if (ranks % static_cast<int>(job_nodes.size()) != 0) {
             throw InputError("spiderflow launch", 0, "SLURM_JOB_NODELIST", std::to_string(ranks) + " ranks of this part do not spread evenly over its " +
                                                                               std::to_string(job_nodes.size()) + " nodes");
