@@ -57,6 +57,23 @@ void run_to_running(Coallocator& c, const std::string& id, int64_t now) {
     ASSERT_EQ(c.find(id)->state, XJobState::Running);
 }
 
+// Both parts of a two_parts() job offer `start` at `now` and reserve node "n" a second later
+// (part 0 at `address`, when given, for the other sites): the job is starting.
+void offer_and_reserve(Coallocator& c, const std::string& id, int64_t start, int64_t now, const std::string& address = "") {
+    for (size_t k = 0; k < 2; ++k) {
+        Report o = rep(ReportKind::Offer, id, k, 1);
+        o.earliest_start = start;
+        c.report(k == 0 ? "oregon" : "ohio", o, now);
+    }
+    for (size_t k = 0; k < 2; ++k) {
+        Report r = rep(ReportKind::Reserved, id, k, 1);
+        r.reservation = part_tag(*c.find(id), k);
+        r.nodes = {"n"};
+        if (k == 0) r.address = address;
+        c.report(k == 0 ? "oregon" : "ohio", r, now + 1);
+    }
+}
+
 }  // namespace
 
 TEST(Coallocator, StartsEveryPartAtTheLatestOfferAndFormsOneWorld) {
@@ -120,18 +137,7 @@ TEST(Coallocator, StartsEveryPartAtTheLatestOfferAndFormsOneWorld) {
         Coallocator c2;
         c2.submit(two_parts("oregon:8"), 1000);
         c2.step(1000, kNoSilence);
-        for (size_t k = 0; k < 2; ++k) {
-            Report o = rep(ReportKind::Offer, "oregon:8", k, 1);
-            o.earliest_start = 1100;
-            c2.report(k == 0 ? "oregon" : "ohio", o, 1001);
-        }
-        for (size_t k = 0; k < 2; ++k) {
-            Report r = rep(ReportKind::Reserved, "oregon:8", k, 1);
-            r.reservation = part_tag(*c2.find("oregon:8"), k);
-            r.nodes = {k == 0 ? "or-gpu001" : "oh-gpu001"};
-            r.address = k == 0 ? "or-gpu001.wan.example.org" : "";
-            c2.report(k == 0 ? "oregon" : "ohio", r, 1002);
-        }
+        offer_and_reserve(c2, "oregon:8", 1100, 1001, "or-gpu001.wan.example.org");
         EXPECT_EQ(c2.orders_for("ohio")[0].master_node, "or-gpu001.wan.example.org");
     }
 
@@ -305,17 +311,7 @@ TEST(Coallocator, AMissedStartBarrierEndsEveryPartAndQueuesTheJobAgain) {
     Coallocator c(p);
     c.submit(two_parts("oregon:6"), 0);
     c.step(0, kNoSilence);
-    for (size_t k = 0; k < 2; ++k) {
-        Report o = rep(ReportKind::Offer, "oregon:6", k, 1);
-        o.earliest_start = 100;
-        c.report(k == 0 ? "oregon" : "ohio", o, 1);
-    }
-    for (size_t k = 0; k < 2; ++k) {
-        Report r = rep(ReportKind::Reserved, "oregon:6", k, 1);
-        r.reservation = part_tag(*c.find("oregon:6"), k);
-        r.nodes = {"n"};
-        c.report(k == 0 ? "oregon" : "ohio", r, 2);
-    }
+    offer_and_reserve(c, "oregon:6", 100, 1);
     Report running = rep(ReportKind::Running, "oregon:6", 0, 1);
     running.job_id = 5;
     c.report("oregon", running, 100);
@@ -549,17 +545,7 @@ TEST(Coallocator, SbatchsHeldJobIsTheHomePartUntilARequeue) {
     job.step_env = {{"SPIDERFLOW_TP", "8"}};
     c.submit(job, 0);
     c.step(0, kNoSilence);
-    for (size_t k = 0; k < 2; ++k) {
-        Report o = rep(ReportKind::Offer, "oregon:44", k, 1);
-        o.earliest_start = 100;
-        c.report(k == 0 ? "oregon" : "ohio", o, 1);
-    }
-    for (size_t k = 0; k < 2; ++k) {
-        Report r = rep(ReportKind::Reserved, "oregon:44", k, 1);
-        r.reservation = part_tag(*c.find("oregon:44"), k);
-        r.nodes = {"n"};
-        c.report(k == 0 ? "oregon" : "ohio", r, 2);
-    }
+    offer_and_reserve(c, "oregon:44", 100, 1);
     const auto home = c.orders_for("oregon");
     ASSERT_EQ(home.size(), 1u);
     EXPECT_EQ(home[0].kind, OrderKind::Submit);
