@@ -157,7 +157,7 @@ tests_unit_test_coalloc_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_coalloc_LDADD = libsf_coalloc.la libsf_util.la $(GTEST_LIBS_ALL)
 check_PROGRAMS += tests/unit/test_site
 TESTS += tests/unit/test_site
-tests_unit_test_site_SOURCES = tests/unit/site/test_site_state.cpp tests/unit/site/test_site_json.cpp
+tests_unit_test_site_SOURCES = tests/unit/site/test_site_state.cpp tests/unit/site/test_site_json.cpp tests/unit/site/test_node_pick.cpp
 tests_unit_test_site_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_site_LDADD = libsf_site.la libsf_topology.la libsf_util.la $(HWLOC_LIBS) \
 	$(GTEST_LIBS_ALL)

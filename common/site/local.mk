@@ -16,4 +16,6 @@ libsf_site_la_SOURCES = \
 	common/site/topology_hash.h \
 	common/site/topology_hash.cpp \
 	common/site/node_list.h \
-	common/site/node_list.cpp
+	common/site/node_list.cpp \
+	common/site/node_pick.h \
+	common/site/node_pick.cpp
