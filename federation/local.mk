@@ -53,6 +53,8 @@ libsf_agent_la_SOURCES = \
 	federation/agent/agent_conf.h \
 	federation/agent/agent.cpp \
 	federation/agent/agent.h \
+	federation/agent/agent_setup.cpp \
+	federation/agent/agent_setup.h \
 	federation/agent/slurm_observer.cpp \
 	federation/agent/slurm_observer.h \
 	federation/agent/part_runner.cpp \

@@ -58,8 +58,60 @@ EXTRA_DIST += plugins/spank/spank.map plugins/spank/stepd.map plugins/job_submit
 # client command would map ~50 MB per plugin. Installed copies keep their symbols (backtraces
 # in slurmctld's log) and drop the debug sections; the build tree keeps them for gdb.
 install-data-hook:
-	for so in job_submit_spiderflow.so spiderflow.so spiderflow_stepd.so; do \
+	for so in job_submit_spiderflow.so spiderflow.so spiderflow_stepd.so select_spiderflow_cons_tres.so sched_spiderflow.so; do \
 	  f="$(DESTDIR)$(slurmplugindir)/$$so"; \
 	  if test -f "$$f"; then $(STRIP) --strip-debug "$$f" || exit 1; fi; \
 	  rm -f "$(DESTDIR)$(slurmplugindir)/$${so%.so}.la"; \
 	done
+
+if HAVE_SLURM_SOURCE
+# The plugins inside slurmctld's scheduling: they read its internal structs, so they build only
+# against the configured source of exactly the installed Slurm (--with-slurm-source). -iquote
+# makes Slurm's headers find Slurm's own "config.h" before ours.
+SLURM_INTERNAL_CPPFLAGS = -I$(top_srcdir) -I$(top_builddir) $(JSON_CFLAGS) -iquote $(SLURM_SOURCE)
+
+# select/spiderflow_cons_tres is loaded by every Slurm command (select_g_init loads every
+# select_*.so of PluginDir), so it is linked like the SPANK plugin: static libstdc++, unused
+# sections dropped, no library it does not call.
+slurmplugin_LTLIBRARIES += plugins/select/select_spiderflow_cons_tres.la
+plugins_select_select_spiderflow_cons_tres_la_SOURCES = \
+	plugins/slurm_internal.h \
+	plugins/select/cons_tres_ops.cpp \
+	plugins/select/cons_tres_ops.h \
+	plugins/select/plan_placement.cpp \
+	plugins/select/plan_placement.h \
+	plugins/select/select_spiderflow_cons_tres.cpp
+plugins_select_select_spiderflow_cons_tres_la_CPPFLAGS = $(SLURM_INTERNAL_CPPFLAGS)
+plugins_select_select_spiderflow_cons_tres_la_LDFLAGS = -module -avoid-version -shared \
+	-Wl,--version-script=$(srcdir)/plugins/select/select.map \
+	-Wl,-Bstatic,-lstdc++,-Bdynamic -XCClinker -static-libgcc -Wl,--gc-sections
+plugins_select_select_spiderflow_cons_tres_la_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CC $(AM_LIBTOOLFLAGS) $(LIBTOOLFLAGS) \
+	--mode=link $(CXXLD) $(AM_CXXFLAGS) $(CXXFLAGS) $(plugins_select_select_spiderflow_cons_tres_la_LDFLAGS) $(LDFLAGS) -o $@
+# libsf_topology brings -lhwloc along although --gc-sections drops every hwloc call (libtool
+# puts -l flags before any -Wl,--as-needed).
+plugins_select_select_spiderflow_cons_tres_la_LIBADD = libsf_slurmjob.la libsf_site.la libsf_topology.la libsf_util.la \
+	$(DL_LIBS)
+EXTRA_plugins_select_select_spiderflow_cons_tres_la_DEPENDENCIES = $(srcdir)/plugins/select/select.map
+endif
+EXTRA_DIST += plugins/select/select.map plugins/sched/sched.map
+
+if HAVE_SLURM_SOURCE
+# sched/spiderflow: loaded by slurmctld only (SchedulerType), so linked like job_submit.
+slurmplugin_LTLIBRARIES += plugins/sched/sched_spiderflow.la
+plugins_sched_sched_spiderflow_la_SOURCES = \
+	plugins/slurm_internal.h \
+	plugins/sched/backfill_host.cpp \
+	plugins/sched/backfill_host.h \
+	plugins/sched/ctld_agent.cpp \
+	plugins/sched/ctld_agent.h \
+	plugins/sched/ctld_observer.cpp \
+	plugins/sched/ctld_observer.h \
+	plugins/sched/sched_spiderflow.cpp
+plugins_sched_sched_spiderflow_la_CPPFLAGS = $(SLURM_INTERNAL_CPPFLAGS) $(SLURM_CPPFLAGS)
+plugins_sched_sched_spiderflow_la_LDFLAGS = -module -avoid-version -shared \
+	-Wl,--version-script=$(srcdir)/plugins/sched/sched.map
+# The agent's Slurm calls (LibslurmHands) resolve from slurmctld's libslurmfull: no -lslurm.
+plugins_sched_sched_spiderflow_la_LIBADD = libsf_agent.la libsf_coalloc.la libsf_broker_client.la libsf_slurmjob.la \
+	libspiderflow.la $(CURL_LIBS) $(DL_LIBS)
+EXTRA_plugins_sched_sched_spiderflow_la_DEPENDENCIES = $(srcdir)/plugins/sched/sched.map
+endif

@@ -137,6 +137,10 @@ EXTRA_DIST += tests/integration/test_federation_agents.sh tests/integration/fede
 # a cancelled part and a silent agent.
 TESTS += tests/integration/test_federation_three.sh
 EXTRA_DIST += tests/integration/test_federation_three.sh
+# select/spiderflow_cons_tres and sched/spiderflow in a real slurmctld (skips unless built
+# with --with-slurm-source).
+TESTS += tests/integration/test_select_sched.sh
+EXTRA_DIST += tests/integration/test_select_sched.sh
 EXTRA_DIST += tests/integration/slurm_cluster.sh tests/integration/test_slurm_submit.sh
 # ... and the job prolog/epilog's traffic class on a stand-in WAN interface.
 TESTS += tests/integration/test_slurm_job_tc.sh

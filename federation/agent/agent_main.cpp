@@ -11,10 +11,9 @@
 #include <string>
 
 #include "common/broker_client/broker_client.h"
-#include "common/slurmjob/spiderflow_conf.h"
 #include "common/util/errors.h"
-#include "common/topology/reader.h"
 #include "federation/agent/agent.h"
+#include "federation/agent/agent_setup.h"
 #include "federation/agent/home_jobs.h"
 #include "federation/agent/part_runner.h"
 #include "federation/agent/slurm_hands.h"
@@ -74,31 +73,10 @@ int main(int argc, char** argv) {
     AgentSetup setup;
     BrokerEndpoint endpoint;
     try {
-        setup.conf = load_agent_conf(config_path);
-        const slurmjob::SpiderflowConf site = slurmjob::load_spiderflow_conf(setup.conf.spiderflow_conf);
-        if (site.topology.empty()) {
-            throw InputError(setup.conf.spiderflow_conf, 0, "topology", "names no topology file (the federation's)");
-        }
-        setup.topology = std::make_shared<const Topology>(read_topology(site.topology, site.topology_format));
-        setup.cache_path = site.site_state;
-        setup.cluster = site.cluster;
-        if (setup.cluster.empty() && !dry_run) setup.cluster = observe_slurm(unix_now()).cluster;
-        if (setup.cluster.empty()) setup.cluster = setup.topology->clusters.front().name;
-        if (setup.topology->cluster_index(setup.cluster) < 0) {
-            throw InputError(setup.conf.spiderflow_conf, 0, "cluster",
-                             "cluster '" + setup.cluster + "' is not in the topology " + site.topology);
-        }
-        if (setup.cache_path.empty()) {
-            log_line(setup.conf.spiderflow_conf + " sets no site_state=: job_submit will not see the federation");
-        }
-        if (site.cross_site && !setup.conf.cross_site_parts) {
-            // job_submit would hold jobs larger than this cluster for an agent that never hands them on.
-            log_line("cross_site_parts = no here but " + setup.conf.spiderflow_conf +
-                     " plans larger jobs across sites (cross_site = yes): set cross_site = no there, or such jobs stay held");
-        }
-        endpoint.url = setup.conf.broker;
-        endpoint.ca_file = setup.conf.ca_file;
-        if (!dry_run) endpoint.token = read_token_file(setup.conf.token_file);
+        auto cluster_name = [dry_run] { return dry_run ? std::string() : observe_slurm(unix_now()).cluster; };
+        LoadedAgent loaded = load_agent(config_path, cluster_name, !dry_run, log_line);
+        setup = std::move(loaded.setup);
+        endpoint = std::move(loaded.endpoint);
     } catch (const SlurmUnavailable& e) {
         std::cerr << "spiderflow: agent: cannot ask slurmctld for ClusterName (set cluster= in spiderflow.conf): "
                   << e.what() << "\n";

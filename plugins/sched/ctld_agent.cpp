@@ -1,0 +1,122 @@
+#include "plugins/sched/ctld_agent.h"
+
+#include <chrono>
+#include <ctime>
+#include <exception>
+#include <optional>
+
+#include "common/slurmjob/spiderflow_conf.h"
+#include "federation/agent/agent_setup.h"
+#include "federation/agent/home_jobs.h"
+#include "federation/agent/part_runner.h"
+#include "federation/agent/slurm_hands.h"
+#include "plugins/sched/ctld_observer.h"
+#include "plugins/slurm_internal.h"
+
+namespace spiderflow::plugin {
+namespace {
+
+SiteTime unix_now() { return static_cast<SiteTime>(std::time(nullptr)); }
+
+void log_line(const std::string& text) { info("spiderflow: sched/spiderflow agent: %s", text.c_str()); }
+
+// Everything one configuration builds; rebuilt on reconfigure.
+struct Running {
+    agent::AgentSetup setup;
+    std::unique_ptr<agent::Agent> agent;
+    std::unique_ptr<agent::LibslurmHands> hands;
+    std::unique_ptr<agent::PartRunner> parts;
+    std::unique_ptr<agent::HomeJobHandoff> handoff;
+};
+
+// nullopt: no agent here (none configured, or a config error, logged).
+std::optional<Running> load() {
+    std::string agent_conf;
+    try {
+        agent_conf = slurmjob::load_spiderflow_conf(slurmjob::spiderflow_conf_path()).controller_agent;
+    } catch (const std::exception& e) {
+        error("spiderflow: sched/spiderflow: %s: the in-controller agent is off (backfill runs as usual)", e.what());
+        return std::nullopt;
+    }
+    if (agent_conf.empty()) {
+        info("spiderflow: sched/spiderflow: no controller_agent in spiderflow.conf: backfill alone");
+        return std::nullopt;
+    }
+    try {
+        agent::LoadedAgent loaded = agent::load_agent(
+            agent_conf, [] { return std::string(slurm_conf.cluster_name != nullptr ? slurm_conf.cluster_name : ""); }, true,
+            log_line);
+        Running r;
+        r.setup = loaded.setup;
+        r.agent = std::make_unique<agent::Agent>(loaded.setup, BrokerClient(loaded.endpoint), observe_slurmctld, log_line);
+        r.hands = std::make_unique<agent::LibslurmHands>(r.setup.cluster, r.setup.conf.part_min_uid, r.setup.conf.wan_address);
+        r.parts = std::make_unique<agent::PartRunner>(
+            r.setup.cluster, BrokerClient(loaded.endpoint), *r.hands,
+            agent::PartPolicy{r.setup.conf.part_users, r.setup.conf.part_accounts}, log_line);
+        r.handoff = std::make_unique<agent::HomeJobHandoff>(r.setup.cluster, BrokerClient(loaded.endpoint), *r.hands,
+                                                            r.setup.conf.default_time_limit_s, log_line);
+        log_line("cluster '" + r.setup.cluster + "' publishing to " + r.setup.conf.broker + " every " +
+                 std::to_string(r.setup.conf.interval_s) + " s (" + agent_conf + ")");
+        return r;
+    } catch (const std::exception& e) {
+        error("spiderflow: sched/spiderflow: %s: the in-controller agent is off (backfill runs as usual)", e.what());
+        return std::nullopt;
+    }
+}
+
+}  // namespace
+
+ControllerAgent::ControllerAgent() : thread_([this] { run(); }) {}
+
+ControllerAgent::~ControllerAgent() {
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        stop_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+}
+
+void ControllerAgent::reconfigure() {
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        reload_ = true;
+    }
+    wake_.notify_all();
+}
+
+void ControllerAgent::run() {
+    std::optional<Running> running;
+    double interval_s = 5;
+    while (true) {
+        bool reload = false;
+        {
+            std::unique_lock<std::mutex> lock(mu_);
+            if (stop_) break;
+            reload = reload_;
+            reload_ = false;
+        }
+        if (reload) {
+            running.reset();
+            running = load();
+            if (running) running->agent->force_snapshot();
+            interval_s = running ? running->setup.conf.interval_s : 5;
+        }
+        // Once slurmctld is shutting down its RPCs stop answering: start no call to it.
+        if (running && slurmctld_config.shutdown_time == 0) {
+            try {
+                running->agent->cycle(unix_now());
+                if (running->setup.conf.cross_site_parts && slurmctld_config.shutdown_time == 0) {
+                    running->handoff->cycle();
+                    running->parts->cycle();
+                }
+            } catch (const std::exception& e) {
+                error("spiderflow: sched/spiderflow agent: %s (retried next cycle)", e.what());
+            }
+        }
+        std::unique_lock<std::mutex> lock(mu_);
+        wake_.wait_for(lock, std::chrono::duration<double>(interval_s), [this] { return stop_ || reload_; });
+    }
+}
+
+}  // namespace spiderflow::plugin

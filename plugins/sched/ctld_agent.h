@@ -1,0 +1,40 @@
+// The broker agent, run by sched/spiderflow on a thread of its own inside slurmctld instead of
+// as spiderflow-agent beside it: the same Agent, part runner and home-job hand-off, looking at
+// slurmctld's own records (ctld_observer.cpp) instead of asking over RPC. It is on only when
+// spiderflow.conf names an agent config (controller_agent = /etc/spiderflow/agent.conf).
+//
+// Locks: one look takes slurmctld's config, job, node and partition READ locks for a single
+// pass over the records and drops them before any network call. Publishing to the broker and
+// the cross-site orders (creating, releasing, cancelling parts) run without any slurmctld lock
+// held: orders go through Slurm's RPC API to this same slurmctld, like any client's.
+#pragma once
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace spiderflow::plugin {
+
+class ControllerAgent {
+public:
+    ControllerAgent();
+    ~ControllerAgent();   // stops and joins the thread: fini() and slurmctld shutdown
+    ControllerAgent(const ControllerAgent&) = delete;
+    ControllerAgent& operator=(const ControllerAgent&) = delete;
+
+    // scontrol reconfigure: the configs are read again before the next cycle.
+    void reconfigure();
+
+private:
+    void run();
+
+    std::mutex mu_;
+    std::condition_variable wake_;
+    bool stop_ = false;
+    bool reload_ = true;
+    std::thread thread_;
+};
+
+}  // namespace spiderflow::plugin

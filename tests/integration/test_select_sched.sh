@@ -1,0 +1,169 @@
+#!/bin/bash
+# Integration: select/spiderflow_cons_tres and sched/spiderflow inside a real slurmctld.
+# One cluster of 8 nodes under 4 leaf switches (2 spines), with TopologyParam=TopoOptional (a
+# common site setting: cons_tres places by node order unless a job asks for --switches). The
+# same job stream runs twice, once with select/cons_tres + sched/backfill and once with ours:
+#  - a planned 4-node, 2-stage job under the same background load: ours lands on 2 leaf
+#    switches with each stage under one switch; cons_tres alone scatters it;
+#  - unplanned jobs (--gpus over nodes, per-node GPU counts that differ, one node) land on the
+#    same nodes with the same GPUs either way;
+#  - a CoreCnt reservation and a hetjob submission: what each setup answers.
+# Then, with ours: slurmctld restarts with running jobs and keeps them, `scontrol reconfigure`
+# is safe, and the agent inside sched/spiderflow publishes this cluster to a real brokerd.
+. "$(dirname "$0")/federation.sh"
+for so in "$SF_BUILDDIR/plugins/select/.libs/select_spiderflow_cons_tres.so" "$SF_BUILDDIR/plugins/sched/.libs/sched_spiderflow.so"; do
+    [ -f "$so" ] || { sf_log "skip: $so not built (configure --with-slurm-source)"; exit 77; }
+done
+FAILS=0
+
+C=sel
+fed_init "$C:n1,n2,n3,n4,n5,n6,n7,n8"
+D=$SF_TMP/$C
+cat >"$D/topology.conf" <<CONF
+SwitchName=l1 Nodes=n[1-2]
+SwitchName=l2 Nodes=n[3-4]
+SwitchName=l3 Nodes=n[5-6]
+SwitchName=l4 Nodes=n[7-8]
+SwitchName=sp1 Switches=l[1-2]
+SwitchName=sp2 Switches=l[3-4]
+SwitchName=top Switches=sp[1-2]
+CONF
+sed -i "s#^PluginDir=#PluginDir=$SF_BUILDDIR/plugins/select/.libs:$SF_BUILDDIR/plugins/sched/.libs:#" "$D/slurm.conf"
+echo "TopologyParam=TopoOptional" >>"$D/slurm.conf"
+export SLURM_CONF=$D/slurm.conf SPIDERFLOW_CONF=$D/spiderflow.conf
+# A plan with two pipeline stages of two nodes each, fixed degrees, made the way a user makes one.
+"$SF_BUILDDIR/spiderflow" plan --topology "$SF_TMP/federation.json" --model llama3-8b --global-batch 64 --seq-len 4096 \
+    --gpus 32 --tp 8 --pp 2 --dp 2 >"$SF_TMP/plan.json" || { not_ok "spiderflow plan"; exit 1; }
+
+sf_start_munge || exit 1
+start_broker || exit 1
+MUNGE_PIDS=("${SF_PIDS[@]}")
+
+use_plugins() {  # use_plugins SELECT SCHED
+    sed -i "s#^SelectType=.*#SelectType=$1#; s#^SchedulerType=.*#SchedulerType=$2#" "$D/slurm.conf"
+}
+stop_slurm() {  # slurmd and slurmctld of this cluster; munged and the broker stay
+    local i pid
+    for ((i = ${#SF_PIDS[@]} - 1; i >= ${#MUNGE_PIDS[@]}; i--)); do kill "${SF_PIDS[$i]}" 2>/dev/null; done
+    for ((i = ${#MUNGE_PIDS[@]}; i < ${#SF_PIDS[@]}; i++)); do
+        pid=${SF_PIDS[$i]}
+        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -9 "$pid" 2>/dev/null
+    done
+    SF_PIDS=("${MUNGE_PIDS[@]}")
+}
+running() { [ "$(squeue -h -j "$1" -o %T 2>/dev/null)" = RUNNING ]; }
+# Nodes and GPUs a job got, one "node gres" pair per node (scontrol show job -d)
+placement() {
+    scontrol -d show job "$1" | sed -n 's/^ *Nodes=\([^ ]*\) .*GRES=\([^ ]*\).*/\1 \2/p' | tr '\n' ';'
+}
+leaf_switches() {  # leaf switches of a node list
+    local n sw=()
+    for n in $(scontrol show hostnames "$1"); do sw+=("l$(((${n#n} + 1) / 2))"); done
+    printf '%s\n' "${sw[@]}" | sort -u | wc -l
+}
+submit() { sbatch --parsable -o /dev/null "$@" --wrap "sleep 600" 2>>"$SF_TMP/sbatch.err"; }
+
+# run_stream LABEL: the job stream on a fresh controller state; results in $SF_TMP/LABEL.*
+run_stream() {
+    local label=$1 bg1 bg2 planned u1 u2 u3
+    rm -rf "$D/state" && mkdir -p "$D/state"
+    sf_start_slurm "$D" n1 n2 n3 n4 n5 n6 n7 n8 || { not_ok "$label: cluster up"; return 1; }
+    # Background load: n1 (leaf l1) and n3 (leaf l2) taken.
+    bg1=$(submit -w n1 -N1 --gres=gpu:8 --exclusive)
+    bg2=$(submit -w n3 -N1 --gres=gpu:8 --exclusive)
+    within 20 running "$bg1" && within 20 running "$bg2" || not_ok "$label: background jobs running"
+    planned=$(submit --llm-plan="$SF_TMP/plan.json" --gpus=32)
+    within 30 running "$planned" || not_ok "$label: planned job running"
+    squeue -h -j "$planned" -o %N >"$SF_TMP/$label.planned"
+    scancel "$planned"
+    within 20 bash -c "! squeue -h -j $planned -t R,CG | grep -q ."
+    # Unplanned: whole nodes, --gpus spread over 2 nodes with 12 GPUs (8 + 4), a part of one node.
+    u1=$(submit -N2 --gres=gpu:8)
+    within 20 running "$u1"
+    u2=$(submit -N2 --gpus=12)
+    within 20 running "$u2"
+    u3=$(submit -N1 --gres=gpu:2)
+    within 20 running "$u3"
+    { placement "$u1"; echo; placement "$u2"; echo; placement "$u3"; echo; } >"$SF_TMP/$label.unplanned"
+    # A CoreCnt reservation (SLURM-NOTES: Slurm keys it on the select plugin's id).
+    scontrol create reservation ReservationName=cores StartTime=now Duration=10 Users=root CoreCnt=2 Nodes=n8 \
+        >"$SF_TMP/$label.corecnt" 2>&1
+    echo "rc=$?" >>"$SF_TMP/$label.corecnt"
+    scontrol delete reservation=cores >/dev/null 2>&1
+    # The refusal is scontrol's own check of SelectType: slurmctld itself takes the request.
+    sed 's#^SelectType=.*#SelectType=select/cons_tres#' "$D/slurm.conf" >"$SF_TMP/client-slurm.conf"
+    SLURM_CONF=$SF_TMP/client-slurm.conf scontrol create reservation ReservationName=cores2 StartTime=now Duration=10 \
+        Users=root CoreCnt=2 Nodes=n8 >"$SF_TMP/$label.corecnt-api" 2>&1
+    echo "rc=$?" >>"$SF_TMP/$label.corecnt-api"
+    scontrol delete reservation=cores2 >/dev/null 2>&1
+    # A heterogeneous job (Slurm keys it on SchedulerType being exactly sched/backfill).
+    sbatch --parsable -o /dev/null -n1 : -n1 --wrap true >"$SF_TMP/$label.hetjob" 2>&1
+    echo "rc=$?" >>"$SF_TMP/$label.hetjob"
+}
+
+# --- 1. cons_tres and backfill alone ------------------------------------------------------------
+use_plugins select/cons_tres sched/backfill
+run_stream base
+scancel -u root 2>/dev/null
+sleep 1
+stop_slurm
+
+# --- 2. ours --------------------------------------------------------------------------------------
+use_plugins select/spiderflow_cons_tres sched/spiderflow
+echo "controller_agent = $D/agent.conf" >>"$D/spiderflow.conf"
+run_stream ours
+expect "slurmctld loaded select/spiderflow_cons_tres (forwarding to cons_tres)" \
+    grep -q "select/spiderflow_cons_tres forwards to select/cons_tres" "$D/slurmctld.log"
+expect "slurmctld started backfill through sched/spiderflow" grep -q "sched/spiderflow: sched/backfill started" "$D/slurmctld.log"
+
+base_nodes=$(cat "$SF_TMP/base.planned")
+our_nodes=$(cat "$SF_TMP/ours.planned")
+echo "# planned 4-node job, 2 stages; background jobs on n1 (l1) and n3 (l2)"
+echo "#   cons_tres alone: $base_nodes ($(leaf_switches "$base_nodes") leaf switches)"
+echo "#   ours:            $our_nodes ($(leaf_switches "$our_nodes") leaf switches)"
+expect "planned job on 2 leaf switches with ours ($our_nodes)" test "$(leaf_switches "$our_nodes")" = 2
+expect "planned job: stage 1 and stage 2 each under one leaf (n[5-8])" test "$our_nodes" = "n[5-8]"
+expect "cons_tres alone scatters it over more leaf switches ($base_nodes)" test "$(leaf_switches "$base_nodes")" -gt 2
+expect "the log says where the plan put it" grep -q "placed as planned on n\[5-8\] (2 leaf switches, 0 stages split" "$D/slurmctld.log"
+echo "# unplanned placements: cons_tres alone | ours"
+paste -d'|' "$SF_TMP/base.unplanned" "$SF_TMP/ours.unplanned" | sed 's/^/#   /'
+expect "unplanned jobs: the same nodes and GPUs as cons_tres alone" cmp -s "$SF_TMP/base.unplanned" "$SF_TMP/ours.unplanned"
+expect "per-node GPU counts that differ (8 + 4) still allowed" grep -q "gpu:4" "$SF_TMP/ours.unplanned"
+echo "# CoreCnt reservation: cons_tres: $(tr '\n' ' ' <"$SF_TMP/base.corecnt")| ours: $(tr '\n' ' ' <"$SF_TMP/ours.corecnt")"
+expect "CoreCnt reservation accepted with cons_tres alone" grep -q "rc=0" "$SF_TMP/base.corecnt"
+expect "with ours scontrol refuses CoreCnt itself (it checks the SelectType name)" grep -q "rc=1" "$SF_TMP/ours.corecnt"
+expect "... and slurmctld accepts the same reservation (doc/slurm.md's workaround)" grep -q "rc=0" "$SF_TMP/ours.corecnt-api"
+echo "# hetjob: backfill: $(tr '\n' ' ' <"$SF_TMP/base.hetjob")| sched/spiderflow: $(tr '\n' ' ' <"$SF_TMP/ours.hetjob")"
+expect "hetjob accepted under sched/backfill" grep -q "rc=0" "$SF_TMP/base.hetjob"
+expect "hetjob refused under sched/spiderflow, with Slurm's reason" grep -qi "heterogeneous\|not supported\|rc=1" "$SF_TMP/ours.hetjob"
+
+# --- 3. the agent inside sched/spiderflow publishes to the broker ---------------------------------
+published() { curl -sf -H "Authorization: Bearer tok-tools" "$URL/v1/federation" | grep -q '"n8"'; }
+expect "sched/spiderflow's agent publishes this cluster to brokerd" within 20 published
+expect "it keeps job_submit's site-state cache" within 20 test -s "$D/federation-state.json"
+
+# --- 4. restart with running jobs, reconfigure ----------------------------------------------------
+keep=$(squeue -h -t R -o %i | sort | tr '\n' ' ')
+ctld=${SF_PIDS[${#MUNGE_PIDS[@]}]}
+kill "$ctld"
+for _ in $(seq 50); do kill -0 "$ctld" 2>/dev/null || break; sleep 0.1; done
+SPIDERFLOW_CONF=$D/spiderflow.conf slurmctld -D -f "$D/slurm.conf" >>"$D/slurmctld.out" 2>&1 &
+SF_PIDS[${#MUNGE_PIDS[@]}]=$!
+within 30 scontrol ping
+after=$(squeue -h -t R -o %i | sort | tr '\n' ' ')
+expect "slurmctld restart keeps the running jobs ($keep)" test -n "$keep" -a "$keep" = "$after"
+scontrol reconfigure
+sleep 2
+expect "scontrol reconfigure: slurmctld still answers" scontrol ping
+expect "reconfigure reached sched/spiderflow's agent" within 10 bash -c "grep -c 'sched/spiderflow agent: cluster' '$D/slurmctld.log' | grep -qv '^1$'"
+sbatch --parsable -o /dev/null --llm-plan="$SF_TMP/plan.json" --gpus=32 --wrap 'sleep 60' >/dev/null 2>"$SF_TMP/after.err"
+expect "after restart and reconfigure, a planned job is still accepted and planned" grep -q "planned llama3-8b" "$SF_TMP/after.err"
+scancel -u root 2>/dev/null
+expect "no slurmctld error from our select and sched plugins" \
+    bash -c "! grep -E 'error: spiderflow: (select|sched|job [0-9]+: plan-aware)|fatal' '$D/slurmctld.log'"
+stop_slurm
+expect "sched/spiderflow stops with slurmctld (thread joined, backfill stopped)" grep -q "sched/spiderflow: stopped" "$D/slurmctld.log"
+
+echo "# $FAILS failed"
+[ "$FAILS" = 0 ]
