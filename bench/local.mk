@@ -45,3 +45,11 @@ bench_coalloc_bench_LDADD = libsf_broker.la libsf_coalloc.la libsf_util.la \
 
 # cross-site jobs: plain sbatch to every part running, and the start skew, on two real clusters
 EXTRA_DIST += bench/cross_site_start_bench.sh
+
+# select/spiderflow_cons_tres: leaf switches and split stages of planned jobs vs cons_tres alone
+noinst_PROGRAMS += bench/placement_bench
+bench_placement_bench_SOURCES = bench/placement_bench.cpp
+bench_placement_bench_LDADD = libsf_site.la libsf_topology.la libsf_util.la $(HWLOC_LIBS)
+
+# slurmctld scheduling cost with the select/sched pair over cons_tres + backfill (sdiag)
+EXTRA_DIST += bench/select_sched_bench.sh

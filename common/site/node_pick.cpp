@@ -59,10 +59,16 @@ NodePick describe_pick(const Cluster& cluster, std::vector<int> nodes, int stage
     std::set<std::string> leaves;
     for (int i : nodes) leaves.insert(leaf_of(i));
     out.leaf_switches = static_cast<int>(leaves.size());
+    // Ranks follow the cluster's leaf-switch order (node_order, as rank_order.h numbers a step).
+    std::vector<int> position(cluster.nodes.size(), 0);
+    const auto& order = cluster.node_order();
+    for (size_t p = 0; p < order.size(); ++p) position[static_cast<size_t>(order[p])] = static_cast<int>(p);
+    std::vector<int> ranked = nodes;
+    std::sort(ranked.begin(), ranked.end(), [&](int a, int b) { return position[static_cast<size_t>(a)] < position[static_cast<size_t>(b)]; });
     const int k = stage_size(PickRequest{static_cast<int>(nodes.size()), 0, stages});
-    for (size_t s = 0; k > 1 && s + k <= nodes.size(); s += static_cast<size_t>(k)) {
+    for (size_t s = 0; k > 1 && s + k <= ranked.size(); s += static_cast<size_t>(k)) {
         std::set<std::string> in_stage;
-        for (size_t j = s; j < s + static_cast<size_t>(k); ++j) in_stage.insert(leaf_of(nodes[j]));
+        for (size_t j = s; j < s + static_cast<size_t>(k); ++j) in_stage.insert(leaf_of(ranked[j]));
         if (in_stage.size() > 1) ++out.split_stages;
     }
     return out;

@@ -1,9 +1,10 @@
 // Which nodes of one cluster a planned job should get, among those free now: the choice
-// select/spiderflow_cons_tres narrows cons_tres's candidates to. Slurm numbers a job's tasks in
-// node-index order and a plan's ranks run tensor-parallel inside a node, then data-parallel, then
-// pipeline stage by stage, so the nodes of stage s are the s-th run of nodes_per_stage chosen
-// nodes. The pick keeps each such run under one leaf switch where it can, spans as few leaf
-// switches as the free nodes allow, and puts consecutive runs on switches close in the tree.
+// select/spiderflow_cons_tres narrows cons_tres's candidates to. A SpiderFlow step numbers its
+// ranks in the cluster's leaf-switch order (Cluster::node_order, rank_order.h) and a plan's ranks
+// run tensor-parallel inside a node, then data-parallel, then pipeline stage by stage, so the
+// nodes of stage s are the s-th run of nodes_per_stage chosen nodes in that order. The pick keeps
+// each such run under one leaf switch where it can, spans as few leaf switches as the free nodes
+// allow, and puts consecutive runs on switches close in the tree.
 #pragma once
 
 #include <optional>
@@ -35,8 +36,8 @@ std::optional<NodePick> pick_nodes(const Cluster& cluster, const std::vector<int
 std::optional<NodePick> pick_nodes(const SiteState& state, int cluster, SiteTime t, const std::vector<bool>& allowed,
                                    const PickRequest& request);
 
-// Leaf switches and split stages of any node set (ascending indices), e.g. the one cons_tres
-// chose alone, to compare placements on the same terms.
+// Leaf switches and split stages of any node set, e.g. the one cons_tres chose alone, to
+// compare placements on the same terms.
 NodePick describe_pick(const Cluster& cluster, std::vector<int> nodes, int stages);
 
 }  // namespace spiderflow
