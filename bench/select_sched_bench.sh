@@ -41,8 +41,10 @@ measure() {  # measure LABEL SELECT SCHED -> "main_us backfill_us" on stdout
 base_main=(); base_bf=(); ours_main=(); ours_bf=()
 for ((r = 1; r <= ROUNDS; r++)); do
     read -r m b < <(measure base select/cons_tres sched/backfill)
+    [ -n "${b:-}" ] || { echo "select_sched_bench: no sdiag figures (cluster did not come up?)" >&2; exit 1; }
     base_main+=("$m"); base_bf+=("$b")
     read -r m b < <(measure ours select/spiderflow_cons_tres sched/spiderflow)
+    [ -n "${b:-}" ] || { echo "select_sched_bench: no sdiag figures (cluster did not come up?)" >&2; exit 1; }
     ours_main+=("$m"); ours_bf+=("$b")
     echo "round $r: main cycle ${base_main[-1]} us vs ${ours_main[-1]} us; backfill cycle ${base_bf[-1]} us vs ${ours_bf[-1]} us" >&2
 done

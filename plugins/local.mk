@@ -102,6 +102,8 @@ plugins_sched_sched_spiderflow_la_SOURCES = \
 	plugins/slurm_internal.h \
 	plugins/sched/backfill_host.cpp \
 	plugins/sched/backfill_host.h \
+	plugins/sched/coflow_priorities.cpp \
+	plugins/sched/coflow_priorities.h \
 	plugins/sched/ctld_agent.cpp \
 	plugins/sched/ctld_agent.h \
 	plugins/sched/ctld_observer.cpp \

@@ -11,6 +11,7 @@
 extern "C" {
 #include "config.h"
 #include "src/common/bitstring.h"
+#include "src/common/env.h"
 #include "src/common/gres.h"
 #include "src/common/list.h"
 #include "src/common/node_conf.h"

@@ -21,7 +21,7 @@ check_PROGRAMS += tests/unit/test_slurmjob
 TESTS += tests/unit/test_slurmjob
 tests_unit_test_slurmjob_SOURCES = tests/unit/slurmjob/test_spiderflow_conf.cpp tests/unit/slurmjob/test_job_options.cpp \
 	tests/unit/slurmjob/test_rank_order.cpp tests/unit/slurmjob/test_submit_planner.cpp \
-	tests/unit/slurmjob/test_job_traffic.cpp
+	tests/unit/slurmjob/test_job_traffic.cpp tests/unit/slurmjob/test_coflow_levels.cpp
 tests_unit_test_slurmjob_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_slurmjob_LDADD = libsf_submit.la libsf_slurmjob.la libspiderflow.la $(GTEST_LIBS_ALL)
 

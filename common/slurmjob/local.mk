@@ -16,6 +16,8 @@ libsf_slurmjob_client_la_SOURCES = \
 # Shared by job_submit, the step side of the SPANK plugin, the CLI and their unit tests.
 noinst_LTLIBRARIES += libsf_slurmjob.la
 libsf_slurmjob_la_SOURCES = \
+	common/slurmjob/coflow_levels.cpp \
+	common/slurmjob/coflow_levels.h \
 	common/slurmjob/hostlist.cpp \
 	common/slurmjob/hostlist.h \
 	common/slurmjob/plan_summary.cpp \

@@ -44,6 +44,7 @@ const std::vector<Key>& keys() {
         {"site_state_max_age", seconds(&SpiderflowConf::site_state_max_age_s, 0, 86400 * 365)},
         {"cross_site", boolean(&SpiderflowConf::cross_site)},
         {"controller_agent", str(&SpiderflowConf::controller_agent)},
+        {"coflow_levels", boolean(&SpiderflowConf::coflow_levels)},
         {"policy", str(&SpiderflowConf::policy)},
         {"time_budget", seconds(&SpiderflowConf::time_budget_s, 0.001, 60)},
         {"state_dir", str(&SpiderflowConf::state_dir)},

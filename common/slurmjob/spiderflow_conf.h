@@ -19,6 +19,7 @@ struct SpiderflowConf {
     double site_state_max_age_s = 300;  // an older snapshot means a stopped agent: not used (0 = any age)
     bool cross_site = true;             // larger than this cluster: plan across the federation (needs site_state)
     std::string controller_agent;       // agent.conf for the agent inside sched/spiderflow; empty = none
+    bool coflow_levels = true;          // sched/spiderflow gives cross-site jobs their coflow traffic level
     std::string policy = "spinsearch";  // planner used when the job does not name one
     double time_budget_s = 0.5;         // planning budget inside slurmctld; over it -> fail open
     std::string state_dir = "/var/spool/slurm/spiderflow";  // plan JSON files, keyed by hash

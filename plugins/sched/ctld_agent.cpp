@@ -10,6 +10,7 @@
 #include "federation/agent/home_jobs.h"
 #include "federation/agent/part_runner.h"
 #include "federation/agent/slurm_hands.h"
+#include "plugins/sched/coflow_priorities.h"
 #include "plugins/sched/ctld_observer.h"
 #include "plugins/slurm_internal.h"
 
@@ -87,6 +88,7 @@ void ControllerAgent::reconfigure() {
 
 void ControllerAgent::run() {
     std::optional<Running> running;
+    CoflowPriorities coflow;
     double interval_s = 5;
     while (true) {
         bool reload = false;
@@ -114,6 +116,7 @@ void ControllerAgent::run() {
                 error("spiderflow: sched/spiderflow agent: %s (retried next cycle)", e.what());
             }
         }
+        if (slurmctld_config.shutdown_time == 0) coflow.cycle();
         std::unique_lock<std::mutex> lock(mu_);
         wake_.wait_for(lock, std::chrono::duration<double>(interval_s), [this] { return stop_ || reload_; });
     }

@@ -7,6 +7,8 @@
 // pass over the records and drops them before any network call. Publishing to the broker and
 // the cross-site orders (creating, releasing, cancelling parts) run without any slurmctld lock
 // held: orders go through Slurm's RPC API to this same slurmctld, like any client's.
+// The same thread gives pending cross-site jobs their coflow traffic levels (coflow_priorities.h),
+// with or without an agent.
 #pragma once
 
 #include <condition_variable>

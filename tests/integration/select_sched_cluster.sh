@@ -2,8 +2,8 @@
 # One Slurm cluster for select/spiderflow_cons_tres and sched/spiderflow (the integration test and
 # bench/select_sched_bench.sh): 8 nodes n1..n8 under 4 leaf switches l1..l4 (2 a leaf, spines
 # sp1={l1,l2}, sp2={l3,l4}), TopologyParam=TopoOptional, our plugins' build directories first in
-# PluginDir, a broker (federation.sh), and $SF_TMP/plan.json: llama3-8b on 32 GPUs as tp 8, pp 2,
-# dp 2 (two stages of two nodes). Source it from a test or bench; exits 77 when the plugins are
+# PluginDir, a broker (federation.sh), and $SF_TMP/plan.json: llama3-8b on 32 GPUs of sel as
+# tp 8, pp 2, dp 2 (two stages of two nodes). Source it from a test or bench; exits 77 when the plugins are
 # not built. Then: sel_start_munge_and_broker; use_plugins SELECT SCHED; sf_start_slurm "$D" ...;
 # stop_slurm.
 . "$(dirname "${BASH_SOURCE[0]}")/federation.sh"
@@ -11,7 +11,9 @@ for so in "$SF_BUILDDIR/plugins/select/.libs/select_spiderflow_cons_tres.so" "$S
     [ -f "$so" ] || { sf_log "skip: $so not built (configure --with-slurm-source)"; exit 77; }
 done
 C=sel
-fed_init "$C:n1,n2,n3,n4,n5,n6,n7,n8"
+# A second cluster "far" exists in the federation's topology only (never started): plans larger
+# than sel cross to it, which gives jobs WAN coflows for sched/spiderflow to order.
+fed_init "$C:n1,n2,n3,n4,n5,n6,n7,n8" "far:f1,f2,f3,f4,f5,f6,f7,f8"
 D=$SF_TMP/$C
 cat >"$D/topology.conf" <<CONF
 SwitchName=l1 Nodes=n[1-2]
@@ -27,7 +29,7 @@ echo "TopologyParam=TopoOptional" >>"$D/slurm.conf"
 export SLURM_CONF=$D/slurm.conf SPIDERFLOW_CONF=$D/spiderflow.conf
 # A plan with two pipeline stages of two nodes each, fixed degrees, made the way a user makes one.
 "$SF_BUILDDIR/spiderflow" plan --topology "$SF_TMP/federation.json" --model llama3-8b --global-batch 64 --seq-len 4096 \
-    --gpus 32 --tp 8 --pp 2 --dp 2 >"$SF_TMP/plan.json" || { sf_log "spiderflow plan failed"; exit 1; }
+    --gpus 32 --tp 8 --pp 2 --dp 2 --allow "$C" >"$SF_TMP/plan.json" || { sf_log "spiderflow plan failed"; exit 1; }
 
 SEL_NODES=(n1 n2 n3 n4 n5 n6 n7 n8)
 sel_start_munge_and_broker() {

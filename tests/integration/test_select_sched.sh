@@ -61,6 +61,11 @@ stop_slurm
 # --- 2. ours --------------------------------------------------------------------------------------
 use_plugins select/spiderflow_cons_tres sched/spiderflow
 echo "controller_agent = $D/agent.conf" >>"$D/spiderflow.conf"
+# A prolog that records the traffic level a job starts with (section 4): what our own prolog
+# hook (the tc class, context_job_script.cpp) reads.
+printf '#!/bin/sh\necho "level=$SPANK_SPIDERFLOW_TRAFFIC_LEVEL" >%s/out/prolog-$SLURM_JOB_ID.txt\n' "$D" >"$D/prolog.sh"
+chmod +x "$D/prolog.sh"
+echo "Prolog=$D/prolog.sh" >>"$D/slurm.conf"
 run_stream ours
 expect "slurmctld loaded select/spiderflow_cons_tres (forwarding to cons_tres)" \
     grep -q "select/spiderflow_cons_tres forwards to select/cons_tres" "$D/slurmctld.log"
@@ -92,7 +97,39 @@ published() { curl -sf -H "Authorization: Bearer tok-tools" "$URL/v1/federation"
 expect "sched/spiderflow's agent publishes this cluster to brokerd" within 20 published
 expect "it keeps job_submit's site-state cache" within 20 test -s "$D/federation-state.json"
 
-# --- 4. restart with running jobs, reconfigure ----------------------------------------------------
+# --- 4. coflow levels: pending cross-site jobs get traffic levels, smallest WAN bottleneck first --
+# Two held jobs get AdminComments as job_submit writes them for plans that cross to "far" (an
+# admin may set AdminComment; here it stands in for the federation's hand-off).
+summary() {  # summary PLAN.json: the AdminComment line carrying that plan (plan_summary.h's format)
+    python3 - "$1" <<'PY'
+import base64, json, sys, zlib
+text = open(sys.argv[1]).read()
+p = json.loads(text)
+d = p["degrees"]
+print("spiderflow plan model=%s tp=%d pp=%d dp=%d mb=%d nodes=%dx8 iter_s=1 plan=z1:%s" % (
+    p["job"]["model"]["name"], d["tp"], d["pp"], d["dp"], d["micro_batch"], d["world_size"] // 8,
+    base64.b64encode(zlib.compress(text.encode(), 9)).decode()))
+PY
+}
+for m in llama3-8b gpt3-13b; do
+    "$SF_BUILDDIR/spiderflow" plan --topology "$SF_TMP/federation.json" --model "$m" --global-batch 256 --seq-len 2048 \
+        --gpus 96 >"$SF_TMP/x-$m.json" 2>/dev/null
+done
+x1=$(sbatch --parsable -H -o /dev/null --wrap true 2>/dev/null)
+x2=$(sbatch --parsable -H -o /dev/null --wrap true 2>/dev/null)
+scontrol update job="$x1" AdminComment="$(summary "$SF_TMP/x-llama3-8b.json")"
+scontrol update job="$x2" AdminComment="$(summary "$SF_TMP/x-gpt3-13b.json")"
+level_of() { sed -n "s/.*sched\/spiderflow: job $1 traffic level \([0-9]\).*/\1/p" "$D/slurmctld.log" | tail -1; }
+expect "sched/spiderflow gives both pending cross-site jobs a traffic level" within 20 bash -c \
+    "grep -q 'job $x1 traffic level' '$D/slurmctld.log' && grep -q 'job $x2 traffic level' '$D/slurmctld.log'"
+echo "# coflow levels: job $x1 (llama3-8b, 96 GPUs) level $(level_of "$x1"); job $x2 (gpt3-13b, 96 GPUs) level $(level_of "$x2")"
+expect "the two levels differ (one coflow order)" test "$(level_of "$x1")" != "$(level_of "$x2")"
+scontrol release "$x1"
+expect "the job starts with its level: its prolog sees SPANK_SPIDERFLOW_TRAFFIC_LEVEL=$(level_of "$x1")" \
+    within 30 grep -q "^level=$(level_of "$x1")\$" "$D/out/prolog-$x1.txt"
+scancel "$x2"
+
+# --- 5. restart with running jobs, reconfigure ----------------------------------------------------
 keep=$(squeue -h -t R -o %i | sort | tr '\n' ' ')
 ctld=${SF_PIDS[${#MUNGE_PIDS[@]}]}
 kill "$ctld"

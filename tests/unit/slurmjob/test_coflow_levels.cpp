@@ -1,0 +1,64 @@
+// coflow_levels: the traffic levels sched/spiderflow gives SpiderFlow jobs, smallest WAN
+// bottleneck first; jobs without WAN traffic or without a carried plan get none.
+#include <gtest/gtest.h>
+
+#include "common/cost/cost_model.h"
+#include "common/plan/plan_json.h"
+#include "common/plan/plan_transport.h"
+#include "common/planner/plan_job.h"
+#include "common/slurmjob/coflow_levels.h"
+#include "common/slurmjob/plan_summary.h"
+#include "tests/unit/planner/fixtures.h"
+
+using namespace spiderflow;
+using namespace spiderflow::slurmjob;
+
+namespace {
+
+// A job's AdminComment as job_submit writes it, carrying a plan of MODEL on GPUS GPUs.
+std::string summary_for(const Topology& t, const std::string& model, int batch, int gpus) {
+    const CostModel cost(t, Catalog::builtin());
+    const PlanResult p = plan_job(*make_planner("spinsearch"), sftest::request(model, batch, gpus), cost);
+    EXPECT_TRUE(p.plan.prediction.feasible) << model;
+    PlanSummary s;
+    s.model = model;
+    s.tp = p.plan.tp;
+    s.pp = p.plan.pp;
+    s.dp = p.plan.dp;
+    s.micro_batch = p.plan.micro_batch;
+    s.nodes = gpus / 8;
+    s.gpus_per_node = 8;
+    s.plan_data = encode_plan_text(plan_to_json(p.plan, t, -1));
+    return format_plan_summary(s);
+}
+
+TEST(CoflowLevels, SmallestWanBottleneckFirst) {
+    const Topology t = sftest::two_sites(10);
+    // 64 GPUs on two 32-GPU sites: both plans cross the one WAN link; the 13B model moves more.
+    const std::string small = summary_for(t, "llama3-8b", 256, 64);
+    const std::string large = summary_for(t, "gpt3-13b", 256, 64);
+    const auto small_s = wan_bottleneck_s(small, t);
+    const auto large_s = wan_bottleneck_s(large, t);
+    ASSERT_TRUE(small_s.has_value());
+    ASSERT_TRUE(large_s.has_value());
+    ASSERT_NE(*small_s, *large_s);
+    const int first = *small_s < *large_s ? 11 : 12;
+    const auto levels = coflow_levels({{12, large}, {11, small}}, t);
+    ASSERT_EQ(levels.size(), 2u);
+    EXPECT_EQ(levels.at(first), 0);
+    EXPECT_EQ(levels.at(first == 11 ? 12 : 11), 1);
+}
+
+TEST(CoflowLevels, JobsWithoutWanTrafficOrPlanGetNoLevel) {
+    const Topology t = sftest::two_sites(10);
+    const std::string inside = summary_for(t, "llama3-8b", 64, 16);   // fits one site
+    EXPECT_FALSE(wan_bottleneck_s(inside, t).has_value());
+    EXPECT_FALSE(wan_bottleneck_s("an admin's own comment", t).has_value());
+    std::vector<std::string> skipped;
+    const auto levels = coflow_levels({{1, inside}, {2, "spiderflow plan model=x tp=1 pp=1 dp=1 mb=1 nodes=1x8 iter_s=1 plan=garbage"}}, t, &skipped);
+    EXPECT_TRUE(levels.empty());
+    ASSERT_EQ(skipped.size(), 1u) << "a plan that does not decode is named, not ordered";
+    EXPECT_NE(skipped[0].find("job 2"), std::string::npos) << skipped[0];
+}
+
+}  // namespace
