@@ -1,6 +1,7 @@
 #include "plugins/sched/ctld_observer.h"
 
 #include <algorithm>
+#include <chrono>
 #include <sstream>
 #include <string>
 
@@ -65,6 +66,7 @@ agent::ClusterObservation observe_slurmctld(SiteTime now) {
     obs.taken_at = now;
     slurmctld_lock_t read_all = {READ_LOCK, READ_LOCK, READ_LOCK, READ_LOCK, NO_LOCK};
     lock_slurmctld(read_all);
+    const auto locked = std::chrono::steady_clock::now();
     obs.cluster = text(slurm_conf.cluster_name);
     for (int i = 0; i < node_record_count; ++i) {
         const node_record_t* node = node_record_table_ptr[i];
@@ -111,6 +113,15 @@ agent::ClusterObservation observe_slurmctld(SiteTime now) {
         list_iterator_destroy(resvs);
     }
     unlock_slurmctld(read_all);
+    // How long writers waited on us: logged whenever it is the longest so far (doc/slurm.md).
+    static double longest_us = 0;
+    const double held_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - locked).count();
+    if (held_us > longest_us) {
+        longest_us = held_us;
+        info("spiderflow: sched/spiderflow agent: held slurmctld's read locks %.0f us for %zu nodes, %zu jobs, %zu "
+             "reservations (longest so far)",
+             held_us, obs.nodes.size(), obs.jobs.size(), obs.reservations.size());
+    }
     return obs;
 }
 
