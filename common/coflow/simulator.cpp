@@ -112,6 +112,7 @@ private:
     const Workload& work_;
     Scheduler& sched_;
     SimOptions opt_;
+    std::chrono::steady_clock::time_point started_, last_progress_;
     double now_ = 0;
     long seq_ = 0;
     int next_uid_ = 0;
@@ -310,10 +311,22 @@ private:
         }
     }
 
+    // Reads the clock once every 256 passes, so a run without progress pays nothing.
+    void report_progress(long pass) {
+        if (!opt_.progress || pass % 256 != 0) return;
+        const auto wall = std::chrono::steady_clock::now();
+        if (std::chrono::duration<double>(wall - last_progress_).count() < opt_.progress_every_s) return;
+        last_progress_ = wall;
+        opt_.progress(SimProgress{now_, result_.stats.flow_events, result_.coflows.size(),
+                                  std::chrono::duration<double>(wall - started_).count()});
+    }
+
     void loop() {
         double review_at = kInf;
         bool dirty = true;
-        while (true) {
+        started_ = last_progress_ = std::chrono::steady_clock::now();
+        for (long pass = 1;; ++pass) {
+            report_progress(pass);
             if (now_ >= opt_.horizon_s) break;
             if (dirty && !flows_.empty()) {
                 build_view();

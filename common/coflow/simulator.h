@@ -3,6 +3,8 @@
 // completions (last byte sent; it arrives one route latency later) and scheduler reviews.
 #pragma once
 
+#include <functional>
+
 #include <limits>
 #include <string>
 #include <vector>
@@ -13,7 +15,18 @@
 
 namespace spiderflow::coflow {
 
+// Where a long run is, for a progress line.
+struct SimProgress {
+    double sim_s = 0;                // simulated time reached
+    long flow_events = 0;
+    size_t coflows_done = 0;
+    double wall_s = 0;
+};
+
 struct SimOptions {
+    // Called about every progress_every_s of wall time while the run lasts (never when empty).
+    std::function<void(const SimProgress&)> progress;
+    double progress_every_s = 1;
     bool check_invariants = false;   // verify capacity and work conservation at every allocation
     double horizon_s = std::numeric_limits<double>::infinity();  // stop simulated time here
     // Run the straightforward allocation path (maxmin_fill_reference, bottleneck_time_reference)

@@ -37,6 +37,7 @@ constexpr const char* kUsage =
     "usage: spiderflow coflow schedulers\n"
     "       spiderflow coflow trace-gen [--ports N] [--coflows N] [--interarrival-ms MS] [--seed S] [-o FILE]\n"
     "       spiderflow coflow simulate --trace FILE [--scheduler NAME|all] [--port-gbps G] [--check]\n"
+    "                [--csv FILE] [--progress | --no-progress]\n"
     "       spiderflow coflow simulate-plans --topology FILE --plans A.json,B.json,... [--iterations N]\n"
     "                [--arrival-gap S] [--scheduler NAME|all] [--check]\n"
     "       spiderflow coflow classes --jobs ID,ID,... [--groups]\n"
@@ -46,8 +47,11 @@ constexpr const char* kUsage =
     "  schedulers  list the coflow schedulers the simulator and the controller can use\n"
     "  trace-gen   write a synthetic trace in the coflow-benchmark format (Varys/Aalo/Sincronia)\n"
     "  simulate    run a trace on a big switch of 1 Gbps ports: average and p95 coflow completion\n"
-    "              time per scheduler and the factor over fair sharing; --check verifies capacity\n"
-    "              and work conservation at every event\n"
+    "              time per scheduler and the factor over fair sharing (fair runs too when one\n"
+    "              other scheduler is named, as the reference); --check verifies capacity and\n"
+    "              work conservation at every event; --csv writes one row per coflow and\n"
+    "              scheduler; a progress line goes to stderr when it is a terminal (--progress\n"
+    "              forces it, --no-progress stops it)\n"
     "  simulate-plans  run training jobs given as plans (`spiderflow plan` JSON) together on the\n"
     "              topology's WAN links: average JCT and iteration time per scheduler, the factor\n"
     "              over fair sharing; job k arrives at k x arrival-gap seconds (default 0)\n"
@@ -96,7 +100,9 @@ Options parse(const std::vector<std::string>& args, size_t first, const std::vec
     Options o;
     for (size_t i = first; i < args.size(); ++i) {
         const std::string& a = args[i];
-        if (a.rfind("-", 0) != 0) {
+        if (a == "--help" || a == "-h") {
+            o.flags.push_back("--help");
+        } else if (a.rfind("-", 0) != 0) {
             o.words.push_back(a);
         } else if (std::find(flag_names.begin(), flag_names.end(), a) != flag_names.end()) {
             o.flags.push_back(a);
@@ -143,16 +149,34 @@ int cmd_simulate(const Options& o) {
     const std::vector<std::string> names = scheduler_list(o.get("--scheduler", "all"));
     SimOptions so;
     so.check_invariants = o.flag("--check");
+    const bool progress = o.flag("--progress") || (!o.flag("--no-progress") && ::isatty(STDERR_FILENO));
+    std::string running;
+    if (progress) {
+        so.progress = [&](const SimProgress& p) {
+            std::fprintf(stderr, "\rspiderflow: %-9s %zu of %zu coflows done, %ld flow events, %.0f s simulated, %.0f s  ",
+                         running.c_str(), p.coflows_done, trace.coflows.size(), p.flow_events, p.sim_s, p.wall_s);
+        };
+    }
+    const std::string csv_path = o.get("--csv");
+    std::ofstream csv;
+    if (!csv_path.empty()) {
+        csv.open(csv_path);
+        if (!(csv << "scheduler,coflow,release_s,finish_s,cct_s,bytes\n")) throw InputError(csv_path, 0, "--csv", "cannot write");
+    }
     double fair_avg = 0, fair_p95 = 0;
-    // Factors over fair are 0 when fair was not run (--scheduler NAME).
     std::printf("%-10s %10s %10s %9s %9s %10s %12s%s\n", "scheduler", "avg_cct_s", "p95_cct_s", "fair/avg", "fair/p95",
                 "events", "events/s", so.check_invariants ? "  max_load  wc_violations" : "");
     int status = kExitOk;
     for (const auto& n : names) {
         auto s = make_scheduler(n);
+        running = n;
         const SimResult r = simulate(net, w, *s, so);
+        if (progress) std::fprintf(stderr, "\r%120s\r", "");
         std::vector<double> cct;
-        for (const auto& c : r.coflows) cct.push_back(c.cct_s());
+        for (const auto& c : r.coflows) {
+            cct.push_back(c.cct_s());
+            if (csv.is_open()) csv << n << ',' << c.id << ',' << c.release_s << ',' << c.finish_s << ',' << c.cct_s() << ',' << c.bytes << '\n';
+        }
         std::sort(cct.begin(), cct.end());
         const double avg = cct.empty() ? 0 : std::accumulate(cct.begin(), cct.end(), 0.0) / cct.size();
         const double p95 = cct.empty() ? 0 : cct[static_cast<size_t>(0.95 * (cct.size() - 1))];
@@ -171,6 +195,7 @@ int cmd_simulate(const Options& o) {
             status = kExitFindings;
         }
     }
+    if (csv.is_open() && !csv.flush()) throw InputError(csv_path, 0, "--csv", "cannot write");
     return status;
 }
 
@@ -183,11 +208,10 @@ std::vector<std::string> split_commas(const std::string& list) {
 }
 
 std::vector<std::string> scheduler_list(const std::string& which) {
+    // fair first, also when one other scheduler is named: the others are reported against it.
     std::vector<std::string> names = which == "all" ? scheduler_names() : std::vector<std::string>{which};
-    if (which == "all") {   // fair first: the others are reported against it
-        names.erase(std::find(names.begin(), names.end(), "fair"));
-        names.insert(names.begin(), "fair");
-    }
+    if (auto f = std::find(names.begin(), names.end(), "fair"); f != names.end()) names.erase(f);
+    names.insert(names.begin(), "fair");
     for (const auto& n : names) make_scheduler(n);   // a bad name fails before any output
     return names;
 }
@@ -361,7 +385,11 @@ int run_coflow(const std::vector<std::string>& args) {
         return args.size() < 2 ? kExitBadInput : kExitOk;
     }
     const std::string sub = args[1];
-    const Options o = parse(args, 2, {"--check", "--groups", "--dry-run"});
+    const Options o = parse(args, 2, {"--check", "--groups", "--dry-run", "--progress", "--no-progress"});
+    if (o.flag("--help")) {
+        std::cout << kUsage;
+        return kExitOk;
+    }
     if (sub == "schedulers") return cmd_schedulers();
     if (sub == "trace-gen") return cmd_trace_gen(o);
     if (sub == "simulate") return cmd_simulate(o);

@@ -105,3 +105,27 @@ TEST_P(Invariants, HoldOnASyntheticTrace) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllSchedulers, Invariants, ::testing::ValuesIn(scheduler_names()));
+
+TEST(Simulator, ReportsProgressWhileRunningAndNotAfter) {
+    TraceGenOptions g;
+    g.ports = 12;
+    g.coflows = 60;
+    g.seed = 3;
+    std::istringstream in(generate_trace(g));
+    const Trace trace = parse_trace(in, "generated");
+    Workload w;
+    w.coflows = trace.coflows;
+    auto s = make_scheduler("fair");
+    SimOptions o;
+    o.progress_every_s = 0;   // every 256th pass
+    std::vector<SimProgress> seen;
+    o.progress = [&](const SimProgress& p) { seen.push_back(p); };
+    const SimResult r = simulate(Network::big_switch(trace.ports, 125e6), w, *s, o);
+    ASSERT_FALSE(seen.empty());
+    for (size_t i = 1; i < seen.size(); ++i) {
+        EXPECT_GE(seen[i].sim_s, seen[i - 1].sim_s);
+        EXPECT_GE(seen[i].coflows_done, seen[i - 1].coflows_done);
+    }
+    EXPECT_LE(seen.back().coflows_done, r.coflows.size());
+    EXPECT_LE(seen.back().flow_events, r.stats.flow_events);
+}
