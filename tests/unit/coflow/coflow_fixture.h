@@ -1,12 +1,14 @@
 // Small networks and workloads whose completion times can be worked out by hand.
 #pragma once
 
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "common/coflow/coflow.h"
 #include "common/coflow/network.h"
 #include "common/coflow/simulator.h"
+#include "common/coflow/trace.h"
 
 namespace sfc = spiderflow::coflow;
 
@@ -25,6 +27,25 @@ inline sfc::TraceCoflow trace_coflow(int id, double arrival_s, std::vector<sfc::
     c.arrival_s = arrival_s;
     c.flows = std::move(flows);
     return c;
+}
+
+// A generated trace (trace-gen) as a workload, on a big switch of 1 Gbps ports.
+struct GeneratedRun {
+    sfc::Workload workload;
+    sfc::Network network;
+    size_t coflows = 0;
+};
+inline GeneratedRun generated_run(int ports, int coflows, uint64_t seed, double interarrival_ms) {
+    sfc::TraceGenOptions g;
+    g.ports = ports;
+    g.coflows = coflows;
+    g.seed = seed;
+    g.mean_interarrival_ms = interarrival_ms;
+    std::istringstream in(sfc::generate_trace(g));
+    const sfc::Trace trace = sfc::parse_trace(in, "generated");
+    GeneratedRun run{{}, sfc::Network::big_switch(trace.ports, 125e6), trace.coflows.size()};
+    run.workload.coflows = trace.coflows;
+    return run;
 }
 
 // Completion time (finish - release) of the trace coflow with this id; -1 when absent.

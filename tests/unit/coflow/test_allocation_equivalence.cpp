@@ -151,16 +151,8 @@ void expect_same_run(const Network& net, const Workload& w, const std::string& s
 }
 
 TEST_P(SimulationEquivalence, OnARandomTrace) {
-    TraceGenOptions g;
-    g.ports = 10;
-    g.coflows = 30;
-    g.mean_interarrival_ms = 150;
-    g.seed = 99;
-    std::istringstream in(generate_trace(g));
-    const Trace trace = parse_trace(in, "generated");
-    Workload w;
-    w.coflows = trace.coflows;
-    expect_same_run(Network::big_switch(trace.ports, 125e6), w, GetParam());
+    const GeneratedRun run = generated_run(10, 30, 99, 150);
+    expect_same_run(run.network, run.workload, GetParam());
 }
 
 TEST_P(SimulationEquivalence, OnJobsSharingALineWithLatency) {

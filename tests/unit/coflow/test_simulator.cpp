@@ -80,21 +80,12 @@ TEST(Simulator, CyclicJobIsRejected) {
 class Invariants : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Invariants, HoldOnASyntheticTrace) {
-    TraceGenOptions g;
-    g.ports = 12;
-    g.coflows = 40;
-    g.mean_interarrival_ms = 200;
-    g.seed = 7;
-    std::istringstream in(generate_trace(g));
-    const Trace trace = parse_trace(in, "generated");
-    const Network net = Network::big_switch(trace.ports, 125e6);
-    Workload w;
-    w.coflows = trace.coflows;
+    const GeneratedRun run = generated_run(12, 40, 7, 200);
     auto s = make_scheduler(GetParam());
     SimOptions o;
     o.check_invariants = true;
-    const SimResult r = simulate(net, w, *s, o);
-    EXPECT_EQ(r.coflows.size(), trace.coflows.size());
+    const SimResult r = simulate(run.network, run.workload, *s, o);
+    EXPECT_EQ(r.coflows.size(), run.coflows);
     EXPECT_LE(r.stats.max_link_load, 1.0 + 1e-9);
     EXPECT_GT(r.stats.max_link_load, 0.99);   // something did saturate a port
     EXPECT_EQ(r.stats.work_conservation_violations, 0);
@@ -107,20 +98,13 @@ TEST_P(Invariants, HoldOnASyntheticTrace) {
 INSTANTIATE_TEST_SUITE_P(AllSchedulers, Invariants, ::testing::ValuesIn(scheduler_names()));
 
 TEST(Simulator, ReportsProgressWhileRunningAndNotAfter) {
-    TraceGenOptions g;
-    g.ports = 12;
-    g.coflows = 60;
-    g.seed = 3;
-    std::istringstream in(generate_trace(g));
-    const Trace trace = parse_trace(in, "generated");
-    Workload w;
-    w.coflows = trace.coflows;
+    const GeneratedRun run = generated_run(12, 60, 3, 100);
     auto s = make_scheduler("fair");
     SimOptions o;
     o.progress_every_s = 0;   // every 256th pass
     std::vector<SimProgress> seen;
     o.progress = [&](const SimProgress& p) { seen.push_back(p); };
-    const SimResult r = simulate(Network::big_switch(trace.ports, 125e6), w, *s, o);
+    const SimResult r = simulate(run.network, run.workload, *s, o);
     ASSERT_FALSE(seen.empty());
     for (size_t i = 1; i < seen.size(); ++i) {
         EXPECT_GE(seen[i].sim_s, seen[i - 1].sim_s);
