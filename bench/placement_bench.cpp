@@ -9,8 +9,12 @@
 // test_select_sched.sh) checks this model against a real slurmctld on its 8-node case (n[4-7]).
 // Ours is node_pick(), the code select/spiderflow_cons_tres runs.
 //
+// Also the time one pick takes (what select/spiderflow_cons_tres adds to a planned start, besides
+// reading slurmctld's records), mean over the loads.
+//
 // Usage: bench/placement_bench [TRIALS]   (default 500 per row; fixed seeds, same loads for both)
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <numeric>
@@ -106,16 +110,17 @@ int main(int argc, char** argv) {
         {"64 nodes, 4/leaf, 50% busy", 64, 4, false, 8, 4, 0.50},
         {"64 nodes, 8/leaf, interleaved names, 25% busy", 64, 8, true, 16, 4, 0.25},
         {"256 nodes, 16/leaf, 50% busy", 256, 16, false, 64, 8, 0.50},
+        {"2048 nodes, 32/leaf, 50% busy", 2048, 32, false, 256, 16, 0.50},
     };
     std::printf("Planned jobs under random background load: select/spiderflow_cons_tres vs cons_tres alone\n");
     std::printf("(%d loads per row; leaf switches spanned and stages split across leaves, means)\n\n", trials);
-    std::printf("%-48s %-10s %18s %18s %7s %16s %16s\n", "cluster and load", "job", "leaves cons_tres", "leaves ours",
-                "ratio", "split cons_tres", "split ours");
+    std::printf("%-48s %-10s %18s %18s %7s %16s %16s %9s\n", "cluster and load", "job", "leaves cons_tres", "leaves ours",
+                "ratio", "split cons_tres", "split ours", "pick us");
     for (const Row& row : rows) {
         const Topology t = make_cluster(row.nodes, row.leaf, row.interleave);
         const Cluster& c = t.clusters[0];
         std::mt19937 rng(12345);
-        double leaves_base = 0, leaves_ours = 0, split_base = 0, split_ours = 0;
+        double leaves_base = 0, leaves_ours = 0, split_base = 0, split_ours = 0, pick_us = 0;
         int counted = 0;
         for (int trial = 0; trial < trials; ++trial) {
             std::vector<int> order(row.nodes);
@@ -126,7 +131,9 @@ int main(int argc, char** argv) {
             std::vector<int> gpus(row.nodes);
             for (int i = 0; i < row.nodes; ++i) gpus[i] = free[i] ? 8 : 0;
             const auto base = cons_tres_alone(free, row.job_nodes);
+            const auto t0 = std::chrono::steady_clock::now();
             const auto ours = pick_nodes(c, gpus, {}, PickRequest{row.job_nodes, 8, row.stages});
+            pick_us += std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
             if (base.empty() || !ours) continue;
             const NodePick b = describe_pick(c, base, row.stages);
             leaves_base += b.leaf_switches;
@@ -138,8 +145,9 @@ int main(int argc, char** argv) {
         if (counted == 0) continue;
         char job[32];
         std::snprintf(job, sizeof job, "%dn/%dpp", row.job_nodes, row.stages);
-        std::printf("%-48s %-10s %18.2f %18.2f %6.2fx %16.2f %16.2f\n", row.name, job, leaves_base / counted,
-                    leaves_ours / counted, leaves_base / leaves_ours, split_base / counted, split_ours / counted);
+        std::printf("%-48s %-10s %18.2f %18.2f %6.2fx %16.2f %16.2f %9.1f\n", row.name, job, leaves_base / counted,
+                    leaves_ours / counted, leaves_base / leaves_ours, split_base / counted, split_ours / counted,
+                    pick_us / trials);
     }
     // The integration test's case, as the real slurmctld placed it: n[4-7] alone, n[5-8] ours.
     std::vector<bool> free(8, true);

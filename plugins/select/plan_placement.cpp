@@ -73,6 +73,42 @@ Topology cluster_from_records(std::vector<int>* index) {
     return t;
 }
 
+// The cluster's shape changes only on reconfigure (slurm_conf.last_update) or when nodes or
+// switches come and go: build it once per shape, not once per planned start. Callers hold
+// slurmctld's node write lock, so one at a time.
+struct CachedCluster {
+    int nodes = -1, switches = -1;
+    time_t conf_update = 0;
+    std::vector<int> index;
+    Topology topology;
+};
+
+// Dynamic nodes can leave or fill a hole in the node table without changing its size: every
+// cached node must still be the one at its slot.
+bool still_valid(const CachedCluster& c) {
+    if (c.nodes != node_record_count || c.switches != switch_record_cnt || c.conf_update != slurm_conf.last_update)
+        return false;
+    const auto& nodes = c.topology.clusters.front().nodes;
+    for (size_t k = 0; k < c.index.size(); ++k) {
+        const node_record_t* node = node_record_table_ptr[c.index[k]];
+        if (node == nullptr || node->name == nullptr || nodes[k].name != node->name) return false;
+    }
+    return true;
+}
+
+const CachedCluster& cluster_now() {
+    static CachedCluster cache;
+    if (cache.topology.clusters.empty() || !still_valid(cache)) {
+        CachedCluster fresh;
+        fresh.topology = cluster_from_records(&fresh.index);
+        fresh.nodes = node_record_count;
+        fresh.switches = switch_record_cnt;
+        fresh.conf_update = slurm_conf.last_update;
+        cache = std::move(fresh);
+    }
+    return cache;
+}
+
 }  // namespace
 
 PlacementChoice planned_nodes(job_record_t* job, bitstr_t* candidates, uint32_t min_nodes) {
@@ -100,9 +136,9 @@ PlacementChoice planned_nodes(job_record_t* job, bitstr_t* candidates, uint32_t 
         out.why = "the job names its nodes";
         return out;
     }
-    std::vector<int> index;
-    const Topology topology = cluster_from_records(&index);
-    const Cluster& cluster = topology.clusters.front();
+    const CachedCluster& cached = cluster_now();
+    const std::vector<int>& index = cached.index;
+    const Cluster& cluster = cached.topology.clusters.front();
     std::vector<int> free(cluster.nodes.size(), 0);
     for (size_t k = 0; k < index.size(); ++k) {
         const node_record_t* node = node_record_table_ptr[index[k]];
