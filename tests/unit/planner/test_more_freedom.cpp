@@ -32,7 +32,9 @@ double iteration_s(const Topology& t, const std::string& model, int batch, int s
     r.job.gpu_mode = mode;
     const PlanResult p = plan_job(*make_planner("spinsearch"), r, cost);
     EXPECT_TRUE(p.plan.prediction.feasible);
-    if (mode == GpuCountMode::at_most) EXPECT_LE(p.plan.world_size(), gpus);
+    if (mode == GpuCountMode::at_most) {
+        EXPECT_LE(p.plan.world_size(), gpus);
+    }
     return p.plan.prediction.iteration_s;
 }
 
