@@ -4,6 +4,9 @@
 // Not a test: no assertion on timing; run it by hand on a quiet machine.
 //   bench/planner_bench [--quick] [--srcdir DIR] [--only-policy P[,P...]] [--instances I[,I...]]
 //                       [--models M[,M...]] [--slow-limit S] [--slow-workers N] [--no-fixed] [--notes]
+//                       [--anytime]
+// --anytime prints only genetic's anytime curve (best plan by trial budget, against SpinSearch);
+// the full run prints it last.
 // The filters run a part of the table (one instance, one policy) for measuring; the summary
 // then only covers what ran. --slow-limit overrides the slow policies' time limit.
 // Every policy but global-ilp runs alone, one row after another, so its plan time is measured
@@ -27,6 +30,7 @@
 
 #include "common/cost/cost_model.h"
 #include "common/model/catalog.h"
+#include "common/planner/baselines/genetic/genetic.h"
 #include "common/planner/planner.h"
 #include "common/topology/generator.h"
 #include "common/topology/reader.h"
@@ -175,6 +179,65 @@ void verdict(const char* what, double measured, const char* target, bool pass, c
         std::printf("# %-58s %-8.3g target %-10s %s%s\n", what, measured, target, pass ? "MET" : "MISSED", detail.c_str());
 }
 
+PlanRequest job_request(const Instance& inst, const Job& job) {
+    PlanRequest req;
+    req.job.model = *Catalog::builtin().model(job.model);
+    req.job.seq_len = 2048;
+    req.job.global_batch = job.global_batch;
+    // Enough GPUs that most jobs need several clusters, never more than 3/4 of the federation.
+    req.job.gpus = std::min(job.gpus, floor_pow2(inst.topology.total_gpus() * 3 / 4));
+    req.job.gpu_mode = GpuCountMode::exact;
+    return req;
+}
+
+// Quality per time: genetic's best plan as its trial budget grows (its anytime curve), against
+// SpinSearch's plan on the same request, and the time genetic needs to come within 1% of it.
+// Budgets grow until genetic gets there or spends 100x SpinSearch's time.
+void genetic_anytime(const Instance& inst, const CostModel& cost, const std::string& model, const PlanRequest& req) {
+    const auto t0 = std::chrono::steady_clock::now();
+    double spin_iter = 0;
+    try {
+        spin_iter = make_planner("spinsearch")->plan(req, cost).plan.prediction.iteration_s;
+    } catch (const std::exception& e) {
+        std::printf("# anytime %s %s: spinsearch found no plan (%s)\n", inst.name.c_str(), model.c_str(), e.what());
+        return;
+    }
+    const double spin_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("# anytime %s %s: spinsearch %.4g s per iteration in %.1f ms\n", inst.name.c_str(), model.c_str(),
+                spin_iter, spin_ms);
+    std::printf("# anytime,instance,model,trials,plan_ms,iter_time_s,genetic/spinsearch,time/spinsearch\n");
+    double reached_ms = -1, spent_ms = 0;
+    int reached_trials = 0;
+    for (int trials : {100, 300, 1000, 3000, 4900, 10000, 30000, 100000, 300000}) {
+        GeneticOptions o;
+        o.trials = trials;
+        const auto g0 = std::chrono::steady_clock::now();
+        double iter = NAN;
+        try {
+            PlanRequest r = req;
+            r.time_limit_s = 0;
+            iter = GeneticPolicy(o).plan(r, cost).plan.prediction.iteration_s;
+        } catch (const std::exception&) {
+        }
+        spent_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - g0).count();
+        std::printf("# anytime,%s,%s,%d,%.1f,%.6g,%.4f,%.1f\n", inst.name.c_str(), model.c_str(), trials, spent_ms, iter,
+                    iter / spin_iter, spent_ms / spin_ms);
+        std::fflush(stdout);
+        if (!std::isnan(iter) && iter <= 1.01 * spin_iter) {
+            reached_ms = spent_ms;
+            reached_trials = trials;
+            break;
+        }
+        if (spent_ms > 100 * spin_ms) break;
+    }
+    if (reached_ms >= 0)
+        std::printf("# anytime %s %s: genetic comes within 1%% of spinsearch at %d trials, %.0f ms = %.1fx spinsearch's time\n",
+                    inst.name.c_str(), model.c_str(), reached_trials, reached_ms, reached_ms / spin_ms);
+    else
+        std::printf("# anytime %s %s: genetic never comes within 1%% of spinsearch within %.0f ms (%.0fx its time)\n",
+                    inst.name.c_str(), model.c_str(), spent_ms, spent_ms / spin_ms);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -182,6 +245,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> only_policies, only_instances, only_models;
     double slow_limit_override = -1;
     bool with_fixed = true;
+    bool anytime_only = false;
     int slow_workers = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     std::string srcdir = std::getenv("SF_SRCDIR") ? std::getenv("SF_SRCDIR") : ".";
     for (int i = 1; i < argc; ++i) {
@@ -195,9 +259,10 @@ int main(int argc, char** argv) {
         else if (a == "--notes") g_notes = true;
         else if (a == "--slow-limit" && i + 1 < argc) slow_limit_override = std::atof(argv[++i]);
         else if (a == "--slow-workers" && i + 1 < argc && std::atoi(argv[i + 1]) >= 1) slow_workers = std::atoi(argv[++i]);
+        else if (a == "--anytime") anytime_only = true;
         else {
             std::cerr << "usage: planner_bench [--quick] [--srcdir DIR] [--only-policy P,...] [--instances I,...]"
-                         " [--models M,...] [--slow-limit S] [--slow-workers N] [--no-fixed] [--notes]\n";
+                         " [--models M,...] [--slow-limit S] [--slow-workers N] [--no-fixed] [--notes] [--anytime]\n";
             return 2;
         }
     }
@@ -232,6 +297,21 @@ int main(int argc, char** argv) {
                               : quick                  ? 20.0
                                                        : 0.0;  // 0 = the policy's default (600 s)
 
+    // Genetic's anytime curve against SpinSearch, for the jobs the slow policies run, on the
+    // worldwide example and 64 generated clusters.
+    auto anytime_section = [&] {
+        for (const Instance& inst : instances) {
+            if (!selected(only_instances, inst.name) || (inst.name != "worldwide-8" && inst.name != "generated-64")) continue;
+            const CostModel cost(inst.topology, Catalog::builtin());
+            for (const Job& job : jobs)
+                if (job.slow_ok && selected(only_models, job.model)) genetic_anytime(inst, cost, job.model, job_request(inst, job));
+        }
+    };
+    if (anytime_only) {
+        anytime_section();
+        return 0;
+    }
+
     std::printf("instance,clusters,gpus,model,policy,plan_ms,iter_time_s,status\n");
     std::vector<Row> rows;
     std::vector<Deferred> deferred;
@@ -243,13 +323,7 @@ int main(int argc, char** argv) {
         const int n = static_cast<int>(inst.topology.clusters.size());
         for (const Job& job : jobs) {
             if (!selected(only_models, job.model)) continue;
-            PlanRequest req;
-            req.job.model = *Catalog::builtin().model(job.model);
-            req.job.seq_len = 2048;
-            req.job.global_batch = job.global_batch;
-            // Enough GPUs that most jobs need several clusters, never more than 3/4 of the federation.
-            req.job.gpus = std::min(job.gpus, floor_pow2(inst.topology.total_gpus() * 3 / 4));
-            req.job.gpu_mode = GpuCountMode::exact;
+            const PlanRequest req = job_request(inst, job);
             std::vector<std::string> policies = {"spinsearch", "greedy", "first-fit"};
             if (job.slow_ok && n <= 64) policies.insert(policies.end(), {"global-ilp", "genetic", "exhaustive"});
             for (const std::string& p : policies) {
@@ -349,5 +423,6 @@ int main(int argc, char** argv) {
         if (r.clusters == 1024 && r.policy == "spinsearch")
             plan1024 = std::isnan(plan1024) ? r.plan_ms : std::max(plan1024, r.plan_ms);
     verdict("spinsearch plan time at 1024 clusters (s, worst)", plan1024 / 1e3, "<= 10 s", plan1024 <= 10000, "");
+    anytime_section();
     return 0;
 }
