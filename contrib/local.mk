@@ -4,7 +4,8 @@ topologiesdir = $(pkgdatadir)/topologies
 dist_topologies_DATA = \
 	contrib/topologies/worldwide-8.json \
 	contrib/topologies/aws-4.json \
-	contrib/topologies/two-sites-thin-link.json
+	contrib/topologies/two-sites-thin-link.json \
+	contrib/topologies/two-datacenters-dedicated.json
 
 # Synthetic coflow traces from our generator: installed under $(pkgdatadir)/traces.
 tracesdir = $(pkgdatadir)/traces

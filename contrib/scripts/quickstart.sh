@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # README's first command: installs the Debian packages, builds and installs SpiderFlow, then
-# plans a LLaMA-3 70B job on the shipped 8-region worldwide example and prints the plan.
+# plans a LLaMA-3 70B job twice: across two data centres joined by a dedicated optical link
+# (crossing pays), and on the shipped 8-region worldwide example (it does not: the plan says so
+# and names the better request).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
@@ -18,6 +20,10 @@ echo
 echo "== spiderflow topo show $example"
 spiderflow topo show "$example"
 echo
-echo "== spiderflow plan: llama3-70b, global batch 1024, 256 GPUs, across the 8 regions"
+echo "== spiderflow plan: llama3-70b, global batch 1024, 256 GPUs, two data centres on a dedicated link"
+spiderflow plan --topology /usr/local/share/spiderflow/topologies/two-datacenters-dedicated.json \
+  --model llama3-70b --global-batch 1024 --seq-len 4096 --gpus 256 --format text
+echo
+echo "== spiderflow plan: the same job across the 8 regions of the worldwide example (shared WAN links)"
 spiderflow plan --topology "$example" --model llama3-70b --global-batch 1024 --seq-len 4096 \
   --gpus 256 --format text
