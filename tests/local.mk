@@ -91,6 +91,10 @@ tests_unit_test_topology_SOURCES = tests/unit/topology/topo_fixture.h tests/unit
 tests_unit_test_topology_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_topology_LDADD = libsf_topology.la libsf_util.la $(HWLOC_LIBS) $(GTEST_LIBS_ALL)
 
+# the plan picture rendered by librsvg: nothing drawn outside it, every stage in the legend
+TESTS += tests/render/test_plan_svg_render.sh
+EXTRA_DIST += tests/render/test_plan_svg_render.sh tests/render/svg_margin_check.py
+
 # golden-file tests of the CLI: one line per case in tests/golden/cases.txt
 TESTS += tests/golden/run_golden.sh
 EXTRA_DIST += tests/golden

@@ -91,6 +91,30 @@ std::string plan_to_svg(const Plan& plan, const Topology& topo) {
         }
     }
 
+    // Link labels, known before the layout: columns sit far enough apart for the widest one to
+    // stand between two boxes side by side.
+    auto link_bw = [&](int a, int b) {
+        if (!topo.finalized() || a >= static_cast<int>(topo.clusters.size()) || b >= static_cast<int>(topo.clusters.size()))
+            return std::string("? Gbps");
+        return fmt("%.1f Gbps", units::Bps_to_gbps(topo.path(a, b).bandwidth_Bps));
+    };
+    const double boundary = pp_boundary_bytes(plan);
+    std::map<std::pair<int, int>, int> pp_dir;  // directed (from stage s to s+1) -> boundaries
+    for (int s = 0; s + 1 < plan.pp; ++s)
+        for (const ClusterFlow& f : pp_boundary_flows(plan, s, true)) pp_dir[{f.src, f.dst}] += 1;
+    std::map<std::pair<int, int>, std::string> pp_label;
+    double widest_label = 0;
+    for (const auto& [ab, count] : pp_dir) {
+        pp_label[ab] = "PP x" + std::to_string(count) + ": " + link_bw(ab.first, ab.second) + ", " +
+                       bytes_str(count * boundary) + "/iter";
+        widest_label = std::max(widest_label, svg_text_width(pp_label[ab], 12));
+    }
+    const std::vector<CrossTraffic> traffic = cross_cluster_traffic(plan);
+    for (const auto& t : traffic)
+        if (t.dp_stages > 0)
+            widest_label = std::max(widest_label, svg_text_width("DP: " + link_bw(t.a, t.b) + ", " + bytes_str(t.dp_bytes) + "/iter", 12));
+    const double gap_x = std::max<double>(kGapX, widest_label + 24);
+
     const int n = static_cast<int>(boxes.size());
     const int cols = std::max(1, static_cast<int>(std::ceil(std::sqrt(static_cast<double>(n)))));
     std::vector<double> row_h;
@@ -104,7 +128,7 @@ std::string plan_to_svg(const Plan& plan, const Topology& topo) {
     double y = 106;  // below the title and its two lines of explanation
     for (size_t row = 0; row < row_h.size(); ++row) {
         for (int i = static_cast<int>(row) * cols; i < std::min(n, static_cast<int>(row + 1) * cols); ++i) {
-            boxes[i].x = 40 + (i % cols) * (kBoxW + kGapX);
+            boxes[i].x = 40 + (i % cols) * (kBoxW + gap_x);
             boxes[i].y = y;
         }
         y += row_h[row] + kGapY;
@@ -119,7 +143,7 @@ std::string plan_to_svg(const Plan& plan, const Topology& topo) {
     const int legend_rows = std::min(plan.pp, kLegendRows);
     const int legend_cols = (plan.pp + kLegendRows - 1) / kLegendRows;
     // Wide enough for the text as well as the boxes (svg_text_width: a sans-serif estimate).
-    const double width = std::max({80.0 + cols * kBoxW + (cols - 1) * kGapX, 80 + svg_text_width(title, 16),
+    const double width = std::max({80.0 + cols * kBoxW + (cols - 1) * gap_x, 80 + svg_text_width(title, 16),
                                    80 + svg_text_width(figures, 12), 80 + svg_text_width(key, 12),
                                    80.0 + legend_cols * kLegendColW});
     const double height = y + 60 + 16.0 * legend_rows;
@@ -137,18 +161,34 @@ std::string plan_to_svg(const Plan& plan, const Topology& topo) {
     o << "<text x=\"40\" y=\"68\">" << esc(key) << "</text>\n";
 
     auto pos = [&](int cluster) -> const Box& { return boxes[box_of.at(cluster)]; };
-    auto link_bw = [&](int a, int b) {
-        if (!topo.finalized() || a >= static_cast<int>(topo.clusters.size()) || b >= static_cast<int>(topo.clusters.size()))
-            return std::string("? Gbps");
-        return fmt("%.1f Gbps", units::Bps_to_gbps(topo.path(a, b).bandwidth_Bps));
+    // A label's place: along its line (middle first, then further out) just above or below it,
+    // where its text box meets no cluster box and stays inside the picture; the middle when no
+    // such place exists. Labels are drawn after the boxes, so even then they stay readable.
+    std::ostringstream labels;
+    auto place_label = [&](double x1, double y1, double x2, double y2, const std::string& text, const char* colour) {
+        const double w = svg_text_width(text, 12);
+        double lx = (x1 + x2) / 2, ly = (y1 + y2) / 2 - 4;
+        bool placed = false;
+        for (double t : {0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8}) {
+            for (double dy : {-4.0, 16.0}) {
+                const double cx = x1 + (x2 - x1) * t, base = y1 + (y2 - y1) * t + dy;
+                const double left = cx - w / 2 - 2, right = cx + w / 2 + 2, top = base - 13, bottom = base + 4;
+                bool clear = left >= 0 && right <= width && top >= 0 && bottom <= height;
+                for (const Box& b : boxes)
+                    clear = clear && (right < b.x || left > b.x + kBoxW || bottom < b.y || top > b.y + b.h);
+                if (clear) {
+                    lx = cx, ly = base, placed = true;
+                    break;
+                }
+            }
+            if (placed) break;
+        }
+        labels << "<text x=\"" << lx << "\" y=\"" << ly << "\" text-anchor=\"middle\"" << colour << ">" << esc(text)
+               << "</text>\n";
     };
 
     // Edges first so boxes are drawn over their ends.
     o << "<g id=\"links\">\n";
-    const double boundary = pp_boundary_bytes(plan);
-    std::map<std::pair<int, int>, int> pp_dir;  // directed (from stage s to s+1) -> boundaries
-    for (int s = 0; s + 1 < plan.pp; ++s)
-        for (const ClusterFlow& f : pp_boundary_flows(plan, s, true)) pp_dir[{f.src, f.dst}] += 1;
     for (const auto& [ab, count] : pp_dir) {
         const Box& A = pos(ab.first);
         const Box& B = pos(ab.second);
@@ -162,20 +202,16 @@ std::string plan_to_svg(const Plan& plan, const Topology& topo) {
         const double x2 = B.cx() - ux * shrink_b - uy * off, y2 = B.cy() - uy * shrink_b + ux * off;
         o << "<line class=\"pp\" x1=\"" << x1 << "\" y1=\"" << y1 << "\" x2=\"" << x2 << "\" y2=\"" << y2
           << "\" stroke=\"#333\" stroke-width=\"2\" marker-end=\"url(#arrow)\"/>\n";
-        o << "<text x=\"" << (x1 + x2) / 2 << "\" y=\"" << (y1 + y2) / 2 - 4 << "\" text-anchor=\"middle\">"
-          << esc("PP x" + std::to_string(count) + ": " + link_bw(ab.first, ab.second) + ", " +
-                 bytes_str(count * boundary) + "/iter")
-          << "</text>\n";
+        place_label(x1, y1, x2, y2, pp_label[ab], "");
     }
-    for (const auto& t : cross_cluster_traffic(plan)) {
+    for (const auto& t : traffic) {
         if (t.dp_stages == 0) continue;
         const Box& A = pos(t.a);
         const Box& B = pos(t.b);
         o << "<line class=\"dp\" x1=\"" << A.cx() << "\" y1=\"" << A.y + A.h << "\" x2=\"" << B.cx() << "\" y2=\""
           << B.y + B.h << "\" stroke=\"#2a6\" stroke-width=\"2\" stroke-dasharray=\"6,4\"/>\n";
-        o << "<text x=\"" << (A.cx() + B.cx()) / 2 << "\" y=\"" << (A.y + A.h + B.y + B.h) / 2 + 14
-          << "\" text-anchor=\"middle\" fill=\"#2a6\">"
-          << esc("DP: " + link_bw(t.a, t.b) + ", " + bytes_str(t.dp_bytes) + "/iter") << "</text>\n";
+        place_label(A.cx(), A.y + A.h + 10, B.cx(), B.y + B.h + 10,
+                    "DP: " + link_bw(t.a, t.b) + ", " + bytes_str(t.dp_bytes) + "/iter", " fill=\"#2a6\"");
     }
     o << "</g>\n";
 
@@ -203,6 +239,7 @@ std::string plan_to_svg(const Plan& plan, const Topology& topo) {
         o << "</g>\n";
     }
     o << "</g>\n";
+    o << "<g id=\"link-labels\">\n" << labels.str() << "</g>\n";
 
     // Legend: stage colours.
     o << "<g id=\"legend\">\n";
