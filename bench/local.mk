@@ -53,3 +53,13 @@ bench_placement_bench_LDADD = libsf_site.la libsf_topology.la libsf_util.la $(HW
 
 # slurmctld scheduling cost with the select/sched pair over cons_tres + backfill (sdiag)
 EXTRA_DIST += bench/select_sched_bench.sh
+
+# bf16 GEMM throughput for transformer shapes under tensor parallelism (cuBLAS; needs a GPU to run).
+# bench/results/gemm_shapes_h200.csv is one run on an H200.
+if HAVE_CUDA
+noinst_PROGRAMS += bench/gemm_shapes
+bench_gemm_shapes_SOURCES = bench/gemm_shapes.cpp
+bench_gemm_shapes_CPPFLAGS = -I$(CUDA_DIR)/include
+bench_gemm_shapes_LDADD = -L$(CUDA_DIR)/lib64 -lcublas -lcudart -Wl,-rpath,$(CUDA_DIR)/lib64
+endif
+EXTRA_DIST += bench/results/gemm_shapes_h200.csv
