@@ -60,6 +60,7 @@ if HAVE_CUDA
 noinst_PROGRAMS += bench/gemm_shapes
 bench_gemm_shapes_SOURCES = bench/gemm_shapes.cpp
 bench_gemm_shapes_CPPFLAGS = -I$(CUDA_DIR)/include
-bench_gemm_shapes_LDADD = -L$(CUDA_DIR)/lib64 -lcublas -lcudart -Wl,-rpath,$(CUDA_DIR)/lib64
+bench_gemm_shapes_LDFLAGS = -L$(CUDA_DIR)/lib64 -Wl,-rpath,$(CUDA_DIR)/lib64
+bench_gemm_shapes_LDADD = -lcublas -lcudart
 endif
 EXTRA_DIST += bench/results/gemm_shapes_h200.csv
