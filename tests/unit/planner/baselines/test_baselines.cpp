@@ -286,7 +286,9 @@ TEST(Baselines, GlobalIlpBoundsAcrossShapesKeepTheProxyOptimum) {
 
     // Each bound is a bound: never above the shape's own start layout.
     for (const auto& c : cands) {
-        if (!c.start.cells.empty()) EXPECT_LE(c.bound.total, c.start.objective * (1 + 1e-12));
+        if (!c.start.cells.empty()) {
+            EXPECT_LE(c.bound.total, c.start.objective * (1 + 1e-12));
+        }
     }
 
     std::vector<double> seen;
