@@ -24,7 +24,8 @@ measure() {  # measure LABEL SELECT SCHED -> "main_us backfill_us" on stdout
     local n i
     use_plugins "$2" "$3"
     rm -rf "$D/state" && mkdir -p "$D/state"
-    sf_start_slurm "$D" "${SEL_NODES[@]}" >&2 || exit 1
+    # measure runs in a subshell: the daemons it started are its to stop, also when they fail.
+    sf_start_slurm "$D" "${SEL_NODES[@]}" >&2 || { stop_slurm; exit 1; }
     for n in "${SEL_NODES[@]}"; do submit -w "$n" -N1 --gres=gpu:8 --exclusive -t 60 >/dev/null; done
     for ((i = 0; i < PENDING; i++)); do
         if ((i % 2)); then submit -N2 --gres=gpu:8 -t 30 >/dev/null; else submit --llm-plan="$SF_TMP/plan.json" --gpus=32 -t 30 >/dev/null; fi
