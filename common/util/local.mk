@@ -8,6 +8,8 @@ libsf_util_la_SOURCES = \
 	common/util/key_value_conf.h \
 	common/util/secret_file.cpp \
 	common/util/secret_file.h \
+	common/util/split_list.cpp \
+	common/util/split_list.h \
 	common/util/text_file.cpp \
 	common/util/text_file.h \
 	common/util/units.h

@@ -14,6 +14,8 @@ extern "C" {
 #include <memory>
 #include <sstream>
 
+#include "common/util/split_list.h"
+
 namespace spiderflow::agent {
 namespace {
 
@@ -21,16 +23,6 @@ std::string text(const char* s) { return s != nullptr ? s : ""; }
 
 [[noreturn]] void unavailable(const char* call) {
     throw SlurmUnavailable(std::string(call) + ": " + slurm_strerror(slurm_get_errno()));
-}
-
-std::vector<std::string> split_commas(const std::string& s) {
-    std::vector<std::string> out;
-    std::stringstream in(s);
-    std::string item;
-    while (std::getline(in, item, ',')) {
-        if (!item.empty()) out.push_back(item);
-    }
-    return out;
 }
 
 NodeState node_state(uint32_t s) {
@@ -73,7 +65,7 @@ std::vector<std::string> expand(const char* list) {
 
 // "gres/gpu=16" in a TRES string ("cpu=64,gres/gpu=16,node=2"), or -1.
 int tres_gpus(const char* tres) {
-    for (const std::string& item : split_commas(text(tres))) {
+    for (const std::string& item : split_list(text(tres))) {
         if (item.rfind("gres/gpu=", 0) == 0) return std::atoi(item.c_str() + 9);
     }
     return -1;
@@ -87,7 +79,7 @@ bool holds_nodes(uint32_t state) {
 }  // namespace
 
 int gpus_in_gres_detail(const std::string& detail) {
-    for (const std::string& item : split_commas(detail)) {
+    for (const std::string& item : split_list(detail)) {
         if (item.rfind("gpu:", 0) != 0 && item != "gpu" && item.rfind("gpu(", 0) != 0) continue;
         // gpu[:type]:count[(IDX:...)]
         const std::string head = item.substr(0, item.find('('));
@@ -120,7 +112,7 @@ ClusterObservation observe_slurm(SiteTime now) {
         o.name = n.name;
         o.state = node_state(n.node_state);
         if (o.state != NodeState::up) o.reason = text(n.reason);
-        o.features = split_commas(text(n.features_act != nullptr ? n.features_act : n.features));
+        o.features = split_list(text(n.features_act != nullptr ? n.features_act : n.features));
         obs.nodes.push_back(std::move(o));
     }
 

@@ -6,21 +6,13 @@
 #include <string>
 
 #include "common/slurmjob/tres.h"
+#include "common/util/split_list.h"
 #include "plugins/slurm_internal.h"
 
 namespace spiderflow::plugin {
 namespace {
 
 std::string text(const char* s) { return s != nullptr ? s : ""; }
-
-std::vector<std::string> split_commas(const std::string& s) {
-    std::vector<std::string> out;
-    std::stringstream in(s);
-    for (std::string item; std::getline(in, item, ',');) {
-        if (!item.empty()) out.push_back(item);
-    }
-    return out;
-}
 
 // The standalone agent's reading of a node's state (slurm_observer.cpp), on the raw bits.
 NodeState node_state(const node_record_t* node) {
@@ -75,7 +67,7 @@ agent::ClusterObservation observe_slurmctld(SiteTime now) {
         o.name = node->name;
         o.state = node_state(node);
         if (o.state != NodeState::up) o.reason = text(node->reason);
-        o.features = split_commas(text(node->features_act != nullptr ? node->features_act : node->features));
+        o.features = split_list(text(node->features_act != nullptr ? node->features_act : node->features));
         obs.nodes.push_back(std::move(o));
     }
     ListIterator jobs = list_iterator_create(job_list);

@@ -20,6 +20,7 @@ extern "C" {
 #include "common/topology/reader.h"
 #include "common/slurmjob/hostlist.h"
 #include "common/slurmjob/job_traffic.h"
+#include "common/util/split_list.h"
 #include "plugins/spank/stepd_state.h"
 
 namespace spiderflow::plugin::spank {
@@ -36,15 +37,6 @@ void set(spank_t sp, const std::string& k, const std::string& v, bool overwrite)
     if (spank_setenv(sp, k.c_str(), v.c_str(), overwrite ? 1 : 0) != ESPANK_SUCCESS && overwrite) {
         slurm_error("spiderflow: cannot set %s", k.c_str());
     }
-}
-
-std::vector<std::string> split_list(const std::string& s) {
-    std::vector<std::string> out;
-    std::stringstream in(s);
-    for (std::string item; std::getline(in, item, ',');) {
-        if (!item.empty()) out.push_back(item);
-    }
-    return out;
 }
 
 // A line on the task's own stderr (the user's output), not only in slurmd's log.

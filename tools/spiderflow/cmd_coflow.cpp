@@ -23,6 +23,7 @@
 #include "common/plan/plan_json.h"
 #include "common/topology/reader.h"
 #include "common/util/errors.h"
+#include "common/util/split_list.h"
 #include "common/util/units.h"
 #include "common/slurmjob/job_traffic.h"
 #include "common/slurmjob/spiderflow_conf.h"
@@ -199,14 +200,6 @@ int cmd_simulate(const Options& o) {
     return status;
 }
 
-std::vector<std::string> split_commas(const std::string& list) {
-    std::vector<std::string> out;
-    std::stringstream ss(list);
-    for (std::string tok; std::getline(ss, tok, ',');)
-        if (!tok.empty()) out.push_back(tok);
-    return out;
-}
-
 std::vector<std::string> scheduler_list(const std::string& which) {
     // fair first, also when one other scheduler is named: the others are reported against it.
     std::vector<std::string> names = which == "all" ? scheduler_names() : std::vector<std::string>{which};
@@ -219,7 +212,7 @@ std::vector<std::string> scheduler_list(const std::string& which) {
 int cmd_simulate_plans(const Options& o) {
     const std::string topo_path = o.get("--topology");
     if (topo_path.empty()) throw InputError("command line", 0, "--topology", "a topology file is required");
-    const std::vector<std::string> plan_paths = split_commas(o.get("--plans"));
+    const std::vector<std::string> plan_paths = split_list(o.get("--plans"));
     if (plan_paths.empty()) throw InputError("command line", 0, "--plans", "at least one plan file is required");
     const int iterations = static_cast<int>(o.number("--iterations", 20));
     if (iterations < 1) throw InputError("command line", 0, "--iterations", "must be >= 1");
