@@ -15,14 +15,16 @@ plugins_spank_spiderflow_la_SOURCES = \
 	plugins/spank/spank_state.h \
 	plugins/spank/stepd_hooks.h \
 	plugins/spank/stepd_loader.cpp
-# libstdc++ goes in statically (hidden by the version script): loading the shared one costs every
-# sbatch/srun/salloc ~2 ms of symbol relocation (bench/submit_bench.sh). Linked with libtool's C
-# tag (gcc) so it does not add its own -nostdlib ... -lstdc++ and undo the static one.
+# Plugins every Slurm command loads (this one, select/spiderflow_cons_tres): libstdc++ goes in
+# statically (hidden by the version script): loading the shared one costs every sbatch/srun/salloc
+# ~2 ms of symbol relocation (bench/submit_bench.sh). Linked with libtool's C tag (gcc) so it does
+# not add its own -nostdlib ... -lstdc++ and undo the static one.
+CLIENT_PLUGIN_LDFLAGS = -Wl,-Bstatic,-lstdc++,-Bdynamic -XCClinker -static-libgcc -Wl,--gc-sections
+CLIENT_PLUGIN_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CC $(AM_LIBTOOLFLAGS) $(LIBTOOLFLAGS) --mode=link $(CXXLD) \
+	$(AM_CXXFLAGS) $(CXXFLAGS)
 plugins_spank_spiderflow_la_LDFLAGS = -module -avoid-version -shared \
-	-Wl,--version-script=$(srcdir)/plugins/spank/spank.map \
-	-Wl,-Bstatic,-lstdc++,-Bdynamic -XCClinker -static-libgcc -Wl,--gc-sections
-plugins_spank_spiderflow_la_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CC $(AM_LIBTOOLFLAGS) $(LIBTOOLFLAGS) \
-	--mode=link $(CXXLD) $(AM_CXXFLAGS) $(CXXFLAGS) $(plugins_spank_spiderflow_la_LDFLAGS) $(LDFLAGS) -o $@
+	-Wl,--version-script=$(srcdir)/plugins/spank/spank.map $(CLIENT_PLUGIN_LDFLAGS)
+plugins_spank_spiderflow_la_LINK = $(CLIENT_PLUGIN_LINK) $(plugins_spank_spiderflow_la_LDFLAGS) $(LDFLAGS) -o $@
 plugins_spank_spiderflow_la_LIBADD = libsf_slurmjob_client.la libsf_plan_transport.la libsf_util.la $(ZLIB_LIBS) $(DL_LIBS)
 EXTRA_plugins_spank_spiderflow_la_DEPENDENCIES = $(srcdir)/plugins/spank/spank.map
 
@@ -71,11 +73,12 @@ if HAVE_SLURM_SOURCE
 SLURM_INTERNAL_CPPFLAGS = -I$(top_srcdir) -I$(top_builddir) $(JSON_CFLAGS) -iquote $(SLURM_SOURCE)
 
 # select/spiderflow_cons_tres is loaded by every Slurm command (select_g_init loads every
-# select_*.so of PluginDir), so it is linked like the SPANK plugin: static libstdc++, unused
-# sections dropped, no library it does not call.
+# select_*.so of PluginDir), so it is linked like the SPANK plugin.
 slurmplugin_LTLIBRARIES += plugins/select/select_spiderflow_cons_tres.la
 plugins_select_select_spiderflow_cons_tres_la_SOURCES = \
 	plugins/slurm_internal.h \
+	plugins/plugin_dir.cpp \
+	plugins/plugin_dir.h \
 	plugins/select/cons_tres_ops.cpp \
 	plugins/select/cons_tres_ops.h \
 	plugins/select/plan_placement.cpp \
@@ -83,23 +86,21 @@ plugins_select_select_spiderflow_cons_tres_la_SOURCES = \
 	plugins/select/select_spiderflow_cons_tres.cpp
 plugins_select_select_spiderflow_cons_tres_la_CPPFLAGS = $(SLURM_INTERNAL_CPPFLAGS)
 plugins_select_select_spiderflow_cons_tres_la_LDFLAGS = -module -avoid-version -shared \
-	-Wl,--version-script=$(srcdir)/plugins/select/select.map \
-	-Wl,-Bstatic,-lstdc++,-Bdynamic -XCClinker -static-libgcc -Wl,--gc-sections
-plugins_select_select_spiderflow_cons_tres_la_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CC $(AM_LIBTOOLFLAGS) $(LIBTOOLFLAGS) \
-	--mode=link $(CXXLD) $(AM_CXXFLAGS) $(CXXFLAGS) $(plugins_select_select_spiderflow_cons_tres_la_LDFLAGS) $(LDFLAGS) -o $@
+	-Wl,--version-script=$(srcdir)/plugins/select/select.map $(CLIENT_PLUGIN_LDFLAGS)
+plugins_select_select_spiderflow_cons_tres_la_LINK = $(CLIENT_PLUGIN_LINK) \
+	$(plugins_select_select_spiderflow_cons_tres_la_LDFLAGS) $(LDFLAGS) -o $@
 # libsf_topology brings -lhwloc along although --gc-sections drops every hwloc call (libtool
 # puts -l flags before any -Wl,--as-needed).
 plugins_select_select_spiderflow_cons_tres_la_LIBADD = libsf_slurmjob.la libsf_site.la libsf_topology.la libsf_util.la \
 	$(DL_LIBS)
 EXTRA_plugins_select_select_spiderflow_cons_tres_la_DEPENDENCIES = $(srcdir)/plugins/select/select.map
-endif
-EXTRA_DIST += plugins/select/select.map plugins/sched/sched.map
 
-if HAVE_SLURM_SOURCE
 # sched/spiderflow: loaded by slurmctld only (SchedulerType), so linked like job_submit.
 slurmplugin_LTLIBRARIES += plugins/sched/sched_spiderflow.la
 plugins_sched_sched_spiderflow_la_SOURCES = \
 	plugins/slurm_internal.h \
+	plugins/plugin_dir.cpp \
+	plugins/plugin_dir.h \
 	plugins/sched/backfill_host.cpp \
 	plugins/sched/backfill_host.h \
 	plugins/sched/coflow_priorities.cpp \
@@ -117,3 +118,4 @@ plugins_sched_sched_spiderflow_la_LIBADD = libsf_agent.la libsf_coalloc.la libsf
 	libspiderflow.la $(CURL_LIBS) $(DL_LIBS)
 EXTRA_plugins_sched_sched_spiderflow_la_DEPENDENCIES = $(srcdir)/plugins/sched/sched.map
 endif
+EXTRA_DIST += plugins/select/select.map plugins/sched/sched.map

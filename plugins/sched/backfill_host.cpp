@@ -2,9 +2,9 @@
 
 #include <dlfcn.h>
 
-#include <sstream>
 #include <string>
 
+#include "plugins/plugin_dir.h"
 #include "plugins/slurm_internal.h"
 
 namespace spiderflow::plugin {
@@ -18,15 +18,8 @@ int (*g_reconfig)() = nullptr;
 }  // namespace
 
 int start_backfill() {
-    std::stringstream dirs(slurm_conf.plugindir != nullptr ? slurm_conf.plugindir : "");
     std::string tried, why;
-    for (std::string dir; g_handle == nullptr && std::getline(dirs, dir, ':');) {
-        if (dir.empty()) continue;
-        const std::string path = dir + "/sched_backfill.so";
-        tried += (tried.empty() ? "" : ", ") + path;
-        g_handle = dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL);
-        if (g_handle == nullptr) why = dlerror();
-    }
+    g_handle = dlopen_from_plugindir("sched_backfill.so", RTLD_LAZY | RTLD_LOCAL, &tried, &why);
     if (g_handle == nullptr) {
         error("spiderflow: sched/spiderflow: cannot load sched/backfill (%s): %s", tried.c_str(), why.c_str());
         return SLURM_ERROR;

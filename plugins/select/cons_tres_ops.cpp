@@ -3,8 +3,9 @@
 #include <dlfcn.h>
 
 #include <mutex>
-#include <sstream>
 #include <string>
+
+#include "plugins/plugin_dir.h"
 
 namespace spiderflow::plugin {
 namespace {
@@ -14,26 +15,13 @@ void* g_handle = nullptr;
 bool g_we_loaded = false;   // cons_tres was not in PluginDir's listing: we loaded and init()ed it
 slurm_select_ops_t g_ops{};
 
-// Slurm's own lookup order: each PluginDir entry in turn.
-void* open_cons_tres(int flags, std::string* tried) {
-    std::stringstream dirs(slurm_conf.plugindir != nullptr ? slurm_conf.plugindir : "");
-    for (std::string dir; std::getline(dirs, dir, ':');) {
-        if (dir.empty()) continue;
-        const std::string path = dir + "/select_cons_tres.so";
-        *tried += (tried->empty() ? "" : ", ") + path;
-        if (void* h = dlopen(path.c_str(), flags)) return h;
-    }
-    return nullptr;
-}
-
 void bind() {
-    std::string tried;
-    g_handle = open_cons_tres(RTLD_LAZY | RTLD_NOLOAD, &tried);
+    std::string tried, why;
+    g_handle = dlopen_from_plugindir("select_cons_tres.so", RTLD_LAZY | RTLD_NOLOAD, &tried, &why);
     if (g_handle == nullptr) {
-        tried.clear();
-        g_handle = open_cons_tres(RTLD_LAZY, &tried);
+        g_handle = dlopen_from_plugindir("select_cons_tres.so", RTLD_LAZY, &tried, &why);
         if (g_handle == nullptr) fatal("spiderflow: select/spiderflow_cons_tres: select/cons_tres not found in PluginDir (%s): %s",
-                                       tried.c_str(), dlerror());
+                                       tried.c_str(), why.c_str());
         auto init = reinterpret_cast<int (*)()>(dlsym(g_handle, "init"));
         if (init == nullptr || init() != SLURM_SUCCESS) fatal("spiderflow: select/spiderflow_cons_tres: select/cons_tres init failed");
         g_we_loaded = true;
