@@ -12,7 +12,6 @@ for b in "$SF_BUILDDIR/spiderflow-brokerd" "$SF_BUILDDIR/spiderflow-agent"; do
     [ -x "$b" ] || { sf_log "skip: $b not built"; exit 77; }
 done
 command -v curl >/dev/null || { sf_log "skip: curl missing"; exit 77; }
-. "$(dirname "${BASH_SOURCE[0]}")/checks.sh"
 
 SF_TMP=$(mktemp -d /tmp/sf-fed-it.XXXXXX)
 chmod 755 "$SF_TMP"
@@ -31,14 +30,14 @@ trap fed_stop_all EXIT
 # fed_init NAME:NODE,NODE... ...: every cluster's configs, the federation's topology (every pair
 # of clusters linked at 10 Gbit/s, 20 ms), the broker's config and tokens.
 fed_init() {
-    local spec name nodes i=0 base=$((30000 + ($$ % 300) * 20)) n
+    local spec name nodes i=0 base n
+    base=$(sf_port_block) || exit 1   # 10 ports a cluster: slurmctld, then one per slurmd
     local clusters_json="" links_json=""
     for spec in "$@"; do
         name=${spec%%:*}
         nodes=${spec#*:}
         FED_CLUSTERS+=("$name")
         FED_NODES[$name]=${nodes//,/ }
-        # Ports apart from test_slurm_submit.sh's range, derived from the PID for parallel runs.
         sf_write_slurm_conf "$SF_TMP/$name" "$name" "$((base + i * 10))" ${FED_NODES[$name]}
         echo "SwitchName=s1 Nodes=${nodes}" >"$SF_TMP/$name/topology.conf"
         local node_list=""

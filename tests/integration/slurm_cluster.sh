@@ -13,6 +13,7 @@ SF_SWITCH_S1="a1,c1"            # ... but the switches pair a1 with c1 and b1 wi
 SF_SWITCH_S2="b1,d1"
 
 sf_log() { echo "spiderflow-it: $*" >&2; }
+. "$(dirname "${BASH_SOURCE[0]}")/checks.sh"   # sf_port_block
 
 sf_cluster_can_run() {
     if [ "$(id -u)" != 0 ]; then sf_log "skip: needs root"; return 1; fi
@@ -38,6 +39,7 @@ sf_cluster_stop() {
         kill -9 "$pid" 2>/dev/null
     done
     SF_PIDS=()
+    sf_port_block_release
     if [ -n "${SF_KEEP:-}" ]; then sf_log "kept $SF_TMP"; elif [ -n "${SF_TMP:-}" ] && [ -d "$SF_TMP" ]; then rm -rf "$SF_TMP"; fi
 }
 
@@ -103,9 +105,10 @@ CONF
     echo "required $SF_BUILDDIR/plugins/spank/.libs/spiderflow.so conf=$dir/spiderflow.conf" > "$dir/plugstack.conf"
 }
 
-# Writes the configs under $SF_TMP. Ports derive from the PID so parallel runs do not collide.
+# Writes the configs under $SF_TMP, on a block of ports this test owns (sf_port_block).
 sf_write_configs() {
-    local base=$((20000 + ($$ % 400) * 20))
+    local base
+    base=$(sf_port_block) || return 1
     SF_CTLD_PORT=$base
     sf_write_slurm_conf "$SF_TMP" "sftest$$" "$base" "${SF_NODES[@]}"
     cat > "$SF_TMP/topology.conf" <<CONF
