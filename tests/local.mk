@@ -169,3 +169,10 @@ tests_unit_test_site_SOURCES = tests/unit/site/test_site_state.cpp tests/unit/si
 tests_unit_test_site_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_site_LDADD = libsf_site.la libsf_topology.la libsf_util.la $(HWLOC_LIBS) \
 	$(GTEST_LIBS_ALL)
+
+check_PROGRAMS += tests/unit/test_fedsim
+TESTS += tests/unit/test_fedsim
+tests_unit_test_fedsim_SOURCES = tests/unit/fedsim/fed_fixture.h tests/unit/fedsim/test_fed_simulator.cpp \
+	tests/unit/fedsim/test_job_trace.cpp tests/unit/fedsim/test_wan_sharing.cpp
+tests_unit_test_fedsim_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_fedsim_LDADD = libsf_fedsim.la libspiderflow.la $(GTEST_LIBS_ALL)

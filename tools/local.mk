@@ -10,8 +10,10 @@ spiderflow_LDADD = libspiderflow.la
 # estimate command
 spiderflow_SOURCES += tools/spiderflow/cmd_estimate.cpp
 
-# coflow command
-spiderflow_SOURCES += tools/spiderflow/cmd_coflow.cpp
+# coflow and simulate commands, on the shared --key value parser.
+spiderflow_SOURCES += tools/spiderflow/cli_options.h tools/spiderflow/cli_options.cpp tools/spiderflow/cmd_coflow.cpp \
+	tools/spiderflow/cmd_simulate.cpp
+spiderflow_LDADD += libsf_fedsim.la
 
 # launch command; reads the site config through common/slurmjob.
 spiderflow_SOURCES += tools/spiderflow/cmd_launch.cpp tools/spiderflow/cmd_job_plan.cpp \

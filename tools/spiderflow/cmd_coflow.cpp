@@ -27,6 +27,7 @@
 #include "common/util/units.h"
 #include "common/slurmjob/job_traffic.h"
 #include "common/slurmjob/spiderflow_conf.h"
+#include "tools/spiderflow/cli_options.h"
 #include "tools/spiderflow/command.h"
 
 namespace spiderflow::cli {
@@ -72,48 +73,6 @@ constexpr const char* kUsage =
     "              from the site config (wan_interface, wan_rate_mbit, tc_match) unless given; the\n"
     "              job must have a class there (set up at job start by the SPANK plugin); with\n"
     "              DSCP matching the filter keeps the DSCP the job's packets carry.\n";
-
-// --key value options after the positional words.
-struct Options {
-    std::vector<std::string> words;
-    std::map<std::string, std::string> values;
-    std::vector<std::string> flags;
-
-    bool flag(const std::string& f) const { return std::find(flags.begin(), flags.end(), f) != flags.end(); }
-    std::string get(const std::string& k, const std::string& def = "") const {
-        auto it = values.find(k);
-        return it == values.end() ? def : it->second;
-    }
-    double number(const std::string& k, double def) const {
-        const std::string v = get(k);
-        if (v.empty()) return def;
-        try {
-            size_t used = 0;
-            const double d = std::stod(v, &used);
-            if (used == v.size()) return d;
-        } catch (const std::exception&) {
-        }
-        throw InputError("command line", 0, k, "expected a number, got '" + v + "'");
-    }
-};
-
-Options parse(const std::vector<std::string>& args, size_t first, const std::vector<std::string>& flag_names) {
-    Options o;
-    for (size_t i = first; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        if (a == "--help" || a == "-h") {
-            o.flags.push_back("--help");
-        } else if (a.rfind("-", 0) != 0) {
-            o.words.push_back(a);
-        } else if (std::find(flag_names.begin(), flag_names.end(), a) != flag_names.end()) {
-            o.flags.push_back(a);
-        } else {
-            if (i + 1 >= args.size()) throw InputError("command line", 0, a, "missing value");
-            o.values[a] = args[++i];
-        }
-    }
-    return o;
-}
 
 int cmd_schedulers() {
     for (const auto& n : scheduler_names()) std::printf("%-10s %s\n", n.c_str(), scheduler_summary(n).c_str());
@@ -378,7 +337,7 @@ int run_coflow(const std::vector<std::string>& args) {
         return args.size() < 2 ? kExitBadInput : kExitOk;
     }
     const std::string sub = args[1];
-    const Options o = parse(args, 2, {"--check", "--groups", "--dry-run", "--progress", "--no-progress"});
+    const Options o = parse_options(args, 2, {"--check", "--groups", "--dry-run", "--progress", "--no-progress"});
     if (o.flag("--help")) {
         std::cout << kUsage;
         return kExitOk;

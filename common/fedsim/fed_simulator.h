@@ -1,0 +1,105 @@
+// Discrete-event simulation of a federation over time: jobs arrive from a trace, wait in a
+// queue (FIFO, or FIFO with EASY backfill), are placed by a placement policy against the
+// SiteState of that moment, train for their iterations at the cost model's iteration time
+// slowed by WAN sharing (wan_sharing.h), and give their GPUs back when done.
+// A cross-site job starts only when every part can start at once (all GPUs free now, which is
+// what the co-allocator's common start waits for) and holds its GPUs for cross_site_start_s
+// before training: the broker's negotiation and the launcher's start barrier.
+// Waiting for a better placement (planner policies only): a job is not started on a placement
+// whose run time exceeds (1 + slack) x its best one (its plan on the empty federation) until it
+// has waited as long as starting now would lose (run time now - best run time): the ski-rental
+// rule, never worse than twice the better choice in hindsight. It keeps a planner from putting a
+// job on a few scattered slow GPUs minutes before a fast cluster frees up.
+// Deterministic for the same inputs: wall-clock figures (planner overhead) are reported, never
+// used to decide.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/fedsim/job_trace.h"
+#include "common/model/catalog.h"
+#include "common/site/site_state.h"
+
+namespace spiderflow::fedsim {
+
+struct FedSimProgress {
+    double sim_s = 0;
+    size_t done = 0;                 // finished or found unplaceable
+    size_t running = 0;
+    size_t queued = 0;
+    size_t total = 0;
+    double wall_s = 0;
+};
+
+struct FedSimOptions {
+    std::string placement = "spinsearch";   // make_placement() name
+    std::string network = "fair";           // coflow scheduler sharing the WAN
+    bool backfill = true;                   // false: plain FIFO
+    int backfill_depth = 16;                // jobs behind a blocked head tried per pass
+    double planner_time_limit_s = 0;        // per planner call; 0 = the policy's default
+    double cross_site_start_s = 5;
+    double slack = 0.25;                    // see above; < 0: start wherever it fits now
+    uint64_t seed = 1;
+    bool check_invariants = false;          // GPUs never over-allocated, at every event
+    std::function<void(const FedSimProgress&)> progress;
+    double progress_every_s = 1;
+};
+
+struct JobOutcome {
+    std::string id, model, home;
+    double submit_s = 0;
+    double start_s = -1;             // GPUs allocated; -1 when it never started
+    double finish_s = -1;
+    int gpus = 0;
+    double iterations = 0;
+    double tokens = 0;
+    double alone_iteration_s = 0;    // the cost model's, on the placement it got
+    double mean_iteration_s = 0;     // what it trained at, WAN sharing included
+    bool cross_site = false;
+    std::string placement;           // "oregon:16 ohio:16"
+    std::string unplaceable;         // why it could never start (empty when it ran)
+    int decisions = 0;               // placement attempts, admission included
+    double planner_wall_s = 0;
+    double queue_s() const { return start_s < 0 ? -1 : start_s - submit_s; }
+    double jct_s() const { return finish_s < 0 ? -1 : finish_s - submit_s; }
+};
+
+struct TimelineSample {
+    double t = 0;
+    int busy_gpus = 0;
+    double tokens_per_s = 0;         // summed over the jobs training at t
+    size_t running = 0;
+    size_t queued = 0;
+};
+
+struct RunSummary {
+    std::string placement, network;
+    size_t jobs = 0, finished = 0, unplaceable = 0, cross_site = 0;
+    double avg_jct_s = 0, p95_jct_s = 0, avg_queue_s = 0;
+    double makespan_s = 0;           // first submit to last finish
+    double tokens_per_s = 0;         // tokens trained / makespan
+    double gpu_utilisation = 0;      // GPU-seconds held / (GPUs x makespan)
+    long decisions = 0;              // placement attempts
+    long planner_calls = 0;
+    double planner_wall_s = 0;
+    double decision_ms_mean = 0, decision_ms_max = 0;
+    long wan_simulations = 0;
+    double wan_wall_s = 0;
+    double wall_s = 0;
+    long invariant_violations = 0;
+};
+
+struct FedSimResult {
+    std::vector<JobOutcome> jobs;    // in trace order
+    std::vector<TimelineSample> timeline;
+    RunSummary summary;
+};
+
+// Throws InputError for a job whose home is not a cluster of the federation (naming its trace
+// line), an unknown policy or network scheduler.
+FedSimResult simulate_federation(const SiteState& federation, const JobTrace& trace, const Catalog& catalog,
+                                 const FedSimOptions& options);
+
+}  // namespace spiderflow::fedsim

@@ -1,0 +1,147 @@
+#include "common/fedsim/placement.h"
+
+#include <chrono>
+
+#include "common/cost/cost_model.h"
+#include "common/planner/plan_job.h"
+#include "common/planner/planner.h"
+#include "common/util/errors.h"
+
+namespace spiderflow::fedsim {
+namespace {
+
+PlanRequest request_for(const TraceJob& job, const Catalog& catalog, double time_limit_s, uint64_t seed) {
+    PlanRequest r;
+    const ModelArch* model = catalog.model(job.model);
+    if (!model) throw InputError("job trace", job.line, "model", "unknown model '" + job.model + "'");
+    r.job.model = *model;
+    r.job.seq_len = job.seq_len;
+    r.job.global_batch = job.global_batch;
+    r.job.gpus = job.gpus_max;
+    r.job.gpu_mode = job.gpus_min == job.gpus_max ? GpuCountMode::exact : GpuCountMode::at_most;
+    r.time_limit_s = time_limit_s;
+    r.seed = seed;
+    return r;
+}
+
+// One planner call on `view`, restricted to `allowed` (empty: everywhere); times itself.
+PlaceAttempt plan_on(const PlannerPolicy& planner, const Topology& view, const TraceJob& job, const Catalog& catalog,
+                     const std::vector<std::string>& allowed, double time_limit_s, uint64_t seed) {
+    PlaceAttempt a;
+    PlanRequest req = request_for(job, catalog, time_limit_s, seed);
+    req.allowed_clusters = allowed;
+    CostOptions co;
+    co.scaling_efficiency = false;
+    const CostModel cost(view, catalog, co);
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+        PlanResult r = plan_job(planner, req, cost);
+        if (r.plan.world_size() < job.gpus_min)
+            a.why = "only " + std::to_string(r.plan.world_size()) + " GPUs usable, the job asks at least " +
+                    std::to_string(job.gpus_min);
+        else
+            a.plan = std::move(r.plan);
+    } catch (const InfeasibleError& e) {
+        a.why = e.what();
+    } catch (const InputError& e) {
+        a.why = e.what();
+    }
+    a.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    a.planner_calls = 1;
+    return a;
+}
+
+class PlannerPlacement final : public PlacementPolicy {
+public:
+    PlannerPlacement(std::unique_ptr<PlannerPolicy> p, double limit, uint64_t seed)
+        : planner_(std::move(p)), limit_(limit), seed_(seed) {}
+    std::string name() const override { return planner_->name(); }
+    PlaceAttempt place(const Topology& view, const TraceJob& job, const Catalog& catalog) const override {
+        return plan_on(*planner_, view, job, catalog, {}, limit_, seed_);
+    }
+
+private:
+    std::unique_ptr<PlannerPolicy> planner_;
+    double limit_;
+    uint64_t seed_;
+};
+
+// Slurm's own choice: first-fit on one cluster at a time, never waiting for a better one.
+class SlurmRule : public PlacementPolicy {
+public:
+    SlurmRule(double limit, uint64_t seed) : first_fit_(make_planner("first-fit")), limit_(limit), seed_(seed) {}
+    bool waits_for_better() const override { return false; }
+
+protected:
+    PlaceAttempt on_cluster(const Topology& view, const TraceJob& job, const Catalog& catalog,
+                            const std::string& cluster) const {
+        return plan_on(*first_fit_, view, job, catalog, {cluster}, limit_, seed_);
+    }
+
+private:
+    std::unique_ptr<PlannerPolicy> first_fit_;
+    double limit_;
+    uint64_t seed_;
+};
+
+class SlurmAlone final : public SlurmRule {
+public:
+    using SlurmRule::SlurmRule;
+    std::string name() const override { return "slurm-alone"; }
+    std::string queue_of(const TraceJob& job) const override { return job.home; }
+    PlaceAttempt place(const Topology& view, const TraceJob& job, const Catalog& catalog) const override {
+        return on_cluster(view, job, catalog, job.home);
+    }
+};
+
+class SlurmFederation final : public SlurmRule {
+public:
+    using SlurmRule::SlurmRule;
+    std::string name() const override { return "slurm-federation"; }
+    PlaceAttempt place(const Topology& view, const TraceJob& job, const Catalog& catalog) const override {
+        // Home first (where it was submitted), then the siblings in the federation's order.
+        std::vector<std::string> order{job.home};
+        for (const auto& c : view.clusters)
+            if (c.name != job.home) order.push_back(c.name);
+        PlaceAttempt total;
+        for (const auto& c : order) {
+            const int i = view.cluster_index(c);
+            if (i < 0 || view.clusters[static_cast<size_t>(i)].total_gpus() < job.gpus_min) continue;   // what Slurm's will-run answers without planning
+            PlaceAttempt a = on_cluster(view, job, catalog, c);
+            total.wall_s += a.wall_s;
+            total.planner_calls += a.planner_calls;
+            if (a.plan) {
+                total.plan = std::move(a.plan);
+                return total;
+            }
+            total.why = a.why;
+        }
+        if (total.why.empty())
+            total.why = "no single cluster has " + std::to_string(job.gpus_min) + " GPUs free";
+        return total;
+    }
+};
+
+}  // namespace
+
+std::string PlacementPolicy::queue_of(const TraceJob&) const { return ""; }
+
+std::vector<std::string> placement_names() {
+    std::vector<std::string> names{"slurm-alone", "slurm-federation"};
+    for (const auto& n : planner_names()) names.push_back(n);
+    return names;
+}
+
+std::unique_ptr<PlacementPolicy> make_placement(const std::string& name, double limit, uint64_t seed) {
+    if (name == "slurm-alone") return std::make_unique<SlurmAlone>(limit, seed);
+    if (name == "slurm-federation") return std::make_unique<SlurmFederation>(limit, seed);
+    try {
+        return std::make_unique<PlannerPlacement>(make_planner(name), limit, seed);
+    } catch (const InputError&) {
+        std::string all;
+        for (const auto& n : placement_names()) all += (all.empty() ? "" : ", ") + n;
+        throw InputError("command line", 0, "--policy", "unknown policy '" + name + "' (known: " + all + ")");
+    }
+}
+
+}  // namespace spiderflow::fedsim

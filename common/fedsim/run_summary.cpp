@@ -1,0 +1,119 @@
+#include "common/fedsim/run_summary.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+#include <sstream>
+
+namespace spiderflow::fedsim {
+namespace {
+
+std::string fmt(const char* f, double v) {
+    char b[64];
+    std::snprintf(b, sizeof b, f, v);
+    return b;
+}
+
+double quantile(std::vector<double> v, double q) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
+}
+
+}  // namespace
+
+RunSummary summarize(const std::vector<JobOutcome>& jobs, const std::vector<double>& decision_wall_s,
+                     double busy_gpu_s, int total_gpus) {
+    RunSummary s;
+    s.jobs = jobs.size();
+    std::vector<double> jct;
+    double queue = 0, tokens = 0, first = -1, last = 0;
+    for (const auto& j : jobs) {
+        if (first < 0 || j.submit_s < first) first = j.submit_s;
+        if (!j.unplaceable.empty()) ++s.unplaceable;
+        if (j.finish_s < 0) continue;
+        ++s.finished;
+        if (j.cross_site) ++s.cross_site;
+        jct.push_back(j.jct_s());
+        queue += j.queue_s();
+        tokens += j.tokens;
+        last = std::max(last, j.finish_s);
+    }
+    if (!jct.empty()) {
+        s.avg_jct_s = std::accumulate(jct.begin(), jct.end(), 0.0) / static_cast<double>(jct.size());
+        s.p95_jct_s = quantile(jct, 0.95);
+        s.avg_queue_s = queue / static_cast<double>(jct.size());
+        s.makespan_s = last - std::max(0.0, first);
+    }
+    if (s.makespan_s > 0) {
+        s.tokens_per_s = tokens / s.makespan_s;
+        if (total_gpus > 0) s.gpu_utilisation = busy_gpu_s / (static_cast<double>(total_gpus) * s.makespan_s);
+    }
+    s.decisions = static_cast<long>(decision_wall_s.size());
+    s.planner_wall_s = std::accumulate(decision_wall_s.begin(), decision_wall_s.end(), 0.0);
+    if (!decision_wall_s.empty()) {
+        s.decision_ms_mean = 1e3 * s.planner_wall_s / static_cast<double>(decision_wall_s.size());
+        s.decision_ms_max = 1e3 * *std::max_element(decision_wall_s.begin(), decision_wall_s.end());
+    }
+    return s;
+}
+
+std::string jobs_csv(const FedSimResult& r) {
+    std::ostringstream o;
+    o << "id,model,home,submit_s,start_s,finish_s,queue_s,jct_s,gpus,iterations,alone_iteration_s,"
+         "mean_iteration_s,cross_site,placement,unplaceable\n";
+    for (const auto& j : r.jobs) {
+        std::string why = j.unplaceable;
+        std::replace(why.begin(), why.end(), ',', ';');
+        std::replace(why.begin(), why.end(), '\n', ' ');
+        o << j.id << ',' << j.model << ',' << j.home << ',' << fmt("%.0f", j.submit_s) << ',' << fmt("%.1f", j.start_s)
+          << ',' << fmt("%.1f", j.finish_s) << ',' << fmt("%.1f", j.queue_s()) << ',' << fmt("%.1f", j.jct_s()) << ','
+          << j.gpus << ',' << fmt("%.0f", j.iterations) << ',' << fmt("%.4f", j.alone_iteration_s) << ','
+          << fmt("%.4f", j.mean_iteration_s) << ',' << (j.cross_site ? "yes" : "no") << ',' << j.placement << ',' << why
+          << '\n';
+    }
+    return o.str();
+}
+
+std::string summary_csv_header() {
+    return "policy,network,jobs,finished,unplaceable,cross_site,avg_jct_s,p95_jct_s,avg_queue_s,makespan_s,"
+           "tokens_per_s,gpu_utilisation,decisions,planner_calls,planner_wall_s,decision_ms_mean,decision_ms_max,"
+           "wan_simulations,wall_s\n";
+}
+
+std::string summary_csv_row(const RunSummary& s) {
+    std::ostringstream o;
+    o << s.placement << ',' << s.network << ',' << s.jobs << ',' << s.finished << ',' << s.unplaceable << ','
+      << s.cross_site << ',' << fmt("%.1f", s.avg_jct_s) << ',' << fmt("%.1f", s.p95_jct_s) << ','
+      << fmt("%.1f", s.avg_queue_s) << ',' << fmt("%.1f", s.makespan_s) << ',' << fmt("%.1f", s.tokens_per_s) << ','
+      << fmt("%.4f", s.gpu_utilisation) << ',' << s.decisions << ',' << s.planner_calls << ','
+      << fmt("%.4f", s.planner_wall_s) << ',' << fmt("%.3f", s.decision_ms_mean) << ','
+      << fmt("%.3f", s.decision_ms_max) << ',' << s.wan_simulations << ',' << fmt("%.2f", s.wall_s) << '\n';
+    return o.str();
+}
+
+std::string timeline_csv(const FedSimResult& r) {
+    std::ostringstream o;
+    o << "t_s,busy_gpus,tokens_per_s,running,queued\n";
+    for (const auto& t : r.timeline)
+        o << fmt("%.1f", t.t) << ',' << t.busy_gpus << ',' << fmt("%.1f", t.tokens_per_s) << ',' << t.running << ','
+          << t.queued << '\n';
+    return o.str();
+}
+
+std::string summary_text(const RunSummary& s) {
+    std::ostringstream o;
+    o << s.placement << " (network " << s.network << "): " << s.finished << " of " << s.jobs << " jobs finished";
+    if (s.unplaceable) o << ", " << s.unplaceable << " unplaceable";
+    o << ", " << s.cross_site << " cross-site\n";
+    o << "  JCT avg " << fmt("%.0f", s.avg_jct_s) << " s, p95 " << fmt("%.0f", s.p95_jct_s) << " s; queueing avg "
+      << fmt("%.0f", s.avg_queue_s) << " s; makespan " << fmt("%.0f", s.makespan_s) << " s\n";
+    o << "  " << fmt("%.0f", s.tokens_per_s) << " tokens/s, GPU utilisation " << fmt("%.1f", 100 * s.gpu_utilisation)
+      << "%\n";
+    o << "  scheduling: " << s.decisions << " decisions, " << s.planner_calls << " planner calls, "
+      << fmt("%.3f", s.planner_wall_s) << " s in all, " << fmt("%.2f", s.decision_ms_mean) << " ms mean, "
+      << fmt("%.1f", s.decision_ms_max) << " ms max per decision\n";
+    return o.str();
+}
+
+}  // namespace spiderflow::fedsim

@@ -1,0 +1,176 @@
+// The federation simulator on traces whose outcome can be worked out by hand, and its
+// conservation properties on generated ones.
+#include <gtest/gtest.h>
+
+#include "common/fedsim/fed_simulator.h"
+#include "common/fedsim/helios_trace.h"
+#include "common/fedsim/run_summary.h"
+#include "common/model/catalog.h"
+#include "common/topology/generator.h"
+#include "common/util/errors.h"
+#include "tests/unit/fedsim/fed_fixture.h"
+
+using namespace spiderflow;
+using namespace spiderflow::fedsim;
+using namespace spiderflow::fedsim::fedtest;
+
+namespace {
+
+FedSimResult run(const Topology& t, const JobTrace& trace, const std::string& policy, double slack = -1) {
+    FedSimOptions o;
+    o.placement = policy;
+    o.check_invariants = true;
+    o.slack = slack;
+    return simulate_federation(site(t), trace, Catalog::builtin(), o);
+}
+
+TEST(FedSimulator, OneJobAloneTrainsAtTheCostModelsSpeed) {
+    const Topology t = federation({"A", "B"}, 2);
+    const FedSimResult r = run(t, trace_of({job("j", 10, 8, "A", 100)}), "spinsearch");
+    const JobOutcome& j = r.jobs.at(0);
+    ASSERT_TRUE(j.unplaceable.empty()) << j.unplaceable;
+    EXPECT_EQ(j.start_s, 10);
+    EXPECT_GT(j.alone_iteration_s, 0);
+    EXPECT_NEAR(j.finish_s, 10 + 100 * j.alone_iteration_s, 1e-6);
+    EXPECT_NEAR(j.mean_iteration_s, j.alone_iteration_s, 1e-9);   // alone: no WAN sharing
+    EXPECT_FALSE(j.cross_site);
+    EXPECT_EQ(j.gpus, 8);
+    EXPECT_EQ(r.summary.finished, 1u);
+    EXPECT_NEAR(r.summary.avg_jct_s, 100 * j.alone_iteration_s, 1e-6);
+    EXPECT_NEAR(r.summary.tokens_per_s, 64.0 * 2048 / j.alone_iteration_s, 1e-3);
+    EXPECT_EQ(r.summary.invariant_violations, 0);
+}
+
+TEST(FedSimulator, TwoJobsForOneClusterRunOneAfterTheOther) {
+    const Topology t = federation({"A", "B"}, 2);
+    const FedSimResult r = run(t, trace_of({job("first", 0, 16, "A", 50), job("second", 1, 16, "A", 50)}), "slurm-alone");
+    const JobOutcome &a = r.jobs.at(0), &b = r.jobs.at(1);
+    EXPECT_EQ(a.start_s, 0);
+    EXPECT_EQ(a.placement, "A:16");
+    EXPECT_NEAR(b.start_s, a.finish_s, 1e-6);     // A has 16 GPUs: the second waits for all of them
+    EXPECT_NEAR(b.queue_s(), a.finish_s - 1, 1e-6);
+    EXPECT_EQ(b.placement, "A:16");               // slurm-alone never uses B
+    EXPECT_NEAR(b.finish_s - b.start_s, a.finish_s - a.start_s, 1e-6);
+    EXPECT_NEAR(r.summary.makespan_s, b.finish_s, 1e-6);
+}
+
+TEST(FedSimulator, TheFederationRuleUsesTheOtherClusterInstead) {
+    const Topology t = federation({"A", "B"}, 2);
+    const FedSimResult r =
+        run(t, trace_of({job("first", 0, 16, "A", 50), job("second", 1, 16, "A", 50)}), "slurm-federation");
+    EXPECT_EQ(r.jobs.at(1).start_s, 1);
+    EXPECT_EQ(r.jobs.at(1).placement, "B:16");
+}
+
+TEST(FedSimulator, AJobThatCannotFitIsReportedWithItsReason) {
+    const Topology t = federation({"A", "B"}, 1);   // 16 GPUs in all
+    const FedSimResult r = run(t, trace_of({job("big", 0, 64, "A", 10), job("ok", 0, 8, "A", 10)}), "spinsearch");
+    EXPECT_FALSE(r.jobs.at(0).unplaceable.empty());
+    EXPECT_NE(r.jobs.at(0).unplaceable.find("GPU"), std::string::npos) << r.jobs.at(0).unplaceable;
+    EXPECT_LT(r.jobs.at(0).finish_s, 0);
+    EXPECT_GT(r.jobs.at(1).finish_s, 0);           // the one behind it is not held up
+    EXPECT_EQ(r.summary.unplaceable, 1u);
+    EXPECT_EQ(r.summary.finished, 1u);
+}
+
+TEST(FedSimulator, TooBigForHomeIsUnplaceableAloneButCrossesSitesWithThePlanner) {
+    const Topology t = federation({"A", "B"}, 2);
+    const JobTrace trace = trace_of({job("wide", 0, 24, "A", 10)});
+    EXPECT_FALSE(run(t, trace, "slurm-alone").jobs.at(0).unplaceable.empty());
+    EXPECT_FALSE(run(t, trace, "slurm-federation").jobs.at(0).unplaceable.empty());
+    const JobOutcome j = run(t, trace, "spinsearch").jobs.at(0);
+    ASSERT_TRUE(j.unplaceable.empty()) << j.unplaceable;
+    EXPECT_TRUE(j.cross_site);
+    EXPECT_EQ(j.gpus, 24);
+}
+
+TEST(FedSimulator, ACrossSiteJobWaitsForBothPartsThenForItsStartBarrier) {
+    const Topology t = federation({"A", "B"}, 2);
+    // Two 8-GPU jobs hold one node somewhere; the 32-GPU job needs every GPU of both clusters.
+    const FedSimResult r = run(t, trace_of({job("x", 0, 8, "A", 30), job("y", 0, 8, "B", 60),
+                                            job("all", 1, 32, "A", 20)}), "spinsearch");
+    const JobOutcome &x = r.jobs.at(0), &y = r.jobs.at(1), &all = r.jobs.at(2);
+    ASSERT_TRUE(all.unplaceable.empty()) << all.unplaceable;
+    EXPECT_NEAR(all.start_s, std::max(x.finish_s, y.finish_s), 1e-6);
+    EXPECT_TRUE(all.cross_site);
+    EXPECT_EQ(all.placement, "A:16 B:16");
+    // GPUs held from the common start; training after the 5 s barrier, alone on the WAN.
+    EXPECT_NEAR(all.finish_s, all.start_s + 5 + 20 * all.alone_iteration_s, 1e-6);
+}
+
+TEST(FedSimulator, BackfillStartsASmallJobThatEndsBeforeTheHeadCanStart) {
+    const Topology t = federation({"A"}, 2);
+    // long holds 8 of 16 GPUs; head wants 16 and must wait for it; small fits the free 8 and
+    // ends before long does, so backfill starts it at once; FIFO makes it wait behind head.
+    const JobTrace trace = trace_of({job("long", 0, 8, "A", 200), job("head", 1, 16, "A", 10), job("small", 2, 8, "A", 5)});
+    const FedSimResult bf = run(t, trace, "slurm-alone");
+    EXPECT_EQ(bf.jobs.at(2).start_s, 2);
+    EXPECT_NEAR(bf.jobs.at(1).start_s, bf.jobs.at(0).finish_s, 1e-6);   // the head is not delayed
+    FedSimOptions fifo;
+    fifo.placement = "slurm-alone";
+    fifo.backfill = false;
+    const FedSimResult f = simulate_federation(site(t), trace, Catalog::builtin(), fifo);
+    EXPECT_NEAR(f.jobs.at(2).start_s, f.jobs.at(1).finish_s, 1e-6);    // FIFO: behind the head
+}
+
+TEST(FedSimulator, APlannerWaitsBeforeScatteringAJobButNotForever) {
+    // Another tenant holds one node of each cluster for good: the 16-GPU job can only run
+    // across the 1 Gbps link, far slower than on one cluster. Without patience it starts at
+    // once; with it, it waits as long as starting at once loses, then starts anyway: never
+    // more than twice the eager finish (the ski-rental bound).
+    const Topology t = federation({"A", "B"}, 2, 1);
+    SiteState s = site(t);
+    s.allocate("tenant", std::vector<NodeShare>{{NodeName{"A", "An1"}, 8, 0}, {NodeName{"B", "Bn1"}, 8, 0}}, 0);
+    const JobTrace trace = trace_of({job("j", 0, 16, "A", 200)});
+    FedSimOptions o;
+    o.check_invariants = true;
+    o.slack = -1;
+    const JobOutcome eager = simulate_federation(s, trace, Catalog::builtin(), o).jobs.at(0);
+    o.slack = 0.25;
+    const JobOutcome patient = simulate_federation(s, trace, Catalog::builtin(), o).jobs.at(0);
+    EXPECT_EQ(eager.start_s, 0);
+    EXPECT_TRUE(eager.cross_site);
+    EXPECT_GT(patient.start_s, 0);
+    EXPECT_TRUE(patient.cross_site);
+    EXPECT_LE(patient.finish_s, 2 * eager.finish_s);
+    EXPECT_NEAR(patient.finish_s - patient.start_s, eager.finish_s - eager.start_s, 1e-6);
+}
+
+TEST(FedSimulator, NoClusterIsOverAllocatedAndEveryJobIsAccountedFor) {
+    GeneratorOptions g;
+    g.clusters = 6;
+    g.seed = 3;
+    const Topology t = generate_topology(g);
+    const JobTrace trace = generated(t, 40, 5, 1.5, 1);
+    for (const char* policy : {"slurm-alone", "slurm-federation", "spinsearch", "greedy"}) {
+        const FedSimResult r = run(t, trace, policy, 0.25);
+        EXPECT_EQ(r.summary.invariant_violations, 0) << policy;
+        for (const auto& j : r.jobs)
+            EXPECT_TRUE(j.finish_s > 0 || !j.unplaceable.empty()) << policy << " " << j.id;
+        EXPECT_EQ(r.summary.finished + r.summary.unplaceable, trace.jobs.size()) << policy;
+        // Every job that ran ended after it started, and started no earlier than it arrived.
+        for (const auto& j : r.jobs)
+            if (j.finish_s > 0) EXPECT_LE(j.submit_s, j.start_s) << policy << " " << j.id;
+    }
+}
+
+TEST(FedSimulator, TheSameInputsGiveTheSameOutput) {
+    const Topology t = federation({"A", "B", "C"}, 2);
+    const JobTrace trace = generated(t, 25, 9, 0.9, 0.5);
+    EXPECT_EQ(jobs_csv(run(t, trace, "spinsearch", 0.25)), jobs_csv(run(t, trace, "spinsearch", 0.25)));
+}
+
+TEST(FedSimulator, AHomeThatIsNotAClusterIsBadInputNamingTheLine) {
+    const Topology t = federation({"A"}, 1);
+    TraceJob j = job("x", 0, 8, "Z", 10);
+    j.line = 7;
+    try {
+        run(t, trace_of({j}), "spinsearch");
+        FAIL() << "accepted an unknown home";
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.line(), 7);
+        EXPECT_EQ(e.field(), "home");
+    }
+}
+
+}  // namespace

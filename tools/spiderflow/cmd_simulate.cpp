@@ -1,0 +1,243 @@
+// `spiderflow simulate`: a federation over time (common/fedsim): a job stream, a queue, a
+// placement policy and a WAN policy; per-job and per-run figures. Also writes job streams
+// (gen-trace) and converts a Helios cluster log into one (convert-helios).
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "common/coflow/scheduler.h"
+#include "common/fedsim/fed_simulator.h"
+#include "common/fedsim/helios_trace.h"
+#include "common/fedsim/placement.h"
+#include "common/fedsim/run_summary.h"
+#include "common/model/catalog.h"
+#include "common/site/site_state.h"
+#include "common/topology/generator.h"
+#include "common/topology/reader.h"
+#include "common/util/errors.h"
+#include "common/util/split_list.h"
+#include "tools/spiderflow/cli_options.h"
+#include "tools/spiderflow/command.h"
+
+namespace spiderflow::cli {
+namespace {
+
+using namespace spiderflow::fedsim;
+
+constexpr const char* kUsage =
+    "usage: spiderflow simulate (--topology FILE | --clusters N [--topology-seed S])\n"
+    "                (--trace FILE | --helios CLUSTER_LOG.csv | --generate N [--seed S] [--load L])\n"
+    "                [--policy NAME,...|all] [--network SCHEDULER] [--queue backfill|fifo]\n"
+    "                [--planner-time-limit S] [--cross-site-start S] [--slack F|none] [--backfill-depth N]\n"
+    "                [--jobs-csv FILE] [--summary-csv FILE] [--timeline-csv FILE]\n"
+    "                [--check] [--progress | --no-progress]\n"
+    "       spiderflow simulate gen-trace (--topology FILE | --clusters N) [--jobs N] [--seed S]\n"
+    "                [--load L] [--gpu-scale F] [--max-gpus N] [--duration-scale F] [-o FILE]\n"
+    "       spiderflow simulate convert-helios CLUSTER_LOG.csv (--topology FILE | --clusters N)\n"
+    "                [--min-gpus N] [--gpu-scale F] [--max-gpus N] [--max-jobs N] [-o FILE]\n\n"
+    "Simulates a federation of Slurm clusters over time: jobs arrive from a trace, wait in a queue\n"
+    "(FIFO with EASY backfill by default), are placed by a policy against what is free at that\n"
+    "moment, and train for their iterations at the cost model's iteration time, slowed by the\n"
+    "jobs they share WAN links with as the flow-level simulator says under --network (a coflow\n"
+    "scheduler: `spiderflow coflow schedulers`; default fair).\n\n"
+    "  --topology FILE     the federation (`spiderflow topo show`); or --clusters N: a generated\n"
+    "                      one (`spiderflow topo generate`), --topology-seed S (default 1)\n"
+    "  --trace FILE        a job stream (CSV; columns in doc/simulate.md); --helios FILE: a Helios\n"
+    "                      cluster_log.csv (converted as convert-helios does); --generate N: N\n"
+    "                      jobs shaped after the Helios traces, --seed S, offered load --load L\n"
+    "                      (GPU-seconds asked per GPU-second; default 0.9)\n"
+    "  --policy LIST       placement policies, each run on the same trace (default spinsearch;\n"
+    "                      all = every one): slurm-alone, slurm-federation, spinsearch,\n"
+    "                      global-ilp, genetic, greedy, first-fit, exhaustive\n"
+    "  --queue             backfill (default) or fifo\n"
+    "  --planner-time-limit S   each planner call's limit (default: the policy's own)\n"
+    "  --cross-site-start S     seconds a cross-site job holds its GPUs before training starts\n"
+    "                      (the broker's common start and the launcher's barrier; default 5)\n"
+    "  --slack F           planner policies hold a job back from a placement that runs more than\n"
+    "                      (1 + F) x as long as its best, until it has waited what it would lose\n"
+    "                      (default 0.25; none: start wherever it fits now)\n"
+    "  --jobs-csv FILE     one row per job and policy: queueing delay, JCT, iteration time,\n"
+    "                      placement, cross-site or not, why it could not run\n"
+    "  --summary-csv FILE  one row per policy; --timeline-csv FILE: busy GPUs and tokens/s at\n"
+    "                      every event\n"
+    "  --check             verify at every event that no cluster's GPUs are over-allocated\n"
+    "  --progress          a progress line on stderr (default when stderr is a terminal)\n\n"
+    "Output is the same for the same inputs, except the wall-clock figures (scheduling\n"
+    "overhead) and policies a time limit cuts short.\n";
+
+Topology federation(const Options& o) {
+    if (!o.get("--topology").empty()) {
+        if (!o.get("--clusters").empty())
+            throw InputError("command line", 0, "--clusters", "give --topology or --clusters, not both");
+        return read_topology(o.get("--topology"));
+    }
+    if (o.get("--clusters").empty())
+        throw InputError("command line", 0, "--topology", "the federation is required: --topology FILE or --clusters N");
+    GeneratorOptions g;
+    g.clusters = static_cast<int>(o.number("--clusters", 8));
+    g.seed = static_cast<uint64_t>(o.number("--topology-seed", 1));
+    return generate_topology(g);
+}
+
+std::vector<HomeCluster> homes_of(const Topology& t) {
+    std::vector<HomeCluster> h;
+    for (const auto& c : t.clusters) h.push_back({c.name, c.total_gpus()});
+    return h;
+}
+
+void write_out(const std::string& path, const std::string& text, const std::string& what) {
+    if (path.empty() || path == "-") {
+        std::cout << text;
+        return;
+    }
+    std::ofstream f(path);
+    if (!(f << text)) throw InputError(path, 0, "", "cannot write " + what);
+}
+
+HeliosGenOptions gen_options(const Options& o, const Topology& t, const char* jobs_key) {
+    HeliosGenOptions g;
+    g.homes = homes_of(t);
+    g.jobs = static_cast<int>(o.number(jobs_key, 100));
+    g.seed = static_cast<uint64_t>(o.number("--seed", 1));
+    g.load = o.number("--load", g.load);
+    g.gpu_scale = o.number("--gpu-scale", 1);
+    g.max_gpus = static_cast<int>(o.number("--max-gpus", 0));
+    g.duration_scale = o.number("--duration-scale", 1);
+    return g;
+}
+
+HeliosReadOptions helios_options(const Options& o, const Topology& t) {
+    HeliosReadOptions h;
+    h.homes = homes_of(t);
+    h.min_gpus = static_cast<int>(o.number("--min-gpus", h.min_gpus));
+    h.gpu_scale = o.number("--gpu-scale", 1);
+    h.max_gpus = static_cast<int>(o.number("--max-gpus", 0));
+    h.max_jobs = static_cast<size_t>(o.number("--max-jobs", 0));
+    return h;
+}
+
+int cmd_gen_trace(const Options& o) {
+    const Topology t = federation(o);
+    const JobTrace trace = generate_helios_like(gen_options(o, t, "--jobs"));
+    write_out(o.get("-o"), job_trace_csv(trace), "the trace");
+    if (!o.get("-o").empty())
+        std::cerr << "spiderflow: wrote " << trace.jobs.size() << " jobs over " << t.clusters.size() << " clusters to "
+                  << o.get("-o") << "\n";
+    return kExitOk;
+}
+
+int cmd_convert_helios(const Options& o) {
+    if (o.words.size() != 2) throw InputError("command line", 0, "", "convert-helios takes one CLUSTER_LOG.csv");
+    const Topology t = federation(o);
+    const JobTrace trace = read_helios_log(o.words[1], helios_options(o, t));
+    write_out(o.get("-o"), job_trace_csv(trace), "the trace");
+    std::cerr << "spiderflow: converted " << trace.jobs.size() << " jobs of " << o.words[1] << "\n";
+    return kExitOk;
+}
+
+std::vector<std::string> policy_list(const std::string& which) {
+    if (which == "all") return placement_names();
+    std::vector<std::string> names = split_list(which);
+    if (names.empty()) throw InputError("command line", 0, "--policy", "no policy named");
+    for (const auto& n : names) make_placement(n, 0, 1);   // refuses unknown names before any run
+    return names;
+}
+
+std::string prefixed(const std::string& policy, const std::string& csv, bool header) {
+    std::istringstream in(csv);
+    std::string line, out;
+    bool first = true;
+    while (std::getline(in, line)) {
+        if (first) {
+            first = false;
+            if (header) out += "policy," + line + "\n";
+            continue;
+        }
+        out += policy + "," + line + "\n";
+    }
+    return out;
+}
+
+int cmd_run(const Options& o) {
+    const Catalog& catalog = Catalog::builtin();
+    const Topology topo = federation(o);
+    JobTrace trace;
+    const int sources = !o.get("--trace").empty() + !o.get("--helios").empty() + !o.get("--generate").empty();
+    if (sources != 1)
+        throw InputError("command line", 0, "--trace", "give exactly one job source: --trace, --helios or --generate");
+    if (!o.get("--trace").empty()) trace = read_job_trace(o.get("--trace"), catalog);
+    else if (!o.get("--helios").empty()) trace = read_helios_log(o.get("--helios"), helios_options(o, topo));
+    else trace = generate_helios_like(gen_options(o, topo, "--generate"));
+    FedSimOptions so;
+    so.network = o.get("--network", "fair");
+    coflow::make_scheduler(so.network);   // an unknown name fails here, listing the known ones
+    const std::string queue = o.get("--queue", "backfill");
+    if (queue != "backfill" && queue != "fifo")
+        throw InputError("command line", 0, "--queue", "expected backfill or fifo, got '" + queue + "'");
+    so.backfill = queue == "backfill";
+    so.backfill_depth = static_cast<int>(o.number("--backfill-depth", so.backfill_depth));
+    so.planner_time_limit_s = o.number("--planner-time-limit", 0);
+    so.cross_site_start_s = o.number("--cross-site-start", so.cross_site_start_s);
+    so.slack = o.get("--slack") == "none" ? -1 : o.number("--slack", so.slack);
+    so.seed = static_cast<uint64_t>(o.number("--seed", 1));
+    so.check_invariants = o.flag("--check");
+    const bool progress = o.flag("--progress") || (!o.flag("--no-progress") && isatty(STDERR_FILENO));
+    const std::vector<std::string> policies = policy_list(o.get("--policy", "spinsearch"));
+    const SiteState site(std::make_shared<const Topology>(topo));
+    std::printf("federation %s: %zu clusters, %d GPUs; %zu jobs from %s; network %s, queue %s\n\n", topo.name.c_str(),
+                topo.clusters.size(), topo.total_gpus(), trace.jobs.size(), trace.source.c_str(), so.network.c_str(),
+                queue.c_str());
+    std::string jobs_out, summary_out = summary_csv_header(), timeline_out;
+    int status = kExitOk;
+    for (size_t k = 0; k < policies.size(); ++k) {
+        so.placement = policies[k];
+        if (progress)
+            so.progress = [&](const FedSimProgress& p) {
+                std::fprintf(stderr, "\r%s: simulated %.0f s, %zu/%zu jobs done, %zu running, %zu queued (%.0f s)   ",
+                             so.placement.c_str(), p.sim_s, p.done, p.total, p.running, p.queued, p.wall_s);
+            };
+        const FedSimResult r = simulate_federation(site, trace, catalog, so);
+        if (progress) std::fprintf(stderr, "\r%80s\r", "");
+        std::printf("%s", summary_text(r.summary).c_str());
+        if (r.summary.invariant_violations) {
+            std::printf("  INVARIANT VIOLATIONS: %ld (GPUs over-allocated or a plan refused)\n",
+                        r.summary.invariant_violations);
+            status = kExitFindings;
+        }
+        jobs_out += prefixed(policies[k], jobs_csv(r), k == 0);
+        summary_out += summary_csv_row(r.summary);
+        timeline_out += prefixed(policies[k], timeline_csv(r), k == 0);
+    }
+    if (!o.get("--jobs-csv").empty()) write_out(o.get("--jobs-csv"), jobs_out, "the per-job CSV");
+    if (!o.get("--summary-csv").empty()) write_out(o.get("--summary-csv"), summary_out, "the summary CSV");
+    if (!o.get("--timeline-csv").empty()) write_out(o.get("--timeline-csv"), timeline_out, "the timeline CSV");
+    return status;
+}
+
+int run_simulate(const std::vector<std::string>& args) {
+    try {
+        const Options o = parse_options(args, 1, {"--check", "--progress", "--no-progress"});
+        if (o.flag("--help")) {
+            std::printf("%s", kUsage);
+            return kExitOk;
+        }
+        const std::string what = o.words.empty() ? "" : o.words[0];
+        if (what == "gen-trace") return cmd_gen_trace(o);
+        if (what == "convert-helios") return cmd_convert_helios(o);
+        if (!what.empty())
+            throw InputError("command line", 0, what, "unknown word (expected gen-trace, convert-helios or options)");
+        return cmd_run(o);
+    } catch (const InputError& e) {
+        std::fprintf(stderr, "spiderflow simulate: %s\n", e.what());
+        return kExitBadInput;
+    }
+}
+
+const Registration reg{"simulate", "simulate a federation over time: JCT, throughput, overhead per policy", &run_simulate};
+
+}  // namespace
+}  // namespace spiderflow::cli
