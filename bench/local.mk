@@ -64,3 +64,6 @@ bench_gemm_shapes_LDFLAGS = -L$(CUDA_DIR)/lib64 -Wl,-rpath,$(CUDA_DIR)/lib64
 bench_gemm_shapes_LDADD = -lcublas -lcudart
 endif
 EXTRA_DIST += bench/results/gemm_shapes_h200.csv
+
+# the federation evaluation: every placement policy over 8 to 64 clusters, report in doc/evaluation
+EXTRA_DIST += bench/federation_eval.sh bench/federation_report.py

@@ -12,7 +12,8 @@ tracesdir = $(pkgdatadir)/traces
 dist_traces_DATA = \
 	contrib/traces/README.md \
 	contrib/traces/synthetic-20p-60c.txt \
-	contrib/traces/synthetic-50p-200c.txt
+	contrib/traces/synthetic-50p-200c.txt \
+	contrib/traces/jobs-aws4-small.csv
 
 # Slurm integration examples
 EXTRA_DIST += contrib/slurm/spiderflow.conf contrib/slurm/slurm.conf.example contrib/slurm/plugstack.conf.example

@@ -38,9 +38,7 @@ public:
         : state_(federation.clone()), trace_(trace), catalog_(catalog), o_(o),
           policy_(make_placement(o.placement, o.planner_time_limit_s, o.seed)),
           usable_(state_.usable_view()), sharing_(usable_, catalog, o.network) {
-        for (const auto& j : trace.jobs)
-            if (usable_.cluster_index(j.home) < 0)
-                throw InputError(trace.source, j.line, "home", "'" + j.home + "' is not a cluster of the federation");
+        check_homes(trace, usable_);
         out_.jobs.resize(trace.jobs.size());
         last_failed_epoch_.assign(trace.jobs.size(), std::numeric_limits<uint64_t>::max());
         est_runtime_.assign(trace.jobs.size(), 0);
@@ -399,6 +397,12 @@ private:
 };
 
 }  // namespace
+
+void check_homes(const JobTrace& trace, const Topology& federation) {
+    for (const auto& j : trace.jobs)
+        if (federation.cluster_index(j.home) < 0)
+            throw InputError(trace.source, j.line, "home", "'" + j.home + "' is not a cluster of the federation");
+}
 
 FedSimResult simulate_federation(const SiteState& federation, const JobTrace& trace, const Catalog& catalog,
                                  const FedSimOptions& options) {

@@ -97,6 +97,10 @@ struct FedSimResult {
     RunSummary summary;
 };
 
+// Throws InputError naming the trace line of the first job whose home is not a cluster of
+// `federation`.
+void check_homes(const JobTrace& trace, const Topology& federation);
+
 // Throws InputError for a job whose home is not a cluster of the federation (naming its trace
 // line), an unknown policy or network scheduler.
 FedSimResult simulate_federation(const SiteState& federation, const JobTrace& trace, const Catalog& catalog,

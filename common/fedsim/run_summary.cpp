@@ -101,7 +101,7 @@ std::string timeline_csv(const FedSimResult& r) {
     return o.str();
 }
 
-std::string summary_text(const RunSummary& s) {
+std::string summary_text(const RunSummary& s, bool timing) {
     std::ostringstream o;
     o << s.placement << " (network " << s.network << "): " << s.finished << " of " << s.jobs << " jobs finished";
     if (s.unplaceable) o << ", " << s.unplaceable << " unplaceable";
@@ -110,9 +110,11 @@ std::string summary_text(const RunSummary& s) {
       << fmt("%.0f", s.avg_queue_s) << " s; makespan " << fmt("%.0f", s.makespan_s) << " s\n";
     o << "  " << fmt("%.0f", s.tokens_per_s) << " tokens/s, GPU utilisation " << fmt("%.1f", 100 * s.gpu_utilisation)
       << "%\n";
-    o << "  scheduling: " << s.decisions << " decisions, " << s.planner_calls << " planner calls, "
-      << fmt("%.3f", s.planner_wall_s) << " s in all, " << fmt("%.2f", s.decision_ms_mean) << " ms mean, "
-      << fmt("%.1f", s.decision_ms_max) << " ms max per decision\n";
+    o << "  scheduling: " << s.decisions << " decisions, " << s.planner_calls << " planner calls";
+    if (timing)
+        o << ", " << fmt("%.3f", s.planner_wall_s) << " s in all, " << fmt("%.2f", s.decision_ms_mean) << " ms mean, "
+          << fmt("%.1f", s.decision_ms_max) << " ms max per decision";
+    o << "\n";
     return o.str();
 }
 

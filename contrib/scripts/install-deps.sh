@@ -9,7 +9,7 @@ packages=(
   nlohmann-json3-dev zlib1g-dev libgtest-dev libgmock-dev libcpp-httplib-dev libssl-dev curl openssl
   libslurm-dev slurmctld slurmd slurm-client munge
   libmariadb-dev mariadb-server mariadb-client
-  clang libclang-rt-dev iproute2 iperf3 librsvg2-bin
+  clang libclang-rt-dev iproute2 iperf3 librsvg2-bin gnuplot-nox
 )
 
 missing=()

@@ -34,7 +34,7 @@ constexpr const char* kUsage =
     "                [--policy NAME,...|all] [--network SCHEDULER] [--queue backfill|fifo]\n"
     "                [--planner-time-limit S] [--cross-site-start S] [--slack F|none] [--backfill-depth N]\n"
     "                [--jobs-csv FILE] [--summary-csv FILE] [--timeline-csv FILE]\n"
-    "                [--check] [--progress | --no-progress]\n"
+    "                [--check] [--no-timing] [--progress | --no-progress]\n"
     "       spiderflow simulate gen-trace (--topology FILE | --clusters N) [--jobs N] [--seed S]\n"
     "                [--load L] [--gpu-scale F] [--max-gpus N] [--duration-scale F] [-o FILE]\n"
     "       spiderflow simulate convert-helios CLUSTER_LOG.csv (--topology FILE | --clusters N)\n"
@@ -65,6 +65,7 @@ constexpr const char* kUsage =
     "  --summary-csv FILE  one row per policy; --timeline-csv FILE: busy GPUs and tokens/s at\n"
     "                      every event\n"
     "  --check             verify at every event that no cluster's GPUs are over-allocated\n"
+    "  --no-timing         leave the wall-clock figures out of the text (for diffs)\n"
     "  --progress          a progress line on stderr (default when stderr is a terminal)\n\n"
     "Output is the same for the same inputs, except the wall-clock figures (scheduling\n"
     "overhead) and policies a time limit cuts short.\n";
@@ -172,6 +173,7 @@ int cmd_run(const Options& o) {
     if (!o.get("--trace").empty()) trace = read_job_trace(o.get("--trace"), catalog);
     else if (!o.get("--helios").empty()) trace = read_helios_log(o.get("--helios"), helios_options(o, topo));
     else trace = generate_helios_like(gen_options(o, topo, "--generate"));
+    check_homes(trace, topo);
     FedSimOptions so;
     so.network = o.get("--network", "fair");
     coflow::make_scheduler(so.network);   // an unknown name fails here, listing the known ones
@@ -202,7 +204,7 @@ int cmd_run(const Options& o) {
             };
         const FedSimResult r = simulate_federation(site, trace, catalog, so);
         if (progress) std::fprintf(stderr, "\r%80s\r", "");
-        std::printf("%s", summary_text(r.summary).c_str());
+        std::printf("%s", summary_text(r.summary, !o.flag("--no-timing")).c_str());
         if (r.summary.invariant_violations) {
             std::printf("  INVARIANT VIOLATIONS: %ld (GPUs over-allocated or a plan refused)\n",
                         r.summary.invariant_violations);
@@ -220,7 +222,7 @@ int cmd_run(const Options& o) {
 
 int run_simulate(const std::vector<std::string>& args) {
     try {
-        const Options o = parse_options(args, 1, {"--check", "--progress", "--no-progress"});
+        const Options o = parse_options(args, 1, {"--check", "--progress", "--no-progress", "--no-timing"});
         if (o.flag("--help")) {
             std::printf("%s", kUsage);
             return kExitOk;

@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""Writes the federation evaluation's report from bench/federation_eval.sh's CSVs.
+
+Usage: federation_report.py OUT_DIR JOBS CLUSTERS...
+Reads OUT_DIR/{summary,jobs,timeline}-N.csv; writes OUT_DIR/figures.csv (every figure of the
+report), OUT_DIR/*.svg (gnuplot) and OUT_DIR/README.md. Standard library only.
+"""
+import csv
+import os
+import subprocess
+import sys
+
+OURS = "spinsearch"
+BASELINES = ["slurm-alone", "slurm-federation", "global-ilp", "genetic", "greedy", "first-fit"]
+TARGETS = {"jct": 1.3, "throughput": 1.25, "overhead": 100.0}
+
+
+def read(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def fnum(x):
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
+def gnuplot(script):
+    subprocess.run(["gnuplot"], input=script, text=True, check=True)
+
+
+def main():
+    out, jobs, clusters = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+    figures = []  # (federation, policy, metric, value)
+    summaries, per_job = {}, {}
+    for n in clusters:
+        summaries[n] = {r["policy"]: r for r in read(os.path.join(out, f"summary-{n}.csv"))}
+        per_job[n] = read(os.path.join(out, f"jobs-{n}.csv"))
+
+    # JCT over the jobs every policy finished: a policy that cannot run the big jobs at all
+    # (slurm-alone leaves jobs larger than their home unplaceable) is not credited for it.
+    common_jct = {}
+    for n in clusters:
+        finished = {}
+        for r in per_job[n]:
+            if fnum(r["finish_s"]) > 0:
+                finished.setdefault(r["policy"], {})[r["id"]] = fnum(r["jct_s"])
+        common = set.intersection(*(set(v) for v in finished.values())) if finished else set()
+        common_jct[n] = {p: (sum(v[i] for i in common) / len(common) if common else float("nan"))
+                         for p, v in finished.items()}
+        common_jct[n]["_count"] = len(common)
+
+    lines = []
+    w = lines.append
+    w("# Federation evaluation\n")
+    w("Regenerate with `bench/federation_eval.sh BUILD_DIR` (this folder is its output). "
+      f"Each federation replays one Helios-shaped trace of {jobs} jobs (seed 1, offered load 1.5: "
+      "the federation is oversubscribed while jobs arrive) under every policy, FIFO with EASY "
+      "backfill, the WAN shared as the `fair` coflow scheduler says, each planner call limited "
+      "to 1 s. `spiderflow simulate --help` and doc/simulate.md describe the model; the traces "
+      "are `trace-N.csv`, every run's output `run-N.txt`, every figure `figures.csv`.\n")
+
+    w("## Results per federation\n")
+    for n in clusters:
+        name = "8-region example (worldwide-8)" if n == "8" else f"generated, {n} clusters"
+        w(f"### {name}\n")
+        w(f"Average JCT over the {common_jct[n]['_count']} jobs every policy finished; the other "
+          "columns over each policy's own finished jobs.\n")
+        w("| policy | finished | unplaceable | cross-site | avg JCT (common) s | avg JCT s | p95 JCT s | "
+          "avg queue s | makespan s | tokens/s | GPU util | decisions | ms/decision |")
+        w("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for p, s in summaries[n].items():
+            cj = common_jct[n].get(p, float("nan"))
+            w(f"| {p} | {s['finished']} | {s['unplaceable']} | {s['cross_site']} | {cj:.0f} | "
+              f"{fnum(s['avg_jct_s']):.0f} | {fnum(s['p95_jct_s']):.0f} | {fnum(s['avg_queue_s']):.0f} | "
+              f"{fnum(s['makespan_s']):.0f} | {fnum(s['tokens_per_s']):.0f} | "
+              f"{100 * fnum(s['gpu_utilisation']):.1f}% | {s['decisions']} | {fnum(s['decision_ms_mean']):.2f} |")
+            for metric in ("avg_jct_s", "p95_jct_s", "avg_queue_s", "makespan_s", "tokens_per_s",
+                           "gpu_utilisation", "decision_ms_mean", "decision_ms_max", "finished",
+                           "unplaceable", "cross_site"):
+                figures.append((n, p, metric, fnum(s[metric])))
+            figures.append((n, p, "avg_jct_common_s", cj))
+        w("")
+
+    w("## Targets\n")
+    w("Against the best baseline on each metric (baselines: " + ", ".join(BASELINES) + "). "
+      "JCT: average over the jobs every policy finished, baseline / ours; throughput: tokens/s, "
+      "ours / baseline; overhead: mean wall time per placement decision, baseline / ours, "
+      "against global-ilp and genetic at the largest federation.\n")
+    w("| federation | metric | ours | best baseline | factor | target | met |")
+    w("|---|---|---|---|---|---|---|")
+    for n in clusters:
+        s = summaries[n]
+        if OURS not in s:
+            continue
+        jct = {p: common_jct[n][p] for p in BASELINES if p in common_jct[n]}
+        bj = min(jct, key=jct.get)
+        f_jct = jct[bj] / common_jct[n][OURS]
+        thr = {p: fnum(s[p]["tokens_per_s"]) for p in BASELINES if p in s}
+        bt = max(thr, key=thr.get)
+        f_thr = fnum(s[OURS]["tokens_per_s"]) / thr[bt]
+        w(f"| {n} | avg JCT | {common_jct[n][OURS]:.0f} s | {bj} {jct[bj]:.0f} s | {f_jct:.2f}x lower | "
+          f"{TARGETS['jct']}x | {'yes' if f_jct >= TARGETS['jct'] else 'no'} |")
+        w(f"| {n} | throughput | {fnum(s[OURS]['tokens_per_s']):.0f} tok/s | {bt} {thr[bt]:.0f} tok/s | "
+          f"{f_thr:.2f}x higher | {TARGETS['throughput']}x | {'yes' if f_thr >= TARGETS['throughput'] else 'no'} |")
+        figures.append((n, OURS, "jct_factor_vs_best", f_jct))
+        figures.append((n, OURS, "throughput_factor_vs_best", f_thr))
+    big = clusters[-1]
+    for ref in ("global-ilp", "genetic"):
+        s = summaries[big]
+        if ref in s and OURS in s:
+            f = fnum(s[ref]["decision_ms_mean"]) / fnum(s[OURS]["decision_ms_mean"])
+            w(f"| {big} | overhead vs {ref} | {fnum(s[OURS]['decision_ms_mean']):.2f} ms | "
+              f"{fnum(s[ref]['decision_ms_mean']):.2f} ms | {f:.1f}x lower | {TARGETS['overhead']:.0f}x | "
+              f"{'yes' if f >= TARGETS['overhead'] else 'no'} |")
+            figures.append((big, OURS, f"overhead_factor_vs_{ref}", f))
+    w("")
+
+    # Plots: JCT CDFs, throughput over time, overhead against cluster count.
+    for n in clusters:
+        data = os.path.join(out, f"jct-cdf-{n}.dat")
+        with open(data, "w") as f:
+            for p in summaries[n]:
+                v = sorted(fnum(r["jct_s"]) / 3600 for r in per_job[n] if r["policy"] == p and fnum(r["finish_s"]) > 0)
+                f.write(f'"{p}"\n')
+                for i, x in enumerate(v):
+                    f.write(f"{x:.4f} {(i + 1) / len(v):.4f}\n")
+                f.write("\n\n")
+        gnuplot(f"""set terminal svg size 720,420 font 'sans,12' background '#ffffff'
+set output '{out}/jct-cdf-{n}.svg'
+set title 'JCT CDF, {n} clusters, {jobs} jobs'
+set xlabel 'job completion time (h, log scale)'; set ylabel 'fraction of finished jobs'
+set logscale x; set key right bottom; set grid
+plot for [i=0:{len(summaries[n]) - 1}] '{data}' index i using 1:2 with steps lw 2 title columnheader(1)
+""")
+        tl = read(os.path.join(out, f"timeline-{n}.csv"))
+        data = os.path.join(out, f"throughput-{n}.dat")
+        with open(data, "w") as f:
+            for p in summaries[n]:
+                f.write(f'"{p}"\n')
+                for r in tl:
+                    if r["policy"] == p:
+                        f.write(f"{fnum(r['t_s']) / 3600:.4f} {fnum(r['tokens_per_s']) / 1e6:.4f}\n")
+                f.write("\n\n")
+        gnuplot(f"""set terminal svg size 720,420 font 'sans,12' background '#ffffff'
+set output '{out}/throughput-{n}.svg'
+set title 'Training throughput over time, {n} clusters'
+set xlabel 'time (h)'; set ylabel 'million tokens/s'; set key right top; set grid
+plot for [i=0:{len(summaries[n]) - 1}] '{data}' index i using 1:2 with steps lw 1.5 title columnheader(1)
+""")
+    data = os.path.join(out, "overhead.dat")
+    pols = list(summaries[clusters[0]])
+    with open(data, "w") as f:
+        for p in pols:
+            f.write(f'"{p}"\n')
+            for n in clusters:
+                if p in summaries[n]:
+                    f.write(f"{n} {max(1e-3, fnum(summaries[n][p]['decision_ms_mean'])):.4f}\n")
+            f.write("\n\n")
+    gnuplot(f"""set terminal svg size 720,420 font 'sans,12' background '#ffffff'
+set output '{out}/overhead.svg'
+set title 'Scheduling overhead against federation size'
+set xlabel 'clusters'; set ylabel 'ms per placement decision (log scale)'
+set logscale y; set logscale x 2; set key left top; set grid
+plot for [i=0:{len(pols) - 1}] '{data}' index i using 1:2 with linespoints lw 2 title columnheader(1)
+""")
+
+    w("## Plots\n")
+    w("![scheduling overhead against cluster count](overhead.svg)\n")
+    for n in clusters:
+        w(f"![JCT CDF, {n} clusters](jct-cdf-{n}.svg)\n")
+        w(f"![throughput over time, {n} clusters](throughput-{n}.svg)\n")
+
+    with open(os.path.join(out, "figures.csv"), "w", newline="") as f:
+        cw = csv.writer(f)
+        cw.writerow(["clusters", "policy", "metric", "value"])
+        for row in figures:
+            cw.writerow([row[0], row[1], row[2], f"{row[3]:.6g}"])
+    with open(os.path.join(out, "README.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    for n in clusters:
+        for tmp in (f"jct-cdf-{n}.dat", f"throughput-{n}.dat"):
+            os.remove(os.path.join(out, tmp))
+    os.remove(data)
+
+
+if __name__ == "__main__":
+    main()
