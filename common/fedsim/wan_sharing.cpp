@@ -72,6 +72,16 @@ double WanSharing::steady_period(const std::vector<RunningPlan>& group, std::vec
     return periods.empty() ? 0 : periods[0];
 }
 
+double WanSharing::period_alone(const RunningPlan& job) {
+    auto it = alone_.find(job.job);
+    if (it == alone_.end()) {
+        std::vector<double> p;
+        steady_period({job}, p);
+        it = alone_.emplace(job.job, p.empty() ? 0 : p[0]).first;
+    }
+    return it->second;
+}
+
 std::map<std::string, double> WanSharing::slowdowns(const std::vector<RunningPlan>& running) {
     std::map<std::string, double> out;
     // Jobs that share a WAN link fall in one group (union-find over the links they use).
@@ -106,14 +116,15 @@ std::map<std::string, double> WanSharing::slowdowns(const std::vector<RunningPla
             steady_period(group, periods);
             it = groups_.emplace(key, periods).first;
         }
+        // What sharing adds is added to the cost model's iteration time: the flow simulator
+        // leaves compute-side costs out (TP, the optimizer step) and overlaps p2p with compute,
+        // so its absolute period differs from the cost model's (doc/simulate.md, "Fidelity"),
+        // while the difference between shared and alone is what it models.
         for (size_t k = 0; k < group.size(); ++k) {
-            auto alone = alone_.find(group[k].job);
-            if (alone == alone_.end()) {
-                std::vector<double> p;
-                steady_period({group[k]}, p);
-                alone = alone_.emplace(group[k].job, p.empty() ? 0 : p[0]).first;
-            }
-            if (alone->second > 0 && it->second[k] > 0) out[group[k].job] = it->second[k] / alone->second;
+            const double alone = period_alone(group[k]);
+            const double predicted = group[k].plan->prediction.iteration_s;
+            if (alone > 0 && it->second[k] > 0 && predicted > 0)
+                out[group[k].job] = std::max(1.0, (predicted + it->second[k] - alone) / predicted);
         }
     }
     return out;

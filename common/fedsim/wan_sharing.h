@@ -1,9 +1,9 @@
 // How much slower each running cross-site job trains because others share its WAN links, as the
 // flow-level simulator says (common/coflow): the jobs whose routes share a link are simulated
-// together for a few iterations under the network policy, and each job's steady iteration time
-// is divided by the same measurement of the job alone. The federation simulator multiplies the
-// cost model's iteration time by that factor, so a job alone runs at exactly the cost model's
-// speed and the flow simulator decides only what sharing costs.
+// together for a few iterations under the network policy, and what each job's steady iteration
+// time grows by over the same measurement of the job alone is added to the cost model's
+// iteration time. A job alone runs at exactly the cost model's speed; the flow simulator decides
+// only what sharing costs.
 #pragma once
 
 #include <map>
@@ -28,9 +28,12 @@ class WanSharing {
 public:
     // Throws InputError for an unknown scheduler name.
     WanSharing(const Topology& topology, const Catalog& catalog, const std::string& scheduler);
-    // Slowdown (>= about 1) of every job given; 1 for a job that crosses no WAN link or shares
+    // Slowdown (>= 1: the cost model's iteration time plus what sharing adds, over the cost
+    // model's) of every job given; 1 for a job that crosses no WAN link or shares
     // none with another. Results are cached by the set of jobs that share links.
     std::map<std::string, double> slowdowns(const std::vector<RunningPlan>& running);
+    // The job's steady iteration time alone on the network, as the flow simulator says (cached).
+    double period_alone(const RunningPlan& job);
     long simulations() const { return simulations_; }
     double wall_s() const { return wall_s_; }
 

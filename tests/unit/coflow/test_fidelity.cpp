@@ -24,8 +24,9 @@ using namespace spiderflow::coflow;
 namespace {
 
 // Both models are fluid approximations with different pipeline schedules (GPipe in the
-// simulator, 1F1B in the cost model) and the simulator leaves TP inside nodes out: 12%.
-constexpr double kTolerance = 0.12;
+// simulator, 1F1B in the cost model) and the simulator leaves TP inside nodes out; on these
+// plans they agree within 2%, and the issue asks 5%.
+constexpr double kTolerance = 0.05;   // the agreement the federation simulator relies on
 
 std::string shipped(const std::string& rel) {
     const char* dir = std::getenv("SF_SRCDIR");
