@@ -1,5 +1,7 @@
 #include "common/coflow/allocation.h"
 
+#include "common/coflow/matching_order.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <functional>
@@ -332,20 +334,7 @@ std::pair<std::vector<int>, std::vector<int>> greedy_matching(const std::vector<
     std::vector<int> order = subset;
     // Largest first: the coflow finishes with its slowest flow.
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return flows[a].remaining > flows[b].remaining; });
-    std::vector<char> used(static_cast<size_t>(num_links), 0);
-    std::vector<int> admitted, rest;
-    for (int f : order) {
-        bool free = true;
-        for (int l : *flows[f].path)
-            if (used[l]) free = false;
-        if (!free) {
-            rest.push_back(f);
-            continue;
-        }
-        for (int l : *flows[f].path) used[l] = 1;
-        admitted.push_back(f);
-    }
-    return {admitted, rest};
+    return greedy_matching_sorted(flows, order, num_links);
 }
 
 }  // namespace spiderflow::coflow
