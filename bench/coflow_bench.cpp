@@ -4,7 +4,11 @@
 //  2. Mixes of LLM training jobs on the 8-region worldwide topology and a generated 64-cluster
 //     one: average JCT and average iteration time, as fair / X; simulator events per second.
 //  3. Scheduler decision time per event with 100 concurrent coflows.
+//  --wide instead: simulator speed on a wide generated trace (150 ports, 500 coflows, over a
+//     million flow events), events/s of each scheduler against fair's, each run capped in wall
+//     time (--wide-cap S) so that a slow scheduler is reported, not waited for.
 // Usage: coflow_bench [--trace FILE] [--quick] [--skip-trace] [--verbose] [--srcdir DIR]
+//                     [--wide [--wide-cap S] [--wide-coflows N] [--wide-interarrival-ms MS] [--schedulers a,b,...]]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -25,6 +29,7 @@
 #include "common/topology/generator.h"
 #include "common/topology/reader.h"
 #include "common/util/errors.h"
+#include "common/util/split_list.h"
 #include "common/util/units.h"
 
 using namespace spiderflow;
@@ -213,11 +218,77 @@ void decision_time_section(const Topology& topo) {
     }
 }
 
+// Thrown from the progress callback to end a run past its wall-time cap; carries how far it got.
+struct WallCapReached {
+    SimProgress at;
+};
+
+void wide_section(int coflows, double interarrival_ms, double cap_s, const std::vector<std::string>& schedulers) {
+    TraceGenOptions g;
+    g.ports = 150;
+    g.coflows = coflows;
+    g.mean_interarrival_ms = interarrival_ms;
+    g.seed = 7;
+    std::istringstream in(generate_trace(g));
+    const Trace trace = parse_trace(in, "generated");
+    const Network net = Network::big_switch(trace.ports, units::gbps_to_Bps(1));
+    Workload w;
+    w.coflows = trace.coflows;
+    size_t flows = 0;
+    for (const auto& c : w.coflows) flows += c.flows.size();
+    std::printf("wide trace: generated, %d ports, %zu coflows, %zu flows (seed %llu, %.0f ms mean interarrival), "
+                "1 Gbps ports, %.0f s cap per run\n",
+                trace.ports, trace.coflows.size(), flows, static_cast<unsigned long long>(g.seed),
+                g.mean_interarrival_ms, cap_s);
+    std::printf("%-10s %12s %10s %12s %10s %12s %12s  %s\n", "scheduler", "flow events", "wall s", "events/s",
+                "x of fair", "allocs/event", "peak flows", "finished");
+    std::fflush(stdout);
+    double fair_rate = 0;
+    for (const auto& name : schedulers) {
+        auto s = make_scheduler(name);
+        SimOptions o;
+        o.progress_every_s = std::min(10.0, cap_s / 4);
+        size_t peak_flows = 0;
+        o.progress = [&](const SimProgress& p) {
+            peak_flows = std::max(peak_flows, p.active_flows);
+            std::fprintf(stderr,
+                         "spiderflow: %s: %.1f s simulated, %ld flow events, %zu flows active, %zu coflows done, "
+                         "%.0f s wall\n",
+                         name.c_str(), p.sim_s, p.flow_events, p.active_flows, p.coflows_done, p.wall_s);
+            if (p.wall_s > cap_s) throw WallCapReached{p};
+        };
+        SimProgress at;
+        std::string finished = "yes";
+        try {
+            const SimResult r = simulate(net, w, *s, o);
+            at.flow_events = r.stats.flow_events;
+            at.allocations = r.stats.allocations;
+            at.wall_s = r.stats.wall_s;
+        } catch (const WallCapReached& e) {
+            at = e.at;
+            finished = "no: stopped at " + std::to_string(static_cast<int>(at.wall_s)) + " s wall, " +
+                       std::to_string(at.coflows_done) + " of " + std::to_string(trace.coflows.size()) +
+                       " coflows done";
+        }
+        // A capped run's rate covers only its start; compare runs capped alike.
+        const double rate = at.flow_events / std::max(1e-9, at.wall_s);
+        if (name == "fair") fair_rate = rate;
+        std::printf("%-10s %12ld %10.1f %12.0f %10.2f %12.3f %12zu  %s\n", name.c_str(), at.flow_events, at.wall_s,
+                    rate, fair_rate > 0 ? rate / fair_rate : 0,
+                    static_cast<double>(at.allocations) / std::max(1L, at.flow_events), peak_flows, finished.c_str());
+        std::fflush(stdout);
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     std::string trace_path, srcdir = std::getenv("SF_SRCDIR") ? std::getenv("SF_SRCDIR") : ".";
-    bool quick = false, skip_trace = false;
+    bool quick = false, skip_trace = false, wide = false;
+    int wide_coflows = 500;
+    double wide_interarrival_ms = 200;
+    double wide_cap_s = 600;
+    std::vector<std::string> schedulers = kAll;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--trace" && i + 1 < argc) trace_path = argv[++i];
@@ -225,12 +296,22 @@ int main(int argc, char** argv) {
         else if (a == "--quick") quick = true;
         else if (a == "--skip-trace") skip_trace = true;
         else if (a == "--verbose") verbose_ = true;
+        else if (a == "--wide") wide = true;
+        else if (a == "--wide-cap" && i + 1 < argc) wide_cap_s = std::atof(argv[++i]);
+        else if (a == "--wide-coflows" && i + 1 < argc) wide_coflows = std::atoi(argv[++i]);
+        else if (a == "--wide-interarrival-ms" && i + 1 < argc) wide_interarrival_ms = std::atof(argv[++i]);
+        else if (a == "--schedulers" && i + 1 < argc) schedulers = split_list(argv[++i]);
         else {
-            std::fprintf(stderr, "usage: coflow_bench [--trace FILE] [--quick] [--skip-trace] [--verbose] [--srcdir DIR]\n");
+            std::fprintf(stderr, "usage: coflow_bench [--trace FILE] [--quick] [--skip-trace] [--verbose] [--srcdir DIR]\n"
+                                 "                    [--wide [--wide-cap S] [--wide-coflows N] [--wide-interarrival-ms MS] [--schedulers a,b,...]]\n");
             return 2;
         }
     }
     try {
+        if (wide) {
+            wide_section(wide_coflows, wide_interarrival_ms, wide_cap_s, schedulers);
+            return 0;
+        }
         if (!skip_trace) trace_section(trace_path.empty() ? srcdir + "/contrib/traces/synthetic-20p-60c.txt" : trace_path);
         Mix eight{"worldwide-8", read_topology(srcdir + "/contrib/topologies/worldwide-8.json"), quick ? 6 : 10,
                   quick ? 20 : 60};

@@ -38,7 +38,7 @@ TESTS += tests/unit/test_coflow
 tests_unit_test_coflow_SOURCES = tests/unit/coflow/coflow_fixture.h tests/unit/coflow/test_schedulers.cpp \
 	tests/unit/coflow/test_simulator.cpp tests/unit/coflow/test_trace.cpp tests/unit/coflow/test_llm_traffic.cpp \
 	tests/unit/coflow/test_traffic_class.cpp tests/unit/coflow/test_network.cpp tests/unit/coflow/test_tc_state.cpp tests/unit/coflow/test_fidelity.cpp \
-	tests/unit/coflow/test_allocation_equivalence.cpp
+	tests/unit/coflow/test_allocation_equivalence.cpp tests/unit/coflow/test_matching_order.cpp
 tests_unit_test_coflow_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_coflow_LDADD = libsf_coflow.la libsf_cost.la libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la $(GTEST_LIBS_ALL)
 # Enforcement in network namespaces (root, iproute2, iperf3; skips with 77 otherwise).

@@ -1,5 +1,7 @@
 #include "common/coflow/allocation.h"
 
+#include "common/coflow/matching_order.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <functional>
@@ -308,9 +310,37 @@ double bottleneck_time(const std::vector<ActiveFlow>& flows, const std::vector<i
     return gamma;
 }
 
-bool madd_fill(std::vector<ActiveFlow>& flows, const std::vector<int>& subset, std::vector<double>& residual) {
-    if (subset.empty()) return true;
-    const double gamma = bottleneck_time(flows, subset, residual);
+void link_loads(const std::vector<ActiveFlow>& flows, const std::vector<int>& subset, LinkLoads& out) {
+    thread_local std::vector<int> slot;   // position in out + 1 per link; 0 = not yet used
+    out.link.clear();
+    out.bytes.clear();
+    for (int f : subset)
+        for (int l : *flows[f].path) {
+            if (slot.size() <= static_cast<size_t>(l)) slot.resize(static_cast<size_t>(l) + 1, 0);
+            int& k = slot[static_cast<size_t>(l)];
+            if (k == 0) {
+                out.link.push_back(l);
+                out.bytes.push_back(0);
+                k = static_cast<int>(out.link.size());
+            }
+            out.bytes[static_cast<size_t>(k - 1)] += flows[f].remaining;
+        }
+    for (int l : out.link) slot[static_cast<size_t>(l)] = 0;
+}
+
+double bottleneck_time(const LinkLoads& loads, const std::vector<double>& cap) {
+    double gamma = 0;
+    for (size_t k = 0; k < loads.link.size(); ++k) {
+        const double c = cap[static_cast<size_t>(loads.link[k])];
+        gamma = std::max(gamma, c <= kRateEps ? std::numeric_limits<double>::infinity() : loads.bytes[k] / c);
+    }
+    return gamma;
+}
+
+namespace {
+
+bool madd_at(std::vector<ActiveFlow>& flows, const std::vector<int>& subset, double gamma,
+             std::vector<double>& residual) {
     if (!(gamma < std::numeric_limits<double>::infinity()) || gamma <= 0) return false;
     for (int f : subset) {
         const double r = flows[f].remaining / gamma;
@@ -318,6 +348,19 @@ bool madd_fill(std::vector<ActiveFlow>& flows, const std::vector<int>& subset, s
         for (int l : *flows[f].path) residual[l] = std::max(0.0, residual[l] - r);
     }
     return true;
+}
+
+}  // namespace
+
+bool madd_fill(std::vector<ActiveFlow>& flows, const std::vector<int>& subset, std::vector<double>& residual) {
+    if (subset.empty()) return true;
+    return madd_at(flows, subset, bottleneck_time(flows, subset, residual), residual);
+}
+
+bool madd_fill(std::vector<ActiveFlow>& flows, const std::vector<int>& subset, const LinkLoads& loads,
+               std::vector<double>& residual) {
+    if (subset.empty()) return true;
+    return madd_at(flows, subset, bottleneck_time(loads, residual), residual);
 }
 
 void backfill(SchedView& view, std::vector<double>& residual) {
@@ -332,20 +375,7 @@ std::pair<std::vector<int>, std::vector<int>> greedy_matching(const std::vector<
     std::vector<int> order = subset;
     // Largest first: the coflow finishes with its slowest flow.
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return flows[a].remaining > flows[b].remaining; });
-    std::vector<char> used(static_cast<size_t>(num_links), 0);
-    std::vector<int> admitted, rest;
-    for (int f : order) {
-        bool free = true;
-        for (int l : *flows[f].path)
-            if (used[l]) free = false;
-        if (!free) {
-            rest.push_back(f);
-            continue;
-        }
-        for (int l : *flows[f].path) used[l] = 1;
-        admitted.push_back(f);
-    }
-    return {admitted, rest};
+    return greedy_matching_sorted(flows, order, num_links);
 }
 
 }  // namespace spiderflow::coflow

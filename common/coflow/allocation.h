@@ -34,10 +34,25 @@ bool using_reference_maxmin();
 double bottleneck_time(const std::vector<ActiveFlow>& flows, const std::vector<int>& subset,
                        const std::vector<double>& cap);
 
+// Remaining bytes of a set of flows on each link it uses, each sum formed in the flows' order
+// as bottleneck_time() forms it. Computed once per coflow and event, it answers both of
+// Varys' questions (its order against full capacity, then its MADD rate against what is left)
+// and tells in a few links, not thousands of flows, that a coflow has nothing left to use.
+struct LinkLoads {
+    std::vector<int> link;
+    std::vector<double> bytes;
+};
+void link_loads(const std::vector<ActiveFlow>& flows, const std::vector<int>& subset, LinkLoads& out);
+// bottleneck_time() from loads already summed: the same value.
+double bottleneck_time(const LinkLoads& loads, const std::vector<double>& cap);
+
 // Varys' MADD (minimum allocation for desired duration): every flow gets remaining / Gamma so
 // all finish together at the coflow's bottleneck time Gamma on the residual capacity. Returns
 // false (and allocates nothing) when some used link has no residual capacity.
 bool madd_fill(std::vector<ActiveFlow>& flows, const std::vector<int>& subset, std::vector<double>& residual);
+// The same with the subset's loads already summed.
+bool madd_fill(std::vector<ActiveFlow>& flows, const std::vector<int>& subset, const LinkLoads& loads,
+               std::vector<double>& residual);
 
 // Work conservation: max-min fill of every active flow on whatever capacity is left.
 void backfill(SchedView& view, std::vector<double>& residual);

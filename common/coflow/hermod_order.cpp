@@ -72,19 +72,22 @@ std::vector<std::vector<int>> hermod_tiers(const std::vector<ActiveCoflow>& cofl
     return out;
 }
 
-void fill_tiers(SchedView& view, const std::vector<std::vector<int>>& tiers, std::vector<double>& residual) {
+void fill_tiers(SchedView& view, const std::vector<std::vector<int>>& tiers, std::vector<double>& residual,
+                MatchingOrder& order) {
     auto& flows = *view.flows;
     const auto& coflows = *view.coflows;
     for (const auto& tier : tiers) {
         std::vector<int> admitted, rest;
         for (int c : tier) {
-            auto [a, r] = greedy_matching(flows, coflows[c].flows, view.net->num_links());
+            auto [a, r] = greedy_matching_sorted(flows, order.sorted(flows, coflows[c].id, coflows[c].flows),
+                                                 view.net->num_links());
             admitted.insert(admitted.end(), a.begin(), a.end());
             rest.insert(rest.end(), r.begin(), r.end());
         }
         maxmin_fill(flows, admitted, residual);
         maxmin_fill(flows, rest, residual);
     }
+    order.sweep();
 }
 
 }  // namespace spiderflow::coflow

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "common/coflow/matching_order.h"
 #include "common/coflow/scheduler.h"
 
 namespace spiderflow::coflow {
@@ -29,7 +30,9 @@ std::vector<int> hermod_ranks(const std::vector<ActiveCoflow>& coflows, const st
 
 // Serves tiers in order: inside a tier each coflow first admits a greedy matching of its flows
 // (no two admitted flows share a link, largest first), the tier's admitted flows are max-min
-// filled on the residual capacity, then the tier's other flows; then the next tier.
-void fill_tiers(SchedView& view, const std::vector<std::vector<int>>& tiers, std::vector<double>& residual);
+// filled on the residual capacity, then the tier's other flows; then the next tier. `order`
+// carries each coflow's admission order to the next event.
+void fill_tiers(SchedView& view, const std::vector<std::vector<int>>& tiers, std::vector<double>& residual,
+                MatchingOrder& order);
 
 }  // namespace spiderflow::coflow

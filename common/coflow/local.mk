@@ -11,6 +11,8 @@ libsf_coflow_la_SOURCES = \
 	common/coflow/hermod_order.h \
 	common/coflow/llm_traffic.cpp \
 	common/coflow/llm_traffic.h \
+	common/coflow/matching_order.cpp \
+	common/coflow/matching_order.h \
 	common/coflow/network.cpp \
 	common/coflow/network.h \
 	common/coflow/network_topology.cpp \

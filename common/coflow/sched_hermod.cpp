@@ -16,8 +16,11 @@ public:
     void allocate(SchedView& view) override {
         for (auto& f : *view.flows) f.rate = 0;
         std::vector<double> residual = full_capacity(*view.net);
-        fill_tiers(view, hermod_tiers(*view.coflows, *view.jobs), residual);
+        fill_tiers(view, hermod_tiers(*view.coflows, *view.jobs), residual, order_);
     }
+
+private:
+    MatchingOrder order_;
 };
 
 }  // namespace

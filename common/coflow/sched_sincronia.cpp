@@ -36,11 +36,28 @@ std::vector<int> bssi_order(const std::vector<ActiveFlow>& flows, const std::vec
             tmp[l] = 0;
         }
     }
-    auto load_on = [&](int c, int l) {
-        for (const auto& [ll, v] : load[c])
-            if (ll == l) return v;
-        return 0.0;
-    };
+    // Per link, the coflows on it with their load there (their first entry, as a lookup by
+    // link finds it), in coflow order: each step visits the bottleneck's coflows only, where
+    // a scan of every coflow's links made the ordering quadratic in the coflows in flight.
+    const size_t nl = static_cast<size_t>(net.num_links());
+    std::vector<int> first(nl + 1, 0);
+    std::vector<int> seen(nl, -1);
+    for (int c = 0; c < n; ++c)
+        for (const auto& [l, v] : load[c])
+            if (seen[l] != c) {
+                seen[l] = c;
+                ++first[static_cast<size_t>(l) + 1];
+            }
+    for (size_t l = 0; l < nl; ++l) first[l + 1] += first[l];
+    std::vector<int> cursor(first.begin(), first.end() - 1);
+    std::vector<std::pair<int, double>> on_link(static_cast<size_t>(first[nl]));
+    std::fill(seen.begin(), seen.end(), -1);
+    for (int c = 0; c < n; ++c)
+        for (const auto& [l, v] : load[c])
+            if (seen[l] != c) {
+                seen[l] = c;
+                on_link[static_cast<size_t>(cursor[l]++)] = {c, v};
+            }
     std::vector<double> weight(n, 1.0);
     std::vector<char> left(n, 1);
     std::vector<int> order(n);
@@ -50,16 +67,17 @@ std::vector<int> bssi_order(const std::vector<ActiveFlow>& flows, const std::vec
             if (link_total[l] > 0 && (b < 0 || link_total[l] > link_total[b])) b = l;
         int last = -1;
         double best = std::numeric_limits<double>::infinity();
+        double d_last = 0;
         if (b >= 0) {
-            for (int c = 0; c < n; ++c) {
-                if (!left[c]) continue;
-                const double d = load_on(c, b);
-                if (d <= 0) continue;
+            for (int k = first[b]; k < first[b + 1]; ++k) {
+                const auto [c, d] = on_link[static_cast<size_t>(k)];
+                if (!left[c] || d <= 0) continue;
                 const double ratio = weight[c] / d;
                 // Ties: the later-released coflow goes last.
                 if (ratio < best || (ratio == best && coflows[c].id > coflows[last].id)) {
                     best = ratio;
                     last = c;
+                    d_last = d;
                 }
             }
         }
@@ -67,9 +85,11 @@ std::vector<int> bssi_order(const std::vector<ActiveFlow>& flows, const std::vec
             for (int c = n - 1; c >= 0; --c)
                 if (left[c]) { last = c; break; }
         } else {
-            const double d_last = load_on(last, b);
-            for (int c = 0; c < n; ++c)
-                if (left[c] && c != last) weight[c] -= weight[last] * load_on(c, b) / d_last;
+            // Coflows off b pay nothing on it: their weights stay as they are.
+            for (int k = first[b]; k < first[b + 1]; ++k) {
+                const auto [c, d] = on_link[static_cast<size_t>(k)];
+                if (left[c] && c != last) weight[c] -= weight[last] * d / d_last;
+            }
         }
         left[last] = 0;
         order[pos] = last;

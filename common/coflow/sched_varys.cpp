@@ -24,17 +24,27 @@ public:
         const auto& coflows = *view.coflows;
         for (auto& f : flows) f.rate = 0;
         const std::vector<double> cap = full_capacity(*view.net);
-        std::vector<double> gamma(coflows.size());
-        for (size_t c = 0; c < coflows.size(); ++c) gamma[c] = bottleneck_time(flows, coflows[c].flows, cap);
+        if (loads_.size() < coflows.size()) loads_.resize(coflows.size());
+        gamma_.resize(coflows.size());
+        for (size_t c = 0; c < coflows.size(); ++c) {
+            link_loads(flows, coflows[c].flows, loads_[c]);
+            gamma_[c] = bottleneck_time(loads_[c], cap);
+        }
+        const auto& gamma = gamma_;
         std::vector<size_t> order(coflows.size());
         std::iota(order.begin(), order.end(), 0);
         std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
             return gamma[a] != gamma[b] ? gamma[a] < gamma[b] : coflows[a].id < coflows[b].id;
         });
-        std::vector<double> residual = cap;
-        for (size_t c : order) madd_fill(flows, coflows[c].flows, residual);
-        backfill(view, residual);
+        residual_ = cap;
+        for (size_t c : order) madd_fill(flows, coflows[c].flows, loads_[c], residual_);
+        backfill(view, residual_);
     }
+
+private:
+    // Kept between events: allocate() runs at every one.
+    std::vector<double> gamma_, residual_;
+    std::vector<LinkLoads> loads_;
 };
 
 }  // namespace

@@ -318,7 +318,8 @@ private:
         if (std::chrono::duration<double>(wall - last_progress_).count() < opt_.progress_every_s) return;
         last_progress_ = wall;
         opt_.progress(SimProgress{now_, result_.stats.flow_events, result_.coflows.size(),
-                                  std::chrono::duration<double>(wall - started_).count()});
+                                  std::chrono::duration<double>(wall - started_).count(), result_.stats.allocations,
+                                  flows_.size()});
     }
 
     void loop() {

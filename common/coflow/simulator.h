@@ -21,6 +21,8 @@ struct SimProgress {
     long flow_events = 0;
     size_t coflows_done = 0;
     double wall_s = 0;
+    long allocations = 0;            // scheduler calls so far
+    size_t active_flows = 0;         // flows sending now: what each event's work grows with
 };
 
 struct SimOptions {

@@ -54,6 +54,14 @@ Instance random_instance(const Network& net, std::mt19937_64& rng) {
 void expect_same_on(const Instance& in) {
     ASSERT_EQ(bottleneck_time(in.flows, in.subset, in.residual),
               bottleneck_time_reference(in.flows, in.subset, in.residual));
+    LinkLoads loads;   // Varys sums once per coflow and asks twice
+    link_loads(in.flows, in.subset, loads);
+    ASSERT_EQ(bottleneck_time(loads, in.residual), bottleneck_time_reference(in.flows, in.subset, in.residual));
+    Instance once = in, twice = in;
+    ASSERT_EQ(madd_fill(once.flows, once.subset, loads, once.residual),
+              madd_fill(twice.flows, twice.subset, twice.residual));
+    for (size_t i = 0; i < in.flows.size(); ++i) ASSERT_EQ(once.flows[i].rate, twice.flows[i].rate) << "flow " << i;
+    ASSERT_EQ(once.residual, twice.residual);
     Instance fast = in, ref = in;
     maxmin_fill(fast.flows, fast.subset, fast.residual);
     maxmin_fill_reference(ref.flows, ref.subset, ref.residual);
