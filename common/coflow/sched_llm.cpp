@@ -50,7 +50,7 @@ public:
                 Group g;
                 g.members = {static_cast<int>(c)};
                 g.first_id = coflows[c].id;
-                g.key = bottleneck_time(flows, g.members, cap);
+                g.key = bottleneck_time(flows, coflows[c].flows, cap);   // the coflow's flows, not its index
                 groups.push_back(std::move(g));
                 continue;
             }
