@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the federation evaluation's report from bench/federation_eval.sh's CSVs.
 
-Usage: federation_report.py OUT_DIR JOBS CLUSTERS...
+Usage: federation_report.py OUT_DIR JOBS_8_REGION JOBS_GENERATED LIMIT_S CLUSTERS...
 Reads OUT_DIR/{summary,jobs,timeline}-N.csv; writes OUT_DIR/figures.csv (every figure of the
 report), OUT_DIR/*.svg (gnuplot) and OUT_DIR/README.md. Standard library only.
 """
@@ -32,7 +32,8 @@ def gnuplot(script):
 
 
 def main():
-    out, jobs, clusters = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+    out, jobs8, jobs_gen, limit, clusters = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5:]
+    jobs_of = {n: (jobs8 if n == "8" else jobs_gen) for n in clusters}
     figures = []  # (federation, policy, metric, value)
     summaries, per_job = {}, {}
     for n in clusters:
@@ -56,11 +57,12 @@ def main():
     w = lines.append
     w("# Federation evaluation\n")
     w("Regenerate with `bench/federation_eval.sh BUILD_DIR` (this folder is its output). "
-      f"Each federation replays one Helios-shaped trace of {jobs} jobs (seed 1, offered load 1.5: "
-      "the federation is oversubscribed while jobs arrive) under every policy, FIFO with EASY "
-      "backfill, the WAN shared as the `fair` coflow scheduler says, each planner call limited "
-      "to 1 s. `spiderflow simulate --help` and doc/simulate.md describe the model; the traces "
-      "are `trace-N.csv`, every run's output `run-N.txt`, every figure `figures.csv`.\n")
+      f"Each federation replays one Helios-shaped trace ({jobs8} jobs on the 8-region example, "
+      f"{jobs_gen} on each generated federation; seed 1, offered load 1.5: the federation is "
+      "oversubscribed while jobs arrive) under every policy, FIFO with EASY backfill, the WAN "
+      f"shared as the `fair` coflow scheduler says, each planner call limited to {limit} s. "
+      "`spiderflow simulate --help` and doc/simulate.md describe the model; the traces are "
+      "`trace-N.csv`, every run's output `run-N.txt`, every figure `figures.csv`.\n")
 
     w("## Results per federation\n")
     for n in clusters:
@@ -130,7 +132,7 @@ def main():
                 f.write("\n\n")
         gnuplot(f"""set terminal svg size 720,420 font 'sans,12' background '#ffffff'
 set output '{out}/jct-cdf-{n}.svg'
-set title 'JCT CDF, {n} clusters, {jobs} jobs'
+set title 'JCT CDF, {n} clusters, {jobs_of[n]} jobs'
 set xlabel 'job completion time (h, log scale)'; set ylabel 'fraction of finished jobs'
 set logscale x; set key right bottom; set grid
 plot for [i=0:{len(summaries[n]) - 1}] '{data}' index i using 1:2 with steps lw 2 title columnheader(1)
