@@ -8,8 +8,7 @@
 #   SF_EVAL_JOBS_GENERATED=N  jobs in each generated federation's trace (default 50)
 #   SF_EVAL_LIMIT=S           each planner call's time limit (default 0.3 s)
 #   SF_EVAL_QUICK=1           16 jobs, the 8-region federation only: a smoke run of the pipeline
-# global-ilp and genetic hit the limit on most decisions from 16 clusters on, so their overhead
-# there is the limit: what a site would have to allow them, and a lower bound of their cost.
+# global-ilp's and genetic's slowest decisions reach the limit: their overhead is a lower bound.
 # Not a test: it prints what it measures and asserts nothing.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)

@@ -120,6 +120,47 @@ def main():
             figures.append((big, OURS, f"overhead_factor_vs_{ref}", f))
     w("")
 
+    w("## Against what sites run today\n")
+    w("The same factors against the better of `slurm-alone` and `slurm-federation` only.\n")
+    w("| federation | avg JCT: Slurm / ours | throughput: ours / Slurm |")
+    w("|---|---|---|")
+    for n in clusters:
+        s = summaries[n]
+        if OURS not in s:
+            continue
+        slurm = [p for p in ("slurm-alone", "slurm-federation") if p in s]
+        bj = min(common_jct[n][p] for p in slurm)
+        bt = max(fnum(s[p]["tokens_per_s"]) for p in slurm)
+        fj, ft = bj / common_jct[n][OURS], fnum(s[OURS]["tokens_per_s"]) / bt
+        w(f"| {n} | {fj:.2f}x | {ft:.2f}x |")
+        figures.append((n, OURS, "jct_factor_vs_slurm", fj))
+        figures.append((n, OURS, "throughput_factor_vs_slurm", ft))
+    w("")
+    utils = {n: [100 * fnum(r["gpu_utilisation"]) for r in summaries[n].values()] for n in clusters}
+    gen_utils = [u for n in clusters if n != "8" for u in utils[n]]
+    gi = summaries[clusters[-1]].get("global-ilp")
+    gi_ms = fnum(gi["decision_ms_mean"]) if gi else float("nan")
+    w("## Why the targets are missed\n")
+    w("- **JCT and throughput against global-ilp and genetic.** Both baselines run inside the same "
+      "federation scheduler as spinsearch here (one queue, EASY backfill, cross-site starts, the "
+      "wait for a better placement), so they differ only in the layout each decision picks, and "
+      "their layouts are a little better: spinsearch's plans are close to, not at, the global "
+      "optimum (doc/planner.md), and a few percent per job compounds through a loaded queue. A "
+      "decision costs no simulated time, so their slower decisions cost them nothing; the "
+      "published gains over ILP- and genetic-based schedulers presumably include that delay, "
+      "which on these job lengths (hours) is negligible.")
+    w("- **Overhead at 64 clusters.** Most jobs ask 8 to 64 GPUs, which global-ilp's shape "
+      f"search prunes quickly on an idle federation ({gi_ms:.1f} ms mean at {clusters[-1]} clusters); "
+      "the gap grows with job size "
+      "(bench/planner_bench). Their slowest decisions reach the per-call limit, so those are "
+      "cut short and the means are lower bounds of what they would take unlimited.")
+    if gen_utils and "8" in utils:
+        w(f"- **Load on the generated federations.** {jobs_gen} jobs load the generated federations "
+          f"lightly (GPU utilisation {min(gen_utils):.0f}-{max(gen_utils):.0f}%), so placement matters "
+          "less there and every sensible policy ends closer; the 8-region example, loaded to "
+          f"{min(utils['8']):.0f}-{max(utils['8']):.0f}%, is the informative case.")
+    w("")
+
     # Plots: JCT CDFs, throughput over time, overhead against cluster count.
     for n in clusters:
         data = os.path.join(out, f"jct-cdf-{n}.dat")
