@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -72,6 +73,21 @@ constexpr const char* kUsage =
     "Output is the same for the same inputs, except the wall-clock figures (scheduling\n"
     "overhead) and policies a time limit cuts short.\n";
 
+// A whole number option >= min (counts, depths, seeds); InputError naming it otherwise.
+long whole(const Options& o, const std::string& key, double def, double min) {
+    const double v = o.number(key, def);
+    if (v != std::floor(v) || v < min || v > 1e12)
+        throw InputError("command line", 0, key, "expected a whole number >= " + std::to_string(static_cast<long>(min)));
+    return static_cast<long>(v);
+}
+
+// A number option >= 0 (seconds, factors).
+double non_negative(const Options& o, const std::string& key, double def) {
+    const double v = o.number(key, def);
+    if (!(v >= 0) || !std::isfinite(v)) throw InputError("command line", 0, key, "expected a number >= 0");
+    return v;
+}
+
 Topology federation(const Options& o) {
     if (!o.get("--topology").empty()) {
         if (!o.get("--clusters").empty())
@@ -81,8 +97,8 @@ Topology federation(const Options& o) {
     if (o.get("--clusters").empty())
         throw InputError("command line", 0, "--topology", "the federation is required: --topology FILE or --clusters N");
     GeneratorOptions g;
-    g.clusters = static_cast<int>(o.number("--clusters", 8));
-    g.seed = static_cast<uint64_t>(o.number("--topology-seed", 1));
+    g.clusters = static_cast<int>(whole(o, "--clusters", 8, 1));
+    g.seed = static_cast<uint64_t>(whole(o, "--topology-seed", 1, 0));
     return generate_topology(g);
 }
 
@@ -104,22 +120,22 @@ void write_out(const std::string& path, const std::string& text, const std::stri
 HeliosGenOptions gen_options(const Options& o, const Topology& t, const char* jobs_key) {
     HeliosGenOptions g;
     g.homes = homes_of(t);
-    g.jobs = static_cast<int>(o.number(jobs_key, 100));
-    g.seed = static_cast<uint64_t>(o.number("--seed", 1));
+    g.jobs = static_cast<int>(whole(o, jobs_key, 100, 1));
+    g.seed = static_cast<uint64_t>(whole(o, "--seed", 1, 0));
     g.load = o.number("--load", g.load);
-    g.gpu_scale = o.number("--gpu-scale", 1);
-    g.max_gpus = static_cast<int>(o.number("--max-gpus", 0));
-    g.duration_scale = o.number("--duration-scale", 1);
+    g.gpu_scale = non_negative(o, "--gpu-scale", 1);
+    g.max_gpus = static_cast<int>(whole(o, "--max-gpus", 0, 0));
+    g.duration_scale = non_negative(o, "--duration-scale", 1);
     return g;
 }
 
 HeliosReadOptions helios_options(const Options& o, const Topology& t) {
     HeliosReadOptions h;
     h.homes = homes_of(t);
-    h.min_gpus = static_cast<int>(o.number("--min-gpus", h.min_gpus));
-    h.gpu_scale = o.number("--gpu-scale", 1);
-    h.max_gpus = static_cast<int>(o.number("--max-gpus", 0));
-    h.max_jobs = static_cast<size_t>(o.number("--max-jobs", 0));
+    h.min_gpus = static_cast<int>(whole(o, "--min-gpus", h.min_gpus, 1));
+    h.gpu_scale = non_negative(o, "--gpu-scale", 1);
+    h.max_gpus = static_cast<int>(whole(o, "--max-gpus", 0, 0));
+    h.max_jobs = static_cast<size_t>(whole(o, "--max-jobs", 0, 0));
     return h;
 }
 
@@ -187,11 +203,11 @@ int cmd_run(const Options& o) {
     if (queue != "backfill" && queue != "fifo")
         throw InputError("command line", 0, "--queue", "expected backfill or fifo, got '" + queue + "'");
     so.backfill = queue == "backfill";
-    so.backfill_depth = static_cast<int>(o.number("--backfill-depth", so.backfill_depth));
-    so.planner_time_limit_s = o.number("--planner-time-limit", 0);
-    so.cross_site_start_s = o.number("--cross-site-start", so.cross_site_start_s);
-    so.slack = o.get("--slack") == "none" ? -1 : o.number("--slack", so.slack);
-    so.seed = static_cast<uint64_t>(o.number("--seed", 1));
+    so.backfill_depth = static_cast<int>(whole(o, "--backfill-depth", so.backfill_depth, 0));
+    so.planner_time_limit_s = non_negative(o, "--planner-time-limit", 0);
+    so.cross_site_start_s = non_negative(o, "--cross-site-start", so.cross_site_start_s);
+    so.slack = o.get("--slack") == "none" ? -1 : non_negative(o, "--slack", so.slack);
+    so.seed = static_cast<uint64_t>(whole(o, "--seed", 1, 0));
     so.check_invariants = o.flag("--check");
     const bool progress = o.flag("--progress") || (!o.flag("--no-progress") && isatty(STDERR_FILENO));
     const std::vector<std::string> policies = policy_list(o.get("--policy", "spinsearch"));
