@@ -206,7 +206,7 @@ plot for [i=0:{len(summaries[n]) - 1}] '{data}' index i using 1:2 with steps lw 
 set output '{out}/overhead.svg'
 set title 'Scheduling overhead against federation size'
 set xlabel 'clusters'; set ylabel 'ms per placement decision (log scale)'
-set logscale y; set logscale x 2; set key left top; set grid
+set logscale y; set logscale x 2; set key outside right top; set grid
 set xrange [{int(clusters[0]) / 2}:{int(clusters[-1]) * 2}]
 plot for [i=0:{len(pols) - 1}] '{data}' index i using 1:2 with linespoints lw 2 title columnheader(1)
 """)
