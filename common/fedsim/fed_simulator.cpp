@@ -59,7 +59,9 @@ public:
             double t_finish = kInf;
             for (const auto& [j, r] : running_) t_finish = std::min(t_finish, r.end_at(now_));
             const double t_arrive = next < order.size() ? trace_.jobs[order[next]].submit_s : kInf;
-            const double t_wake = wake_.empty() ? kInf : *wake_.begin();
+            // A wake-up matters only while some job waits: one left by a job that has since
+            // started would run the clock on past the last finish.
+            const double t_wake = wake_.empty() || queued() == 0 ? kInf : *wake_.begin();
             const double tn = std::min({t_finish, t_arrive, t_wake});
             if (tn == kInf) break;
             advance(tn);

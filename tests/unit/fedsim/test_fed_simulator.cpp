@@ -149,8 +149,15 @@ TEST(FedSimulator, NoClusterIsOverAllocatedAndEveryJobIsAccountedFor) {
             EXPECT_TRUE(j.finish_s > 0 || !j.unplaceable.empty()) << policy << " " << j.id;
         EXPECT_EQ(r.summary.finished + r.summary.unplaceable, trace.jobs.size()) << policy;
         // Every job that ran ended after it started, and started no earlier than it arrived.
-        for (const auto& j : r.jobs)
+        double last = 0;
+        for (const auto& j : r.jobs) {
             if (j.finish_s > 0) EXPECT_LE(j.submit_s, j.start_s) << policy << " " << j.id;
+            last = std::max({last, j.finish_s, j.submit_s});
+        }
+        // The clock stops with the last event that matters (no wake-up left by a job that
+        // has since started runs it on).
+        ASSERT_FALSE(r.timeline.empty());
+        EXPECT_EQ(r.timeline.back().t, last) << policy;
     }
 }
 
