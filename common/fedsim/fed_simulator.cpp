@@ -177,8 +177,10 @@ private:
         case WorkUnit::tokens: return std::ceil(job.work / job.tokens_per_iteration());
         case WorkUnit::duration_s: break;
         }
-        for (const char* ref : {"slurm-alone", "slurm-federation", "spinsearch"}) {
-            const auto p = make_placement(ref, o_.planner_time_limit_s, o_.seed);
+        if (work_refs_.empty())   // built once, on the first recorded run time
+            for (const char* ref : {"slurm-alone", "slurm-federation", "spinsearch"})
+                work_refs_.push_back(make_placement(ref, o_.planner_time_limit_s, o_.seed));
+        for (const auto& p : work_refs_) {
             const PlaceAttempt a = p->place(usable_, job, catalog_);
             if (a.plan && a.plan->prediction.iteration_s > 0)
                 return std::max(1.0, std::round(job.work / a.plan->prediction.iteration_s));
@@ -375,6 +377,7 @@ private:
     const Catalog& catalog_;
     const FedSimOptions& o_;
     std::unique_ptr<PlacementPolicy> policy_;
+    std::vector<std::unique_ptr<PlacementPolicy>> work_refs_;   // iterations_for()'s references
     Topology usable_;
     WanSharing sharing_;
     FedSimResult out_;
