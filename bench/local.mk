@@ -49,7 +49,7 @@ EXTRA_DIST += bench/cross_site_start_bench.sh
 # select/spiderflow_cons_tres: leaf switches and split stages of planned jobs vs cons_tres alone
 noinst_PROGRAMS += bench/placement_bench
 bench_placement_bench_SOURCES = bench/placement_bench.cpp
-bench_placement_bench_LDADD = libsf_site.la libsf_topology.la libsf_util.la $(HWLOC_LIBS)
+bench_placement_bench_LDADD = libsf_site.la libsf_cost.la libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la $(HWLOC_LIBS)
 
 # slurmctld scheduling cost with the select/sched pair over cons_tres + backfill (sdiag)
 EXTRA_DIST += bench/select_sched_bench.sh

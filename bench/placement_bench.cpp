@@ -9,12 +9,20 @@
 // test_select_sched.sh) checks this model against a real slurmctld on its 8-node case (n[4-7]).
 // Ours is node_pick(), the code select/spiderflow_cons_tres runs.
 //
+// And what each placement costs the job: the cost model's predicted iteration time for llama3-70b
+// (tp 8, one pipeline stage per run of nodes, ranks in leaf-switch order as a SpiderFlow step
+// numbers them) on the same nodes, with leaf uplinks tapered TAPER:1 (default 2: half the NIC
+// bandwidth under them; the spines non-blocking). The job is priced alone: what background jobs
+// send over the same uplinks is not modelled. On a non-blocking fabric the model prices every placement
+// alike, so only a tapered one shows what grouping buys.
+//
 // Also the time one pick takes (what select/spiderflow_cons_tres adds to a planned start, besides
 // reading slurmctld's records), mean over the loads.
 //
-// Usage: bench/placement_bench [TRIALS]   (default 500 per row; fixed seeds, same loads for both)
+// Usage: bench/placement_bench [TRIALS] [TAPER]   (default 500 per row, 2; fixed seeds, same loads)
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <numeric>
@@ -22,11 +30,18 @@
 #include <string>
 #include <vector>
 
+#include "common/cost/cost_model.h"
+#include "common/model/catalog.h"
+#include "common/plan/sequential_layout.h"
 #include "common/site/node_pick.h"
+#include "common/util/units.h"
 
 using namespace spiderflow;
 
 namespace {
+
+constexpr double kNodeGbps = 8 * 400;  // eight 400 Gb/s NICs, as an H100 node
+double g_taper = 2;                    // leaf uplink = what its nodes' NICs could send / taper
 
 // NODES nodes, LEAF per leaf switch, 4 leaves per spine, one core. interleave: leaf i holds
 // nodes i, i + leaves, ... (switch grouping that disagrees with name order, as when nodes are
@@ -36,6 +51,8 @@ Topology make_cluster(int nodes, int leaf, bool interleave) {
     t.name = "bench";
     Cluster c;
     c.name = "c";
+    c.intra_bandwidth_Bps = units::gbps_to_Bps(kNodeGbps);
+    c.intra_latency_s = 5e-6;
     const int leaves = nodes / leaf;
     for (int i = 0; i < nodes; ++i) {
         Node n;
@@ -46,7 +63,7 @@ Topology make_cluster(int nodes, int leaf, bool interleave) {
         c.nodes.push_back(n);
     }
     for (int l = 0; l < leaves; ++l) {
-        Switch sw{"l" + std::to_string(l), {}, {}, 0};
+        Switch sw{"l" + std::to_string(l), {}, {}, units::gbps_to_Bps(leaf * kNodeGbps / g_taper)};
         for (const auto& n : c.nodes)
             if (n.leaf_switch == sw.name) sw.nodes.push_back(n.name);
         c.switches.push_back(sw);
@@ -92,6 +109,28 @@ std::vector<int> cons_tres_alone(const std::vector<bool>& free, int want) {
     return out;
 }
 
+// llama3-70b on `nodes` (any order), one cell per node, stage s on the s-th run of nodes in the
+// cluster's leaf-switch order: the iteration time the cost model predicts for that placement.
+double predicted_iteration_s(const Topology& t, const CostModel& cm, const std::vector<int>& nodes, int stages) {
+    const Catalog& cat = Catalog::builtin();
+    JobSpec job;
+    job.model = *cat.model("llama3-70b");
+    job.seq_len = 4096;
+    job.recompute = true;
+    const int dp = static_cast<int>(nodes.size()) / stages;
+    job.global_batch = 16 * dp;
+    const Cluster& c = t.clusters[0];
+    std::vector<int> pos(c.nodes.size());
+    for (size_t k = 0; k < c.node_order().size(); ++k) pos[static_cast<size_t>(c.node_order()[k])] = static_cast<int>(k);
+    std::vector<int> ranked = nodes;
+    std::sort(ranked.begin(), ranked.end(), [&](int a, int b) { return pos[static_cast<size_t>(a)] < pos[static_cast<size_t>(b)]; });
+    Plan plan = make_sequential_plan(t, job, 8, stages, dp, 1);
+    for (int s = 0; s < stages; ++s)
+        for (int r = 0; r < dp; ++r) plan.cell(s, r) = StageCell{0, ranked[static_cast<size_t>(s * dp + r)], 0};
+    const Prediction p = cm.estimate(plan);
+    return p.feasible ? p.iteration_s : NAN;
+}
+
 struct Row {
     const char* name;
     int nodes, leaf;
@@ -104,6 +143,11 @@ struct Row {
 
 int main(int argc, char** argv) {
     const int trials = argc > 1 ? std::atoi(argv[1]) : 500;
+    if (argc > 2) g_taper = std::atof(argv[2]);
+    if (trials < 1 || !(g_taper >= 1)) {
+        std::fprintf(stderr, "usage: placement_bench [TRIALS >= 1] [TAPER >= 1]\n");
+        return 2;
+    }
     const std::vector<Row> rows = {
         {"64 nodes, 8/leaf, 25% busy", 64, 8, false, 16, 4, 0.25},
         {"64 nodes, 8/leaf, 50% busy", 64, 8, false, 16, 4, 0.50},
@@ -113,14 +157,19 @@ int main(int argc, char** argv) {
         {"2048 nodes, 32/leaf, 50% busy", 2048, 32, false, 256, 16, 0.50},
     };
     std::printf("Planned jobs under random background load: select/spiderflow_cons_tres vs cons_tres alone\n");
-    std::printf("(%d loads per row; leaf switches spanned and stages split across leaves, means)\n\n", trials);
-    std::printf("%-48s %-10s %18s %18s %7s %16s %16s %9s\n", "cluster and load", "job", "leaves cons_tres", "leaves ours",
-                "ratio", "split cons_tres", "split ours", "pick us");
+    std::printf("(%d loads per row; leaf switches spanned, stages split across leaves and the cost model's\n"
+                " iteration time for llama3-70b on the chosen nodes with %.0f:1 tapered leaf uplinks, means)\n\n",
+                trials, g_taper);
+    std::printf("%-48s %-10s %16s %12s %7s %15s %10s %13s %9s %7s %9s\n", "cluster and load", "job", "leaves cons_tres",
+                "leaves ours", "ratio", "split cons_tres", "split ours", "s/it cons_tres", "s/it ours", "ratio", "pick us");
     for (const Row& row : rows) {
         const Topology t = make_cluster(row.nodes, row.leaf, row.interleave);
         const Cluster& c = t.clusters[0];
+        CostOptions options;
+        options.scaling_efficiency = false;  // one cluster: nothing to compare with
+        const CostModel cm(t, Catalog::builtin(), options);
         std::mt19937 rng(12345);
-        double leaves_base = 0, leaves_ours = 0, split_base = 0, split_ours = 0, pick_us = 0;
+        double leaves_base = 0, leaves_ours = 0, split_base = 0, split_ours = 0, pick_us = 0, iter_base = 0, iter_ours = 0;
         int counted = 0;
         for (int trial = 0; trial < trials; ++trial) {
             std::vector<int> order(row.nodes);
@@ -140,14 +189,16 @@ int main(int argc, char** argv) {
             split_base += b.split_stages;
             leaves_ours += ours->leaf_switches;
             split_ours += ours->split_stages;
+            iter_base += predicted_iteration_s(t, cm, base, row.stages);
+            iter_ours += predicted_iteration_s(t, cm, ours->nodes, row.stages);
             ++counted;
         }
         if (counted == 0) continue;
         char job[32];
         std::snprintf(job, sizeof job, "%dn/%dpp", row.job_nodes, row.stages);
-        std::printf("%-48s %-10s %18.2f %18.2f %6.2fx %16.2f %16.2f %9.1f\n", row.name, job, leaves_base / counted,
-                    leaves_ours / counted, leaves_base / leaves_ours, split_base / counted, split_ours / counted,
-                    pick_us / trials);
+        std::printf("%-48s %-10s %16.2f %12.2f %6.2fx %15.2f %10.2f %13.3f %9.3f %6.3fx %9.1f\n", row.name, job,
+                    leaves_base / counted, leaves_ours / counted, leaves_base / leaves_ours, split_base / counted,
+                    split_ours / counted, iter_base / counted, iter_ours / counted, iter_base / iter_ours, pick_us / trials);
     }
     // The integration test's case, as the real slurmctld placed it: n[4-7] alone, n[5-8] ours.
     std::vector<bool> free(8, true);

@@ -61,20 +61,14 @@ DataParallelTimes dp_allreduce_times(const CostModel& model, const Plan& plan, b
 
     std::vector<StageRings> rings;
     for (int s = 0; s < P; ++s) rings.push_back(rings_of(plan, s, single_site));
-    // Every stage reduces at once: all their WAN crossings share the links before any is priced.
-    WanShares shares(model.topology());
+    // Every stage reduces at once: all their crossings share the WAN links and switch uplinks
+    // before any is priced.
+    PhaseShares shares(model);
     for (int s = 0; s < P; ++s) {
         const StageRings& sr = rings[static_cast<size_t>(s)];
-        for (const auto& ring : sr.inside) {
-            for (const auto& [x, y] : ring_edges(ring)) {
-                const LinkFigures l = link(s, x, y);
-                if (l.wan_Bps > 0) shares.add(l.a, l.b);
-            }
-        }
-        for (const auto& [x, y] : ring_edges(sr.across)) {
-            const LinkFigures l = link(s, x, y);
-            if (l.wan_Bps > 0) shares.add(l.a, l.b);
-        }
+        for (const auto& ring : sr.inside)
+            for (const auto& [x, y] : ring_edges(ring)) shares.add(link(s, x, y), plan.cell(s, x), plan.cell(s, y));
+        for (const auto& [x, y] : ring_edges(sr.across)) shares.add(link(s, x, y), plan.cell(s, x), plan.cell(s, y));
     }
     auto ring_figures = [&](int s, const std::vector<int>& members) {
         RingFigures f;
@@ -82,7 +76,7 @@ DataParallelTimes dp_allreduce_times(const CostModel& model, const Plan& plan, b
             const LinkFigures l = link(s, x, y);
             f.problem = link_problem(model, l, plan.cell(s, x), plan.cell(s, y));
             if (!f.problem.empty()) return f;
-            f.bw = std::min(f.bw, effective_Bps(l, shares));
+            f.bw = std::min(f.bw, effective_Bps(l, plan.cell(s, x), plan.cell(s, y), shares));
             f.lat = std::max(f.lat, l.latency_s);
         }
         return f;
@@ -114,7 +108,7 @@ DataParallelTimes dp_allreduce_times(const CostModel& model, const Plan& plan, b
                 const LinkFigures l = link(s, x, y);
                 std::string why = link_problem(model, l, plan.cell(s, x), plan.cell(s, y));
                 if (!why.empty()) return {std::move(why), {}};
-                wan_min = std::min(wan_min, shares.per_crossing_Bps(l.a, l.b));
+                wan_min = std::min(wan_min, shares.wan.per_crossing_Bps(l.a, l.b));
                 nic_min = std::min(nic_min, l.nic_Bps);
                 lat_max = std::max(lat_max, l.latency_s);
             }

@@ -40,9 +40,16 @@ std::string link_problem(const CostModel& model, const LinkFigures& l, const Sta
            clusters[static_cast<size_t>(y.cluster)].nodes[static_cast<size_t>(y.node)].name;
 }
 
-double effective_Bps(const LinkFigures& l, WanShares& shares) {
-    if (l.wan_Bps <= 0) return l.nic_Bps;
-    return std::min(l.nic_Bps, shares.per_crossing_Bps(l.a, l.b));
+PhaseShares::PhaseShares(const CostModel& model) : wan(model.topology()), fabric(model.fabrics()) {}
+
+void PhaseShares::add(const LinkFigures& l, const StageCell& x, const StageCell& y) {
+    if (l.wan_Bps > 0) wan.add(l.a, l.b);
+    else fabric.add(x, y);
+}
+
+double effective_Bps(const LinkFigures& l, const StageCell& x, const StageCell& y, PhaseShares& shares) {
+    if (l.wan_Bps <= 0) return std::min(l.nic_Bps, shares.fabric.per_crossing_Bps(x, y));
+    return std::min(l.nic_Bps, shares.wan.per_crossing_Bps(l.a, l.b));
 }
 
 }  // namespace spiderflow::cost

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "common/cost/cost_model.h"
+#include "common/cost/fabric_shares.h"
 #include "common/cost/wan_shares.h"
 
 namespace spiderflow::cost {
@@ -21,8 +22,16 @@ struct LinkFigures {
 LinkFigures link_between(const CostModel& model, const StageCell& x, const StageCell& y, int tp, bool single_site);
 // Why no traffic can flow over `l`; empty when it can.
 std::string link_problem(const CostModel& model, const LinkFigures& l, const StageCell& x, const StageCell& y);
-// What one crossing gets: its NIC share, and inside the WAN its share of the busiest link on its
-// route among the crossings added to `shares`.
-double effective_Bps(const LinkFigures& l, WanShares& shares);
+// The concurrent crossings of one traffic phase: on the WAN's links and on the clusters' switch
+// uplinks. Add every crossing of the phase before pricing any.
+struct PhaseShares {
+    explicit PhaseShares(const CostModel& model);
+    void add(const LinkFigures& l, const StageCell& x, const StageCell& y);
+    WanShares wan;
+    FabricShares fabric;
+};
+// What one crossing from x to y gets: its NIC share, inside a cluster its share of the switch
+// uplinks it climbs, and across the WAN its share of the busiest link on its route.
+double effective_Bps(const LinkFigures& l, const StageCell& x, const StageCell& y, PhaseShares& shares);
 
 }  // namespace spiderflow::cost

@@ -29,6 +29,7 @@ CostModel::CostModel(const Topology& topology, const Catalog& catalog, CostOptio
             }
             nodes_[c].push_back(f);
         }
+        fabrics_.push_back(cost::ClusterFabric::of(cluster));
     }
 }
 

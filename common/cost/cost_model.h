@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "common/cost/fabric_shares.h"
 #include "common/model/catalog.h"
 #include "common/plan/plan.h"
 #include "common/topology/topology.h"
@@ -51,6 +52,8 @@ public:
     const NodeFacts& facts(const StageCell& c) const {
         return nodes_[static_cast<size_t>(c.cluster)][static_cast<size_t>(c.node)];
     }
+    // Each cluster's switch tree with its uplink figures, indexed like Topology::clusters.
+    const std::vector<cost::ClusterFabric>& fabrics() const { return fabrics_; }
 
 private:
     Prediction estimate_impl(const Plan& plan, bool single_site) const;
@@ -59,6 +62,7 @@ private:
     const Catalog& catalog_;
     CostOptions options_;
     std::vector<std::vector<NodeFacts>> nodes_;  // [cluster][node]
+    std::vector<cost::ClusterFabric> fabrics_;
 };
 
 }  // namespace spiderflow

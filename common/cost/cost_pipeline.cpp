@@ -12,14 +12,11 @@ PipelineTimes pipeline_times(const CostModel& model, const Plan& plan, const Cel
     const double msg_bytes = activation_bytes(plan);
     auto link = [&](int s, int r) { return link_between(model, plan.cell(s, r), plan.cell(s + 1, r), plan.tp, single_site); };
 
-    // Every replica sends at once, so all their WAN crossings share the links first.
-    WanShares shares(model.topology());
-    for (int r = 0; r < D; ++r) {
-        for (int s = 0; s + 1 < P; ++s) {
-            const LinkFigures l = link(s, r);
-            if (l.wan_Bps > 0) shares.add(l.a, l.b);
-        }
-    }
+    // Every replica sends at once, so all their crossings share the WAN links and switch
+    // uplinks first.
+    PhaseShares shares(model);
+    for (int r = 0; r < D; ++r)
+        for (int s = 0; s + 1 < P; ++s) shares.add(link(s, r), plan.cell(s, r), plan.cell(s + 1, r));
     PipelineTimes out;
     double slow_T = -1, slow_p2p = 0, slow_lat = 0, slow_stage = 0;
     for (int r = 0; r < D; ++r) {
@@ -36,7 +33,7 @@ PipelineTimes pipeline_times(const CostModel& model, const Plan& plan, const Cel
                 std::string why = link_problem(model, l, plan.cell(s, r), plan.cell(s + 1, r));
                 if (!why.empty()) return {std::move(why)};
                 // Activations forward and their gradients backward, each once per micro-batch.
-                p2p_max = std::max(p2p_max, 2.0 * msg_bytes / effective_Bps(l, shares));
+                p2p_max = std::max(p2p_max, 2.0 * msg_bytes / effective_Bps(l, plan.cell(s, r), plan.cell(s + 1, r), shares));
                 lat_sum += 2.0 * l.latency_s;  // paid once filling, once draining
             }
         }

@@ -4,6 +4,8 @@ libsf_cost_la_SOURCES = \
 	common/cost/comm.h \
 	common/cost/wan_shares.cpp \
 	common/cost/wan_shares.h \
+	common/cost/fabric_shares.cpp \
+	common/cost/fabric_shares.h \
 	common/cost/cost_model.cpp \
 	common/cost/cost_model.h \
 	common/cost/cost_parts.h \
