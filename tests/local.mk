@@ -72,7 +72,7 @@ tests_unit_test_model_LDADD = libsf_model.la libsf_util.la $(GTEST_LIBS_ALL)
 check_PROGRAMS += tests/unit/test_cost
 TESTS += tests/unit/test_cost
 tests_unit_test_cost_SOURCES = tests/unit/common/small_model.h tests/unit/cost/cost_fixture.h tests/unit/cost/test_flops_memory.cpp \
-	tests/unit/cost/test_cost_model.cpp tests/unit/cost/test_validation.cpp tests/unit/cost/test_fabric_shares.cpp
+	tests/unit/cost/test_cost_model.cpp tests/unit/cost/test_validation.cpp tests/unit/cost/test_fabric_shares.cpp tests/unit/cost/test_routes.cpp
 tests_unit_test_cost_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_cost_LDADD = libsf_cost.la libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la -lpthread \
 	$(GTEST_LIBS_ALL)
@@ -87,7 +87,7 @@ tests_unit_test_topology_SOURCES = tests/unit/topology/topo_fixture.h tests/unit
 	tests/unit/topology/test_reader.cpp tests/unit/topology/test_roundtrip.cpp tests/unit/topology/test_generator.cpp \
 	tests/unit/topology/site_test_util.h tests/unit/topology/test_hostlist.cpp tests/unit/topology/test_slurm_conf.cpp \
 	tests/unit/topology/test_slurm_reader.cpp tests/unit/topology/test_hwloc_reader.cpp tests/unit/topology/test_checks.cpp \
-	tests/unit/topology/test_node_order.cpp tests/unit/topology/test_tp_groups.cpp
+	tests/unit/topology/test_node_order.cpp tests/unit/topology/test_tp_groups.cpp tests/unit/topology/test_fastest_paths.cpp
 tests_unit_test_topology_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_topology_LDADD = libsf_topology.la libsf_util.la $(HWLOC_LIBS) $(GTEST_LIBS_ALL)
 

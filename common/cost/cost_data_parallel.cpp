@@ -5,6 +5,7 @@
 #include "common/cost/comm.h"
 #include "common/cost/cost_links.h"
 #include "common/cost/cost_parts.h"
+#include "common/plan/plan_routes.h"
 #include "common/plan/plan_traffic.h"
 
 namespace spiderflow::cost {
@@ -57,7 +58,11 @@ DataParallelTimes dp_allreduce_times(const CostModel& model, const Plan& plan, b
     DataParallelTimes out;
     out.allreduce_s.assign(static_cast<size_t>(P), 0.0);
     if (D <= 1) return out;
-    auto link = [&](int s, int x, int y) { return link_between(model, plan.cell(s, x), plan.cell(s, y), T, single_site); };
+    auto link = [&](int s, int x, int y, size_t ring) {
+        LinkFigures l = link_between(model, plan.cell(s, x), plan.cell(s, y), T, single_site);
+        if (l.a >= 0) take_route(model, l, dp_route(model.topology(), plan, s, static_cast<int>(ring), l.a, l.b));
+        return l;
+    };
 
     std::vector<StageRings> rings;
     for (int s = 0; s < P; ++s) rings.push_back(rings_of(plan, s, single_site));
@@ -67,13 +72,14 @@ DataParallelTimes dp_allreduce_times(const CostModel& model, const Plan& plan, b
     for (int s = 0; s < P; ++s) {
         const StageRings& sr = rings[static_cast<size_t>(s)];
         for (const auto& ring : sr.inside)
-            for (const auto& [x, y] : ring_edges(ring)) shares.add(link(s, x, y), plan.cell(s, x), plan.cell(s, y));
-        for (const auto& [x, y] : ring_edges(sr.across)) shares.add(link(s, x, y), plan.cell(s, x), plan.cell(s, y));
+            for (const auto& [x, y] : ring_edges(ring)) shares.add(link(s, x, y, ring.size()), plan.cell(s, x), plan.cell(s, y));
+        for (const auto& [x, y] : ring_edges(sr.across))
+            shares.add(link(s, x, y, sr.across.size()), plan.cell(s, x), plan.cell(s, y));
     }
     auto ring_figures = [&](int s, const std::vector<int>& members) {
         RingFigures f;
         for (const auto& [x, y] : ring_edges(members)) {
-            const LinkFigures l = link(s, x, y);
+            const LinkFigures l = link(s, x, y, members.size());
             f.problem = link_problem(model, l, plan.cell(s, x), plan.cell(s, y));
             if (!f.problem.empty()) return f;
             f.bw = std::min(f.bw, effective_Bps(l, plan.cell(s, x), plan.cell(s, y), shares));
@@ -105,7 +111,7 @@ DataParallelTimes dp_allreduce_times(const CostModel& model, const Plan& plan, b
             const int C = static_cast<int>(sr.across.size());
             double wan_min = INFINITY, nic_min = INFINITY, lat_max = 0;
             for (const auto& [x, y] : ring_edges(sr.across)) {
-                const LinkFigures l = link(s, x, y);
+                const LinkFigures l = link(s, x, y, sr.across.size());
                 std::string why = link_problem(model, l, plan.cell(s, x), plan.cell(s, y));
                 if (!why.empty()) return {std::move(why), {}};
                 wan_min = std::min(wan_min, shares.wan.per_crossing_Bps(l.a, l.b));

@@ -31,6 +31,14 @@ LinkFigures link_between(const CostModel& model, const StageCell& x, const Stage
     return l;
 }
 
+void take_route(const CostModel& model, LinkFigures& l, RouteKind route) {
+    if (l.a < 0) return;
+    l.route = route;
+    const PathInfo& path = model.topology().path(l.a, l.b, l.route);
+    l.wan_Bps = path.bandwidth_Bps;
+    l.latency_s = path.latency_s;
+}
+
 std::string link_problem(const CostModel& model, const LinkFigures& l, const StageCell& x, const StageCell& y) {
     if (l.nic_Bps > 0 && (l.a < 0 || (l.wan_Bps > 0 && std::isfinite(l.latency_s)))) return {};
     const auto& clusters = model.topology().clusters;
@@ -43,13 +51,13 @@ std::string link_problem(const CostModel& model, const LinkFigures& l, const Sta
 PhaseShares::PhaseShares(const CostModel& model) : wan(model.topology()), fabric(model.fabrics()) {}
 
 void PhaseShares::add(const LinkFigures& l, const StageCell& x, const StageCell& y) {
-    if (l.wan_Bps > 0) wan.add(l.a, l.b);
+    if (l.wan_Bps > 0) wan.add(l.a, l.b, l.route);
     else fabric.add(x, y);
 }
 
 double effective_Bps(const LinkFigures& l, const StageCell& x, const StageCell& y, PhaseShares& shares) {
     if (l.wan_Bps <= 0) return std::min(l.nic_Bps, shares.fabric.per_crossing_Bps(x, y));
-    return std::min(l.nic_Bps, shares.wan.per_crossing_Bps(l.a, l.b));
+    return std::min(l.nic_Bps, shares.wan.per_crossing_Bps(l.a, l.b, l.route));
 }
 
 }  // namespace spiderflow::cost

@@ -16,10 +16,14 @@ struct LinkFigures {
     double wan_Bps = 0;   // 0 = stays inside a cluster
     int a = -1;           // the two clusters when it crosses the WAN
     int b = -1;
+    RouteKind route = RouteKind::widest;   // which of their routes it takes
 };
 
 // With `single_site`, every cross-cluster link is priced as if it stayed inside one cluster.
 LinkFigures link_between(const CostModel& model, const StageCell& x, const StageCell& y, int tp, bool single_site);
+// Puts a WAN crossing on `route` (plan_routes.h says which suits each kind of traffic). Nothing
+// inside a cluster.
+void take_route(const CostModel& model, LinkFigures& l, RouteKind route);
 // Why no traffic can flow over `l`; empty when it can.
 std::string link_problem(const CostModel& model, const LinkFigures& l, const StageCell& x, const StageCell& y);
 // The concurrent crossings of one traffic phase: on the WAN's links and on the clusters' switch

@@ -2,6 +2,7 @@
 
 #include "common/cost/cost_links.h"
 #include "common/cost/cost_parts.h"
+#include "common/plan/plan_routes.h"
 #include "common/plan/plan_traffic.h"
 
 namespace spiderflow::cost {
@@ -10,7 +11,11 @@ PipelineTimes pipeline_times(const CostModel& model, const Plan& plan, const Cel
     const int P = plan.pp, D = plan.dp, M = plan.num_micro_batches;
     const int V = P > 1 ? std::max(model.options().virtual_stages, 1) : 1;
     const double msg_bytes = activation_bytes(plan);
-    auto link = [&](int s, int r) { return link_between(model, plan.cell(s, r), plan.cell(s + 1, r), plan.tp, single_site); };
+    auto link = [&](int s, int r) {
+        LinkFigures l = link_between(model, plan.cell(s, r), plan.cell(s + 1, r), plan.tp, single_site);
+        if (l.a >= 0) take_route(model, l, pp_route(model.topology(), plan, l.a, l.b));
+        return l;
+    };
 
     // Every replica sends at once, so all their crossings share the WAN links and switch
     // uplinks first.

@@ -5,16 +5,16 @@
 
 namespace spiderflow::cost {
 
-WanShares::Pair& WanShares::slot(int a, int b) {
+WanShares::Pair& WanShares::slot(int a, int b, RouteKind route) {
     if (a > b) std::swap(a, b);
     for (Pair& p : pairs_)
-        if (p.a == a && p.b == b) return p;
-    pairs_.push_back({a, b, 0, topology_.route_links(a, b), 0.0});
+        if (p.a == a && p.b == b && p.route == route) return p;
+    pairs_.push_back({a, b, route, 0, topology_.route_links(a, b, route), 0.0});
     return pairs_.back();
 }
 
-void WanShares::add(int a, int b) {
-    ++slot(a, b).count;
+void WanShares::add(int a, int b, RouteKind route) {
+    ++slot(a, b, route).count;
     settled_ = false;
 }
 
@@ -32,8 +32,8 @@ void WanShares::settle() {
     settled_ = true;
 }
 
-double WanShares::per_crossing_Bps(int a, int b) {
-    Pair& p = slot(a, b);
+double WanShares::per_crossing_Bps(int a, int b, RouteKind route) {
+    Pair& p = slot(a, b, route);
     if (p.count == 0) {
         // Never added: as if it were one more crossing on top of the others.
         ++p.count;

@@ -15,6 +15,8 @@ libsf_plan_la_SOURCES = \
 	common/plan/plan_parts.cpp \
 	common/plan/plan_parts.h \
 	common/plan/plan_traffic.cpp \
+	common/plan/plan_routes.cpp \
+	common/plan/plan_routes.h \
 	common/plan/plan_traffic.h \
 	common/plan/plan_text.cpp \
 	common/plan/plan_text.h \

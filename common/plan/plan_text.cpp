@@ -5,6 +5,7 @@
 #include <map>
 #include <sstream>
 
+#include "common/plan/plan_routes.h"
 #include "common/plan/plan_traffic.h"
 #include "common/util/units.h"
 
@@ -56,6 +57,34 @@ std::pair<int, int> crossing_counts(const Plan& p) {
     for (int s = 0; s < p.pp; ++s)
         if (clusters_of_stage(p, s).size() > 1) ++stages_spanning;
     return {pipelines_crossing, stages_spanning};
+}
+
+// Which route a kind of traffic takes, when the pair's widest and fastest routes differ (else the
+// pair's line above already names the one route).
+std::string route_note(const Topology& t, int a, int b, RouteKind kind) {
+    if (t.route(a, b, RouteKind::widest) == t.route(a, b, RouteKind::fastest)) return "";
+    const PathInfo& p = t.path(a, b, kind);
+    std::string out = std::string(", on the ") + to_string(kind) + " route";
+    const std::vector<int> hops = t.route(a, b, kind);
+    if (hops.size() <= 2) {
+        out += " (direct)";
+    } else {
+        out += " (via";
+        for (size_t i = 1; i + 1 < hops.size(); ++i) out += " " + cname(t, hops[i]);
+        out += ")";
+    }
+    return out + ": " + fmt("%.2f Gbps", units::Bps_to_gbps(p.bandwidth_Bps)) + ", " + fmt("%.1f ms", p.latency_s * 1e3);
+}
+
+// The route of the DP ring edges between a and b: those of the first stage whose all-reduce
+// joins the two clusters (stages rarely differ: the choice depends on the gradient size).
+RouteKind dp_route_of(const Topology& t, const Plan& p, int a, int b) {
+    for (int s = 0; s < p.pp; ++s) {
+        const std::vector<int> cs = clusters_of_stage(p, s);
+        if (std::find(cs.begin(), cs.end(), a) == cs.end() || std::find(cs.begin(), cs.end(), b) == cs.end()) continue;
+        return dp_route(t, p, s, p.hierarchical_dp ? static_cast<int>(cs.size()) : p.dp, a, b);
+    }
+    return RouteKind::widest;
 }
 
 void breakdown(std::ostringstream& o, const Prediction& q) {
@@ -151,7 +180,7 @@ std::string plan_to_text(const Plan& plan, const Topology& topo, const Plan* run
               << (pp_lighter ? ", but fewer crossings made this layout cheaper overall.\n" : ".\n");
         else
             o << "Both pipeline boundaries and DP all-reduces cross sites (a mixed layout).\n";
-        o << "Cross-cluster links (bottleneck bandwidth of the widest route):\n";
+        o << "Cross-cluster links (the widest route; each kind of traffic takes the route that suits it):\n";
         for (const auto& t : traffic) {
             o << "  " << cname(topo, t.a) << " <-> " << cname(topo, t.b);
             if (topo.finalized() && t.a < static_cast<int>(topo.clusters.size()) &&
@@ -169,12 +198,16 @@ std::string plan_to_text(const Plan& plan, const Topology& topo, const Plan* run
                       << secs((t.pp_bytes + t.dp_bytes) / path.bandwidth_Bps) << " on the wire";
             }
             o << "\n";
+            const bool routed = topo.finalized() && t.a < static_cast<int>(topo.clusters.size()) &&
+                                t.b < static_cast<int>(topo.clusters.size());
             if (t.pp_boundaries > 0)
                 o << "      PP: " << t.pp_boundaries << " pipeline boundar" << (t.pp_boundaries == 1 ? "y" : "ies")
-                  << ", " << bytes_str(t.pp_bytes) << "\n";
+                  << ", " << bytes_str(t.pp_bytes)
+                  << (routed ? route_note(topo, t.a, t.b, pp_route(topo, plan, t.a, t.b)) : "") << "\n";
             if (t.dp_stages > 0)
                 o << "      DP: all-reduce of " << t.dp_stages << " stage" << (t.dp_stages == 1 ? "" : "s") << ", "
-                  << bytes_str(t.dp_bytes) << "\n";
+                  << bytes_str(t.dp_bytes) << (routed ? route_note(topo, t.a, t.b, dp_route_of(topo, plan, t.a, t.b)) : "")
+                  << "\n";
         }
     }
 

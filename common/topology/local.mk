@@ -2,6 +2,7 @@ noinst_LTLIBRARIES += libsf_topology.la
 libsf_topology_la_SOURCES = \
 	common/topology/topology.h \
 	common/topology/topology.cpp \
+	common/topology/fastest_paths.cpp \
 	common/topology/reader.h \
 	common/topology/readers.h \
 	common/topology/reader_factory.cpp \

@@ -378,6 +378,7 @@ void Topology::finalize(const std::string& source) {
         }
         g = h;
     }
+    compute_fastest_paths();
     finalized_ = true;
 }
 
@@ -402,8 +403,10 @@ int Topology::link_between(int a, int b) const {
     return it == link_index_.end() ? -1 : it->second;
 }
 
-std::vector<int> Topology::route_links(int a, int b) const {
-    const std::vector<int> hops = route(a, b);
+std::vector<int> Topology::route_links(int a, int b) const { return route_links(a, b, RouteKind::widest); }
+
+std::vector<int> Topology::route_links(int a, int b, RouteKind kind) const {
+    const std::vector<int> hops = route(a, b, kind);
     std::vector<int> out;
     for (size_t i = 0; i + 1 < hops.size(); ++i) out.push_back(link_between(hops[i], hops[i + 1]));
     return out;

@@ -109,6 +109,14 @@ struct PathInfo {
     bool reachable() const { return bandwidth_Bps > 0; }
 };
 
+// Which of the two routes a pair of clusters has: the widest (bulk transfers, the default
+// everywhere) or the fastest, of least summed latency (ties: wider, then fewer hops), which suits
+// small messages. They differ where a direct link is a little narrower than a detour: worldwide-8's
+// frankfurt-ireland link (1.08 Gb/s, 24 ms) against the widest route via london, virginia and
+// ohio (1.12 Gb/s, 178 ms).
+enum class RouteKind { widest, fastest };
+const char* to_string(RouteKind kind);
+
 class Topology {
 public:
     static constexpr int kFormatVersion = 1;
@@ -117,20 +125,26 @@ public:
     std::vector<Cluster> clusters;
     std::vector<Link> links;
 
-    // Checks references (link ends, switch children) and computes all-pairs widest paths.
+    // Checks references (link ends, switch children) and computes all-pairs widest and fastest
+    // paths.
     // Must be called after the data is filled and before path() is used. Throws InputError
     // naming the offending element, with `source` as the file name.
     void finalize(const std::string& source = "topology");
 
     bool finalized() const { return finalized_; }
     const PathInfo& path(int a, int b) const { return paths_[static_cast<size_t>(a) * clusters.size() + b]; }
+    const PathInfo& path(int a, int b, RouteKind kind) const {
+        return kind == RouteKind::widest ? path(a, b) : fast_paths_[static_cast<size_t>(a) * clusters.size() + b];
+    }
     // Cluster indices along the widest path from a to b, both ends included; empty if unreachable.
     std::vector<int> route(int a, int b) const;
+    std::vector<int> route(int a, int b, RouteKind kind) const;
     // Index into `links` of the link joining a and b directly, -1 when there is none.
     int link_between(int a, int b) const;
     // Indices into `links` along the widest path from a to b; empty if unreachable or a == b.
     // Crossings whose routes share a link share its bandwidth.
     std::vector<int> route_links(int a, int b) const;
+    std::vector<int> route_links(int a, int b, RouteKind kind) const;
     int cluster_index(std::string_view cluster_name) const;  // -1 when absent
     int total_gpus() const;
 
@@ -144,6 +158,18 @@ private:
     std::vector<uint32_t> route_start_;
     std::unordered_map<std::string, int> index_;
     std::unordered_map<uint64_t, int> link_index_;  // unordered cluster pair -> index in links
+    // Fastest paths (fastest_paths.cpp). Least latency has optimal substructure, so one
+    // predecessor per (source, cluster) rebuilds every route: fast_pred_[a*n+b] is the cluster
+    // before b on the fastest a->b route.
+    void compute_fastest_paths();
+    std::vector<PathInfo> fast_paths_;
+    std::vector<int> fast_pred_;
 };
+
+// The route that suits a transfer of `bytes` sent as `messages` messages one after another
+// between clusters a and b: whichever of the two takes less time alone (messages x latency +
+// bytes / bottleneck). Pipeline activations (one message of tens of MB) usually take the fastest
+// route, a DP all-reduce of gigabytes the widest. Widest when either is unreachable.
+RouteKind route_for(const Topology& topology, int a, int b, double bytes, int messages);
 
 }  // namespace spiderflow
