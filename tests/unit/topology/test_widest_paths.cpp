@@ -78,25 +78,6 @@ TEST(WidestPath, SelfPathIsFreeAndRouteIsTheCluster) {
     EXPECT_EQ(t.route(1, 1), (std::vector<int>{1}));
 }
 
-// Best (bandwidth, then latency) over all simple paths, by brute force.
-void brute_force(const Topology& t, int at, int goal, std::vector<char>& seen, double bw, double lat,
-                 double& best_bw, double& best_lat) {
-    if (at == goal) {
-        if (bw > best_bw || (bw == best_bw && lat < best_lat)) {
-            best_bw = bw;
-            best_lat = lat;
-        }
-        return;
-    }
-    for (const Link& l : t.links) {
-        const int next = l.a == at ? l.b : l.b == at ? l.a : -1;
-        if (next < 0 || seen[next]) continue;
-        seen[next] = 1;
-        brute_force(t, next, goal, seen, std::min(bw, l.bandwidth_Bps), lat + l.latency_s, best_bw, best_lat);
-        seen[next] = 0;
-    }
-}
-
 TEST(WidestPath, MatchesBruteForceAndRoutesAgreeWithFigures) {
     // Partial mesh with few distinct bandwidths, so many ties need the latency rule.
     Topology t = clusters(7);
@@ -110,10 +91,14 @@ TEST(WidestPath, MatchesBruteForceAndRoutesAgreeWithFigures) {
     for (int a = 0; a < 7; ++a) {
         for (int b = 0; b < 7; ++b) {
             if (a == b) continue;
-            std::vector<char> seen(7, 0);
-            seen[a] = 1;
+            // Best (bandwidth, then latency) over all simple paths.
             double best_bw = 0, best_lat = INFINITY;
-            brute_force(t, a, b, seen, INFINITY, 0, best_bw, best_lat);
+            test::for_each_simple_path(t, a, b, [&](double bw, double lat) {
+                if (bw > best_bw || (bw == best_bw && lat < best_lat)) {
+                    best_bw = bw;
+                    best_lat = lat;
+                }
+            });
             EXPECT_DOUBLE_EQ(t.path(a, b).bandwidth_Bps, best_bw) << a << "->" << b;
             EXPECT_NEAR(t.path(a, b).latency_s, best_lat, 1e-12) << a << "->" << b;
             // The stored route has exactly the reported figures.
