@@ -59,8 +59,7 @@ std::string help_text() {
     "  --tp T --pp P --dp D fix parallel degrees (only the placement is searched)\n"
     "  --micro-batch M      fix the micro-batch size\n"
     "  --precision P        bf16 (default), fp16 or fp32, as `spiderflow estimate` takes it\n"
-    + recompute_help(23) +
-    + sequence_parallel_help(23) +
+    + recompute_help(23) + sequence_parallel_help(23) +
     "  --policy NAME        spinsearch (default), global-ilp, genetic, greedy, first-fit, exhaustive\n"
     "  --time-limit S       planning time limit in seconds (default: the policy's)\n"
     "  --seed N             random seed (default 1); same inputs and seed give the same plan\n"
