@@ -72,7 +72,8 @@ tests_unit_test_model_LDADD = libsf_model.la libsf_util.la $(GTEST_LIBS_ALL)
 check_PROGRAMS += tests/unit/test_cost
 TESTS += tests/unit/test_cost
 tests_unit_test_cost_SOURCES = tests/unit/common/small_model.h tests/unit/cost/cost_fixture.h tests/unit/cost/test_flops_memory.cpp \
-	tests/unit/cost/test_cost_model.cpp tests/unit/cost/test_validation.cpp tests/unit/cost/test_fabric_shares.cpp tests/unit/cost/test_routes.cpp
+	tests/unit/cost/test_cost_model.cpp tests/unit/cost/test_validation.cpp tests/unit/cost/test_gemm_efficiency.cpp \
+	tests/unit/cost/test_recompute.cpp tests/unit/cost/test_fabric_shares.cpp tests/unit/cost/test_routes.cpp
 tests_unit_test_cost_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_cost_LDADD = libsf_cost.la libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la -lpthread \
 	$(GTEST_LIBS_ALL)

@@ -7,8 +7,8 @@ spiderflow_SOURCES = \
 	tools/spiderflow/topo_check.h \
 	tools/spiderflow/topo_check.cpp
 spiderflow_LDADD = libspiderflow.la
-# estimate command
-spiderflow_SOURCES += tools/spiderflow/cmd_estimate.cpp
+# estimate command; its cost-model flags are shared with plan
+spiderflow_SOURCES += tools/spiderflow/cmd_estimate.cpp tools/spiderflow/cost_flags.h tools/spiderflow/cost_flags.cpp
 
 # coflow and simulate commands, on the shared --key value parser.
 spiderflow_SOURCES += tools/spiderflow/cli_options.h tools/spiderflow/cli_options.cpp tools/spiderflow/cmd_coflow.cpp \

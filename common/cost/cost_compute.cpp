@@ -4,19 +4,31 @@
 #include "common/cost/cost_parts.h"
 #include "common/plan/plan_traffic.h"
 #include "common/cost/flops.h"
+#include "common/cost/gemm_efficiency.h"
 
 namespace spiderflow::cost {
 
-MicroBatchCompute micro_batch_compute(const Plan& plan, int stage, double achieved_flops) {
+MicroBatchCompute micro_batch_compute(const Plan& plan, int stage, double achieved_flops,
+                                      RecomputeGranularity granularity) {
     const JobSpec& job = plan.job;
-    const double tokens = static_cast<double>(std::max(1, plan.micro_batch)) * job.seq_len;
-    const double f_layer = layer_forward_flops_per_token(job.model, job.seq_len);
+    const ModelArch& m = job.model;
+    const int b = std::max(1, plan.micro_batch);
+    const double tokens = static_cast<double>(b) * job.seq_len;
     const double layers = plan.layers_per_stage[static_cast<size_t>(stage)];
-    const bool last = stage == plan.pp - 1;
-    const double forward = tokens * (layers * f_layer + (last ? logits_forward_flops_per_token(job.model) : 0.0));
-    const double recompute = job.recompute ? tokens * layers * f_layer : 0.0;
     const double rate = achieved_flops * plan.tp;
-    return {forward / rate, recompute / rate};
+    const double layer_s = tokens * layer_forward_flops_per_token(m, job.seq_len) /
+                           (rate * layer_gemm_factor(m, job.seq_len, b, plan.tp));
+    const double logits_s = stage == plan.pp - 1 ? tokens * logits_forward_flops_per_token(m) /
+                                                       (rate * logits_gemm_factor(m, job.seq_len, b, plan.tp))
+                                                 : 0.0;
+    double recompute_s = 0;
+    if (job.recompute) {
+        recompute_s = granularity == RecomputeGranularity::full
+                          ? layers * layer_s
+                          : layers * tokens * attention_core_forward_flops_per_token(m, job.seq_len) /
+                                (rate * attention_core_gemm_factor(m, job.seq_len));
+    }
+    return {layers * layer_s + logits_s, recompute_s};
 }
 
 CellTimes cell_times(const CostModel& model, const Plan& plan) {
@@ -24,8 +36,11 @@ CellTimes cell_times(const CostModel& model, const Plan& plan) {
     const int P = plan.pp, D = plan.dp, T = plan.tp;
     const double msg_bytes = activation_bytes(plan);
     // Megatron's TP all-reduces per layer and micro-batch: two forward, two backward, and two
-    // more in the forward that recomputation repeats.
-    const int tp_allreduces = job.recompute ? 6 : 4;
+    // more in the forward that full recomputation repeats (the attention core that selective
+    // recomputation repeats sits between them and communicates nothing).
+    const bool full_recompute =
+        job.recompute && model.options().recompute_granularity == RecomputeGranularity::full;
+    const int tp_allreduces = full_recompute ? 6 : 4;
     CellTimes out;
     out.compute_s.resize(plan.cells.size());
     out.backward_s.resize(plan.cells.size());
@@ -36,7 +51,8 @@ CellTimes cell_times(const CostModel& model, const Plan& plan) {
             const size_t i = static_cast<size_t>(s) * D + r;
             const CostModel::NodeFacts& f = model.facts(plan.cells[i]);
             out.peak_flops += f.gpu->peak_flops * T;
-            const MicroBatchCompute c = micro_batch_compute(plan, s, f.gpu->peak_flops * f.gpu->efficiency);
+            const MicroBatchCompute c = micro_batch_compute(plan, s, f.gpu->peak_flops * f.gpu->efficiency,
+                                                            model.options().recompute_granularity);
             out.compute_s[i] = c.total_s();
             out.backward_s[i] = c.backward_s();
             if (T > 1) {

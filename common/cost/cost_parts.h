@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/cost/cost_model.h"
+#include "common/cost/memory.h"
 
 namespace spiderflow::cost {
 
@@ -21,12 +22,15 @@ std::string estimate_problem(const CostModel& model, const Plan& plan);
 // One micro-batch through one cell of a stage.
 struct MicroBatchCompute {
     double forward_s = 0;
-    double recompute_s = 0;   // the second forward of full recomputation; 0 without it
+    double recompute_s = 0;   // what recomputation repeats before backward: whole layers (full) or
+                              // their attention core (selective); 0 without recomputation
     double backward_s() const { return 2.0 * forward_s + recompute_s; }
     double total_s() const { return 3.0 * forward_s + recompute_s; }
 };
-// `achieved_flops` is one GPU's peak x efficiency; the cell's tp GPUs share the work.
-MicroBatchCompute micro_batch_compute(const Plan& plan, int stage, double achieved_flops);
+// `achieved_flops` is one GPU's peak x efficiency; the cell's tp GPUs share the work, each GEMM at
+// that rate times its shape factor (gemm_efficiency.h).
+MicroBatchCompute micro_batch_compute(const Plan& plan, int stage, double achieved_flops,
+                                      RecomputeGranularity granularity = RecomputeGranularity::full);
 
 // Per cell (indexed like plan.cells), per micro-batch, on the cell's own GPUs.
 struct CellTimes {
@@ -75,5 +79,7 @@ struct MemoryFit {
     std::string problem;               // the worst overflow of a GPU's usable memory; empty when none
 };
 MemoryFit memory_fit(const CostModel& model, const Plan& plan);
+// The activation-memory refinements `options` turn on, as stage_memory takes them.
+ActivationOptions activation_options(const CostOptions& options);
 
 }  // namespace spiderflow::cost

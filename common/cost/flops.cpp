@@ -2,8 +2,12 @@
 
 namespace spiderflow::cost {
 
+double attention_core_forward_flops_per_token(const ModelArch& m, int seq_len) {
+    return 4.0 * static_cast<double>(seq_len) * m.hidden;
+}
+
 double layer_forward_flops_per_token(const ModelArch& m, int seq_len) {
-    return 2.0 * m.matmul_params_per_layer(true) + 4.0 * static_cast<double>(seq_len) * m.hidden;
+    return 2.0 * m.matmul_params_per_layer(true) + attention_core_forward_flops_per_token(m, seq_len);
 }
 
 double logits_forward_flops_per_token(const ModelArch& m) { return 2.0 * static_cast<double>(m.hidden) * m.vocab; }

@@ -10,6 +10,9 @@ namespace spiderflow::cost {
 
 // Forward FLOPs of one token through one layer: 2 per active matmul weight + 4*s*h for QK^T and AV.
 double layer_forward_flops_per_token(const ModelArch& m, int seq_len);
+// The part of it selective recomputation repeats: QK^T and AV, 4*s*h (softmax and dropout are
+// element-wise and not counted).
+double attention_core_forward_flops_per_token(const ModelArch& m, int seq_len);
 // Forward FLOPs of one token through the output (logits) layer: 2*h*V. The input embedding is a
 // lookup and costs no FLOPs.
 double logits_forward_flops_per_token(const ModelArch& m);

@@ -8,6 +8,7 @@ libsf_cost_la_SOURCES = \
 	common/cost/fabric_shares.h \
 	common/cost/cost_model.cpp \
 	common/cost/cost_model.h \
+	common/cost/cost_options.cpp \
 	common/cost/cost_parts.h \
 	common/cost/cost_check.cpp \
 	common/cost/cost_compute.cpp \
@@ -19,5 +20,7 @@ libsf_cost_la_SOURCES = \
 	common/cost/cost_memory.cpp \
 	common/cost/flops.cpp \
 	common/cost/flops.h \
+	common/cost/gemm_efficiency.cpp \
+	common/cost/gemm_efficiency.h \
 	common/cost/memory.cpp \
 	common/cost/memory.h

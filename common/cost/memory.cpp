@@ -12,9 +12,9 @@ double layer_activation_bytes(const JobSpec& job, int micro_batch, int tp, Activ
     const double s = job.seq_len, b = micro_batch, h = job.model.hidden, a = job.model.heads, t = tp;
     // Korthikanti et al. count 16-bit activations; fp32 training keeps twice the bytes.
     const double scale = job.precision == Precision::fp32 ? 2.0 : 1.0;
-    if (job.recompute) return scale * 2.0 * s * b * h;  // only each layer's input is kept
+    if (job.recompute && !opt.selective_recompute) return scale * 2.0 * s * b * h;  // only each layer's input
     const double replicated = opt.sequence_parallel ? 10.0 / t : 10.0;
-    const double scores = opt.flash_attention ? 0.0 : 5.0 * a * s / (h * t);
+    const double scores = opt.flash_attention || (job.recompute && opt.selective_recompute) ? 0.0 : 5.0 * a * s / (h * t);
     return scale * s * b * h * (replicated + 24.0 / t + scores);
 }
 

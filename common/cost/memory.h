@@ -1,6 +1,6 @@
 // Memory of one GPU of a pipeline stage: weights, gradients, Adam states and the activations of
 // the micro-batches 1F1B keeps in flight (Korthikanti et al. 2022, "Reducing Activation
-// Recomputation in Large Transformer Models", section 4, without sequence parallelism).
+// Recomputation in Large Transformer Models", section 4; sections 4.2.2 and 5 for sequence parallelism and selective recomputation).
 #pragma once
 
 #include "common/plan/plan.h"
@@ -22,6 +22,9 @@ double stage_params_per_gpu(const Plan& plan, int stage);
 struct ActivationOptions {
     bool sequence_parallel = false;  // the 10*s*b*h part is split across tp as well
     bool flash_attention = false;    // no s x s attention scores kept (drops 5*a*s/h)
+    // With the job's recompute on: only the attention core is recomputed, so the layer keeps all
+    // its activations but the s x s ones (drops 5*a*s/h) instead of only its input.
+    bool selective_recompute = false;
 };
 double layer_activation_bytes(const JobSpec& job, int micro_batch, int tp, ActivationOptions opt = {});
 StageMemory stage_memory(const Plan& plan, int stage, ActivationOptions opt = {});

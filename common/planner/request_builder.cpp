@@ -46,6 +46,10 @@ PlanRequest build_plan_request(const RequestOptions& o, const Catalog& catalog, 
     if (o.gpus) job.gpus = *o.gpus;
     if (o.gpu_mode) job.gpu_mode = *o.gpu_mode;
     if (o.micro_batch) job.micro_batch = *o.micro_batch;
+    if (o.recompute) {
+        job.recompute = *o.recompute;
+        job.recompute_stated = true;
+    }
     if (!o.precision.empty()) {
         try {
             job.precision = precision_from_string(o.precision);

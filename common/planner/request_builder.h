@@ -35,6 +35,9 @@ struct RequestOptions {
     std::optional<int> seq_len;
     std::optional<int> micro_batch;
     std::string precision;                    // bf16, fp16 or fp32; empty: the spec's (bf16)
+    // Activation recomputation as the front end states it; decides like a job spec's "recompute"
+    // (plan_job). Unset: the spec's, else the planner turns it on only when nothing fits without.
+    std::optional<bool> recompute;
     std::optional<int> gpus;
     std::optional<GpuCountMode> gpu_mode;
     std::string objective;                    // empty: iteration time

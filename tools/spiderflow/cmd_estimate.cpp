@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/cost/cost_model.h"
+#include "common/cost/cost_parts.h"
 #include "common/cost/memory.h"
 #include "common/model/catalog.h"
 #include "common/model/job_spec.h"
@@ -19,11 +21,13 @@
 #include "common/util/errors.h"
 #include "common/util/units.h"
 #include "tools/spiderflow/command.h"
+#include "tools/spiderflow/cost_flags.h"
 
 namespace spiderflow::cli {
 namespace {
 
-constexpr const char* kHelp =
+std::string help_text() {
+    return std::string() +
     "usage: spiderflow estimate --topology FILE (--model NAME | --job FILE) --global-batch N --seq-len S\n"
     "                           --tp T --pp P --dp D [options]\n"
     "       spiderflow estimate --topology FILE --plan PLAN.json [options]\n\n"
@@ -41,16 +45,17 @@ constexpr const char* kHelp =
     "  --tp T --pp P --dp D   parallel degrees (default 1 each)\n"
     "  --micro-batch M        sequences per micro-batch (default: the job's, else 1)\n"
     "  --precision P          bf16 (default), fp16 or fp32\n"
-    "  --recompute            full activation recomputation\n"
+    + recompute_help(25) +
     "  --zero1                shard optimizer states across data parallelism\n"
     "  --flat-dp              one flat DP ring instead of the hierarchical all-reduce\n"
     "  --plan FILE            take the whole layout (and job) from a plan JSON\n"
     "  --dp-overlap F         fraction of the DP all-reduce hidden behind backward (default 0.5)\n"
     "  --virtual-stages V     interleaved 1F1B with V chunks per GPU (default 1)\n"
-    "  --sequence-parallel    count sequence-parallel activation memory\n"
+    + sequence_parallel_help(25) +
     "  --flash-attention      count FlashAttention activation memory (no s x s scores)\n"
     "  --format FMT           text (default) or json\n\n"
     "Exit status: 0 the layout fits, 1 it does not (the reason is printed), 2 bad input.\n";
+}
 
 [[noreturn]] void usage_error(const std::string& field, const std::string& what) {
     throw InputError("spiderflow estimate", 0, field, what);
@@ -88,7 +93,8 @@ struct Args {
     std::string topology, reader, model, job, catalog, plan, format = "text";
     int global_batch = 0, seq_len = 0, tp = 1, pp = 1, dp = 1, micro_batch = 0;
     std::string precision;
-    bool recompute = false, zero1 = false, flat_dp = false;
+    std::optional<RecomputeChoice> recompute;
+    bool zero1 = false, flat_dp = false;
     CostOptions options;
 };
 
@@ -114,7 +120,10 @@ Args parse_args(const std::vector<std::string>& args) {
         else if (o == "--dp") a.dp = parse_int(o, value(), 1);
         else if (o == "--micro-batch") a.micro_batch = parse_int(o, value(), 1);
         else if (o == "--precision") a.precision = value();
-        else if (o == "--recompute") a.recompute = true;
+        else if (auto r = parse_recompute_flag(o, "spiderflow estimate")) {
+            a.recompute = r;
+            a.options.recompute_granularity = r->granularity;
+        }
         else if (o == "--zero1") a.zero1 = true;
         else if (o == "--flat-dp") a.flat_dp = true;
         else if (o == "--dp-overlap") a.options.dp_overlap = parse_fraction(o, value());
@@ -146,7 +155,7 @@ JobSpec job_from_args(const Args& a, const Catalog& catalog) {
     if (a.seq_len > 0) job.seq_len = a.seq_len;
     if (a.micro_batch > 0) job.micro_batch = a.micro_batch;
     if (!a.precision.empty()) job.precision = precision_from_string(a.precision);
-    if (a.recompute) job.recompute = true;
+    if (a.recompute) job.recompute = a.recompute->recompute;
     if (a.zero1) job.zero1 = true;
     job.validate();
     return job;
@@ -159,12 +168,12 @@ std::string fixed(double v, int digits) {
 }
 
 void print_text(const Plan& plan, const Prediction& p, const std::vector<cost::StageMemory>& mem,
-                const Topology& topo, std::ostream& out) {
+                const Topology& topo, RecomputeGranularity granularity, std::ostream& out) {
     const auto line = [&out](const std::string& label, const std::string& value) {
         out << "  " << label << std::string(label.size() < 26 ? 26 - label.size() : 1, ' ') << value << "\n";
     };
     out << "job:    " << plan.job.model.name << ", " << plan.job.global_batch << " x " << plan.job.seq_len
-        << " tokens, " << to_string(plan.job.precision) << (plan.job.recompute ? ", recompute" : "")
+        << " tokens, " << to_string(plan.job.precision) << (plan.job.recompute ? std::string(", recompute (") + to_string(granularity) + ")" : "")
         << (plan.job.zero1 ? ", ZeRO-1" : "") << "\n";
     out << "layout: tp=" << plan.tp << " pp=" << plan.pp << " dp=" << plan.dp << " (" << plan.world_size()
         << " GPUs), micro-batch " << plan.micro_batch << " x " << plan.num_micro_batches << " per replica, "
@@ -226,7 +235,7 @@ void print_json(const Plan& plan, const Prediction& p, const std::vector<cost::S
 int run_estimate(const std::vector<std::string>& args) {
     for (const auto& a : args) {
         if (a == "--help" || a == "-h") {
-            std::cout << kHelp;
+            std::cout << help_text();
             return kExitOk;
         }
     }
@@ -240,18 +249,20 @@ int run_estimate(const std::vector<std::string>& args) {
         plan = make_sequential_plan(topo, job_from_args(a, catalog), a.tp, a.pp, a.dp, a.micro_batch);
     }
     if (a.flat_dp) plan.hierarchical_dp = false;
+    // A plan file states whether the job recomputes; --recompute overrides it.
+    if (a.recompute && !a.plan.empty()) plan.job.recompute = a.recompute->recompute;
     const CostModel model(topo, catalog, a.options);
     const Prediction p = model.estimate(plan);
     std::vector<cost::StageMemory> mem;
     if (static_cast<int>(plan.layers_per_stage.size()) == plan.pp) {
         for (int s = 0; s < plan.pp; ++s) {
-            mem.push_back(cost::stage_memory(plan, s, {a.options.sequence_parallel, a.options.flash_attention}));
+            mem.push_back(cost::stage_memory(plan, s, cost::activation_options(a.options)));
         }
     }
     if (a.format == "json") {
         print_json(plan, p, mem, std::cout);
     } else {
-        print_text(plan, p, mem, topo, std::cout);
+        print_text(plan, p, mem, topo, a.options.recompute_granularity, std::cout);
     }
     return p.feasible ? kExitOk : kExitFindings;
 }

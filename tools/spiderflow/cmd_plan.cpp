@@ -23,12 +23,14 @@
 #include "common/topology/reader.h"
 #include "common/util/errors.h"
 #include "tools/spiderflow/command.h"
+#include "tools/spiderflow/cost_flags.h"
 #include "tools/spiderflow/federation_view.h"
 
 namespace spiderflow::cli {
 namespace {
 
-constexpr const char* kHelp =
+std::string help_text() {
+    return std::string() +
     "usage: spiderflow plan --topology FILE (--model NAME | --job FILE) --global-batch N --seq-len S\n"
     "                       --gpus N [options]\n\n"
     "Chooses clusters, nodes and GPUs, the parallel degrees and the layer split for one training\n"
@@ -57,6 +59,7 @@ constexpr const char* kHelp =
     "  --tp T --pp P --dp D fix parallel degrees (only the placement is searched)\n"
     "  --micro-batch M      fix the micro-batch size\n"
     "  --precision P        bf16 (default), fp16 or fp32, as `spiderflow estimate` takes it\n"
+    + recompute_help(23) + sequence_parallel_help(23) +
     "  --policy NAME        spinsearch (default), global-ilp, genetic, greedy, first-fit, exhaustive\n"
     "  --time-limit S       planning time limit in seconds (default: the policy's)\n"
     "  --seed N             random seed (default 1); same inputs and seed give the same plan\n"
@@ -67,6 +70,7 @@ constexpr const char* kHelp =
     "                       best plan on fewer GPUs (each is planned too, which takes longer)\n\n"
     "Exit status: 0 planned, 2 bad input or impossible request (the message says which\n"
     "constraint failed and what would fit).\n";
+}
 
 [[noreturn]] void usage_error(const std::string& field, const std::string& what) {
     throw InputError("spiderflow plan", 0, field, what);
@@ -109,10 +113,11 @@ int run_plan(const std::vector<std::string>& args) {
     bool timing = true;
     bool compare = true;
     RequestOptions options;
+    CostOptions cost_options;
     for (size_t i = 1; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (a == "--help" || a == "-h") {
-            std::cout << kHelp;
+            std::cout << help_text();
             return kExitOk;
         }
         auto value = [&]() -> const std::string& {
@@ -141,6 +146,10 @@ int run_plan(const std::vector<std::string>& args) {
         else if (a == "--dp") options.dp = static_cast<int>(parse_int(a, value(), 1));
         else if (a == "--micro-batch") options.micro_batch = static_cast<int>(parse_int(a, value(), 1));
         else if (a == "--precision") options.precision = value();
+        else if (auto r = parse_recompute_flag(a, "spiderflow plan")) {
+            options.recompute = r->recompute;
+            cost_options.recompute_granularity = r->granularity;
+        } else if (a == "--sequence-parallel") cost_options.sequence_parallel = true;
         else if (a == "--policy") policy = value();
         else if (a == "--time-limit") options.time_limit_s = parse_seconds(a, value());
         else if (a == "--seed") options.seed = static_cast<uint64_t>(parse_int(a, value(), 0));
@@ -178,7 +187,7 @@ int run_plan(const std::vector<std::string>& args) {
         auto full = std::make_shared<const Topology>(read_topology(topology_file, reader));
         topology = state_file.empty() ? *full : read_site_state(state_file, full).free_view(at);
     }
-    const CostModel cost(topology, catalog);
+    const CostModel cost(topology, catalog, cost_options);
     const auto planner = make_planner(policy);
     PlanResult result = plan_job(*planner, request, cost);
     if (!timing) {

@@ -1,10 +1,14 @@
 // The cost model against published measurements. Each test names its source, the assumptions we
-// add where the source is silent, and the tolerance; a prediction outside it fails. The catalog
-// efficiencies were calibrated on *other* rows (doc/cost-model.md, "Calibration"): A100 on the
-// 39.1B row of Narayanan et al. Table 1, H100 on Nemotron-4 340B's 8.0 s iteration.
+// add where the source is silent, and the tolerance; a prediction outside it fails. How the catalog
+// efficiencies were calibrated (doc/cost-model.md, "Calibration"; the Calibration tests at the
+// end): A100 by one constant over the ten rows of Narayanan et al. Table 1, so the Table 1 test
+// checks how predictions follow the rows, not their level; H100 on Nemotron-4 340B's 8.0 s
+// iteration.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <iterator>
 
 #include "common/cost/cost_model.h"
 #include "common/cost/flops.h"
@@ -28,45 +32,69 @@ struct MegatronRow {
     double published_tflops;
 };
 
+// Megatron-LM's interleaved schedule needs the layers of a stage split evenly into its model
+// chunks; we take two chunks per GPU where a stage's layers allow it, else the smallest divisor
+// above one (three for the 529.6B row's three layers per stage). Plain 1F1B without pipelining.
+int assumed_virtual_stages(const MegatronRow& r) {
+    if (r.pp == 1) return 1;
+    const int per_stage = r.layers / r.pp;
+    for (int v = 2; v <= per_stage; ++v)
+        if (per_stage % v == 0) return v;
+    return 1;
+}
+
 double predict_megatron(const MegatronRow& r) {
     // Selene: DGX A100 80GB nodes, eight 200 Gb/s HDR InfiniBand NICs each.
     const Topology t = make_topology({{"selene", "A100-80GB", r.gpus / 8, 8, 8 * 200}});
     const JobSpec job = sftest::job_of(sftest::megatron_gpt(r.layers, r.hidden, r.heads), r.batch, 2048, true);
     const Plan plan = make_sequential_plan(t, job, r.tp, r.pp, r.gpus / (r.tp * r.pp), 1);
-    const Prediction p = CostModel(t, Catalog::builtin()).estimate(plan);
+    CostOptions opt;
+    opt.virtual_stages = assumed_virtual_stages(r);
+    const Prediction p = CostModel(t, Catalog::builtin(), opt).estimate(plan);
     EXPECT_TRUE(p.feasible) << r.label << ": " << p.infeasible_reason;
     return tflops_per_gpu(plan, p);
+}
+
+// Narayanan et al. SC'21, Table 1: parameters, layers, hidden, heads, t, p, GPUs, batch, teraFLOP/s.
+const MegatronRow kTable1[] = {
+    {"1.7B", 24, 2304, 24, 1, 1, 32, 512, 137},          {"3.6B", 30, 3072, 32, 2, 1, 64, 512, 138},
+    {"7.5B", 36, 4096, 32, 4, 1, 128, 512, 142},         {"18.4B", 40, 6144, 48, 8, 1, 256, 1024, 135},
+    {"39.1B", 48, 8192, 64, 8, 2, 512, 1536, 138},       {"76.1B", 60, 10240, 80, 8, 4, 1024, 1792, 140},
+    {"145.6B", 80, 12288, 96, 8, 8, 1536, 2304, 148},    {"310.1B", 96, 16384, 128, 8, 16, 1920, 2160, 155},
+    {"529.6B", 105, 20480, 128, 8, 35, 2520, 2520, 163}, {"1008.0B", 128, 25600, 160, 8, 64, 3072, 3072, 163},
+};
+
+// Checks one row within +-10% and prints what it predicts (doc/cost-model.md's table is made of
+// these lines).
+void expect_megatron_row(const MegatronRow& r) {
+    const double predicted = predict_megatron(r);
+    std::printf("Megatron-LM %-7s v=%d published %5.1f predicted %5.1f TFLOP/s per GPU (%+.1f%%)\n", r.label,
+                assumed_virtual_stages(r), r.published_tflops, predicted, 100 * (predicted / r.published_tflops - 1));
+    EXPECT_NEAR(predicted / r.published_tflops, 1.0, 0.10)
+        << r.label << ": predicted " << predicted << " TFLOP/s per GPU, published " << r.published_tflops;
 }
 
 }  // namespace
 
 // Source: Narayanan et al., "Efficient Large-Scale Language Model Training on GPU Clusters Using
-// Megatron-LM", SC'21, Table 1 (weak scaling of GPT models on Selene, sequence 2048, vocabulary
-// 51200, activation recomputation; per-GPU teraFLOP/s counted with their recompute formula).
-// Assumptions: micro-batch 1 (not given in the table), plain 1F1B (the table's runs may use the
-// interleaved schedule), our default dp_overlap 0.5. Tolerance: +-15% of the published value.
-// The 39.1B row is left out: it calibrated the A100 efficiency.
+// Megatron-LM", SC'21, Table 1: weak scaling of GPT models on Selene (DGX A100 80GB), sequence
+// 2048, vocabulary 51200, full activation recomputation; per-GPU teraFLOP/s counted with their
+// recompute formula (eq. 3, test MegatronFlopFormula). Every row, 1.7B to 1T. Assumptions where
+// the paper is silent: micro-batch 1 (not given per row); the interleaved schedule on every
+// pipelined row (section 5.1 describes the runs as using it with scatter/gather but gives no
+// chunks per GPU; assumed_virtual_stages); our default dp_overlap 0.5; no ZeRO (the runs predate
+// the distributed optimizer). The A100 efficiency is one constant fitted to these ten rows
+// (Calibration.A100OnMegatronTable1). Tolerance: +-10% of the published value.
 TEST(Validation, MegatronTable1PerGpuThroughput) {
-    const MegatronRow rows[] = {
-        {"1.7B", 24, 2304, 24, 1, 1, 32, 512, 137},      {"3.6B", 30, 3072, 32, 2, 1, 64, 512, 138},
-        {"7.5B", 36, 4096, 32, 4, 1, 128, 512, 142},     {"18.4B", 40, 6144, 48, 8, 1, 256, 1024, 135},
-        {"76.1B", 60, 10240, 80, 8, 4, 1024, 1792, 140}, {"145.6B", 80, 12288, 96, 8, 8, 1536, 2304, 148},
-    };
-    for (const auto& r : rows) {
-        const double predicted = predict_megatron(r);
-        RecordProperty(std::string("tflops_") + r.label, std::to_string(predicted));
-        EXPECT_NEAR(predicted / r.published_tflops, 1.0, 0.15)
-            << r.label << ": predicted " << predicted << " TFLOP/s per GPU, published " << r.published_tflops;
-    }
+    for (const auto& r : kTable1) expect_megatron_row(r);
 }
 
 // Source: Narayanan et al. SC'21, section 5.1: GPT-3 175B on 1024 A100 GPUs with batch size 1536
 // achieves 140 teraFLOP/s per GPU. Assumptions: tp=8, pp=8 (so dp=16), micro-batch 1, Megatron's
-// GPT-3 dimensions (96 layers, hidden 12288, 96 heads, vocabulary 51200). Tolerance +-15%.
+// GPT-3 dimensions (96 layers, hidden 12288, 96 heads, vocabulary 51200), the interleaved schedule
+// as for Table 1 (two chunks per GPU). Tolerance +-10%.
 TEST(Validation, MegatronGpt3_175bOn1024Gpus) {
-    const double predicted = predict_megatron({"175B", 96, 12288, 96, 8, 8, 1024, 1536, 140});
-    RecordProperty("tflops_175B", std::to_string(predicted));
-    EXPECT_NEAR(predicted / 140.0, 1.0, 0.15) << "predicted " << predicted << " TFLOP/s per GPU";
+    expect_megatron_row({"175B", 96, 12288, 96, 8, 8, 1024, 1536, 140});
 }
 
 // Source: Kaplan et al. 2020, "Scaling Laws for Neural Language Models", section 2.1 and Table 1:
@@ -121,6 +149,7 @@ TEST(Validation, NemotronTwoDatacentreScalingEfficiency) {
     const Prediction p = CostModel(t, Catalog::builtin(), opt).estimate(plan);
     ASSERT_TRUE(p.feasible) << p.infeasible_reason;
     RecordProperty("scaling_efficiency", std::to_string(p.scaling_efficiency));
+    std::printf("Nemotron-4 340B on two data centres: scaling efficiency %.3f (published ~0.96)\n", p.scaling_efficiency);
     EXPECT_NEAR(p.scaling_efficiency, 0.96, 0.04);
 }
 
@@ -139,7 +168,20 @@ TEST(Validation, Llama3_405bMfu) {
     opt.flash_attention = true;
     const Prediction p = CostModel(t, Catalog::builtin(), opt).estimate(make_sequential_plan(t, job, 8, 16, 64, 1));
     RecordProperty("mfu", std::to_string(p.mfu));
+    std::printf("Llama 3 405B: MFU %.3f (published 0.43)\n", p.mfu);
     EXPECT_NEAR(p.mfu / 0.43, 1.0, 0.15) << "predicted MFU " << p.mfu;
+}
+
+// Calibration check, not a validation: the A100 efficiency is the one constant that makes the
+// geometric mean of predicted / published over the ten Table 1 rows 1 (doc/cost-model.md,
+// "Calibration"; the rows and their assumptions as in MegatronTable1PerGpuThroughput). Guards the
+// catalog against drifting from it. Tolerance 2%.
+TEST(Calibration, A100OnMegatronTable1) {
+    double log_sum = 0;
+    for (const auto& r : kTable1) log_sum += std::log(predict_megatron(r) / r.published_tflops);
+    const double geometric_mean = std::exp(log_sum / std::size(kTable1));
+    std::printf("A100 calibration: geometric mean of predicted / published over Table 1 = %.4f\n", geometric_mean);
+    EXPECT_NEAR(geometric_mean, 1.0, 0.02);
 }
 
 // Calibration check, not a validation: the H100 efficiency was set so that Nemotron-4 340B on
@@ -156,5 +198,6 @@ TEST(Calibration, Nemotron340bIterationTime) {
     opt.flash_attention = true;
     const Prediction p = CostModel(t, Catalog::builtin(), opt).estimate(make_sequential_plan(t, job, 8, 12, 64, 1));
     ASSERT_TRUE(p.feasible) << p.infeasible_reason;
+    std::printf("H100 calibration: Nemotron-4 340B iteration %.2f s (published 8.0 s), MFU %.3f\n", p.iteration_s, p.mfu);
     EXPECT_NEAR(p.iteration_s / 8.0, 1.0, 0.05) << p.iteration_s;
 }

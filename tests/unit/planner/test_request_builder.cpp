@@ -50,6 +50,19 @@ TEST(RequestBuilder, FillsTheRequestFromOptions) {
     EXPECT_EQ(r.seed, 7u);
 }
 
+// A front end's recompute choice is stated, as a job spec's "recompute" is: plan_job then plans
+// with it as given instead of deciding. Unset, the job's own (not stated) stays.
+TEST(RequestBuilder, StatedRecomputeDecides) {
+    RequestOptions o = llama(64, 16);
+    EXPECT_FALSE(build_plan_request(o, Catalog::builtin(), OptionNames{}, "test").job.recompute_stated);
+    for (bool on : {false, true}) {
+        o.recompute = on;
+        const PlanRequest r = build_plan_request(o, Catalog::builtin(), OptionNames{}, "test");
+        EXPECT_EQ(r.job.recompute, on);
+        EXPECT_TRUE(r.job.recompute_stated);
+    }
+}
+
 TEST(RequestBuilder, MessagesNameTheOptionAsTheFrontEndSpellsIt) {
     OptionNames sbatch;
     sbatch.model = "--llm-model";
