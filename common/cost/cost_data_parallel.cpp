@@ -129,7 +129,9 @@ DataParallelTimes allreduce_times(const CostModel& model, const Plan& plan, cons
                 const LinkFigures l = link(s, x, y);
                 std::string why = link_problem(model, l, plan.cell(s, x), plan.cell(s, y));
                 if (!why.empty()) return {std::move(why), {}};
-                wan_min = std::min(wan_min, shares.per_crossing_Bps(l.a, l.b));
+                // An edge that stays inside a cluster (the one-site estimate of a DiLoCo outer
+                // step) has no WAN share: its NIC alone limits it.
+                if (l.wan_Bps > 0) wan_min = std::min(wan_min, shares.per_crossing_Bps(l.a, l.b));
                 nic_min = std::min(nic_min, l.nic_Bps);
                 lat_max = std::max(lat_max, l.latency_s);
             }

@@ -60,11 +60,18 @@ std::vector<std::string> torchtitan_diloco_args(const Plan& plan, const DilocoGr
         {"--parallelism.tensor_parallel_degree", std::to_string(plan.tp), "the plan's tp"},
         {"--parallelism.pipeline_parallel_degree", std::to_string(plan.pp), "the plan's pp"},
         {"--parallelism.data_parallel_shard_degree", std::to_string(g.dp), "the plan's replicas in this site"},
-        {"--training.local_batch_size", std::to_string(plan.micro_batch), "the plan's micro-batch"},
+        // Without PP torchtitan accumulates local batches up to the global batch, one plan
+        // micro-batch each; with PP a local batch is the replica's whole step, cut into the plan's
+        // micro-batches by the pipeline schedule.
+        {"--training.local_batch_size", std::to_string(plan.pp > 1 ? plan.micro_batch * plan.num_micro_batches : plan.micro_batch),
+         plan.pp > 1 ? "the plan's micro-batches per replica step" : "the plan's micro-batch"},
         {"--training.global_batch_size", std::to_string(plan.job.global_batch),
          "the job's global batch (torchtitan splits it over the replica groups)"},
         {"--training.seq_len", std::to_string(plan.job.seq_len), "the job's sequence length"},
     };
+    if (plan.pp > 1)
+        flags.push_back({"--parallelism.pipeline_parallel_microbatch_size", std::to_string(plan.micro_batch),
+                         "the plan's micro-batch"});
     if (sync.outer_precision == OuterPrecision::int8)
         flags.push_back({"--fault_tolerance.should_quantize", "", "8-bit pseudo-gradients"});
     if (sync.streaming)

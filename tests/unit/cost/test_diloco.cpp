@@ -82,6 +82,9 @@ TEST(Diloco, TimePerStepSpreadsTheExposedOuterStepOverH) {
     EXPECT_NEAR(p.compute_utilisation, 100 * inner / (100 * inner + p.outer_exposed_s), 1e-12);
     EXPECT_LT(p.compute_utilisation, 1.0);
     EXPECT_NEAR(p.tokens_per_s, 64.0 * 2048 / p.iteration_s, 1e-6 * p.tokens_per_s);
+    // Against the same DiLoCo plan in one site, whose outer step runs over the NICs.
+    EXPECT_GT(p.scaling_efficiency, 0.1);
+    EXPECT_LT(p.scaling_efficiency, 1.0);
 }
 
 TEST(Diloco, StreamingHidesTheOuterStepBehindTheNextInnerSteps) {

@@ -116,6 +116,8 @@ TEST(DilocoLaunch, TorchtitanWithTorchftDiloco) {
                           "--parallelism.data_parallel_shard_degree=2", "--training.global_batch_size=64",
                           "--training.seq_len=2048", "--nodes=2", "--ntasks-per-node=1"})
         EXPECT_TRUE(has(step, w)) << w << "\n" << s.text();
+    EXPECT_TRUE(has(step, "--training.local_batch_size=2"));  // pp 1: one micro-batch, accumulated
+    EXPECT_FALSE(has(step, "--parallelism.pipeline_parallel_microbatch_size=2"));
     EXPECT_FALSE(has(step, "--fault_tolerance.fragment_sync_delay=1"));
     const std::string text = s.text();
     EXPECT_NE(text.find("export TORCHFT_LIGHTHOUSE=http://lighthouse.example:29510"), std::string::npos) << text;
@@ -132,6 +134,18 @@ TEST(DilocoLaunch, StreamingDelaysTheSyncByTheStepsTheAllReduceTakes) {
     const LaunchScript s = write_launch(p, {}, torchtitan(0));
     EXPECT_TRUE(has(s.steps[0], "--fault_tolerance.fragment_sync_delay=5")) << s.text();
     EXPECT_TRUE(has(s.steps[0], "--fault_tolerance.replica_id=0"));
+}
+
+TEST(DilocoLaunch, WithPipelinesALocalBatchIsTheReplicasStep) {
+    Plan p = diloco_plan();
+    p.pp = 2;
+    p.dp = 2;
+    p.layers_per_stage = {4, 4};
+    p.cells = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}};  // stage-major: replica 0 east, 1 west
+    const LaunchScript s = write_launch(p, {}, torchtitan(1));
+    EXPECT_TRUE(has(s.steps[0], "--training.local_batch_size=16")) << s.text();  // 2 x 8 micro-batches
+    EXPECT_TRUE(has(s.steps[0], "--parallelism.pipeline_parallel_microbatch_size=2")) << s.text();
+    EXPECT_TRUE(has(s.steps[0], "--parallelism.data_parallel_shard_degree=1")) << s.text();
 }
 
 TEST(DilocoLaunch, RefusesWhatCannotRun) {
