@@ -31,21 +31,23 @@ bool apply_sync_options(const RequestOptions& o, JobSpec& job, const OptionNames
     };
     bool either = false;
     if (!o.sync.empty()) {
-        if (o.sync == "either" || o.sync == "EITHER" || o.sync == "Either") {
+        if (names.sync_either && (o.sync == "either" || o.sync == "EITHER" || o.sync == "Either")) {
             job.sync.mode = SyncMode::sync;
             either = true;
         } else {
             try {
                 job.sync.mode = sync_mode_from_string(o.sync, source, names.sync);
             } catch (const InputError&) {
-                fail(names.sync, "unknown sync mode '" + o.sync + "' (sync, diloco or either)");
+                fail(names.sync, "unknown sync mode '" + o.sync + "' (" +
+                                     (names.sync_either ? "sync, diloco or either" : "sync or diloco") + ")");
             }
         }
     }
     // DiLoCo's settings alone would change nothing: say so instead of ignoring them.
     const bool diloco_allowed = job.sync.diloco() || either;
     auto needs_diloco = [&](const std::string& option) {
-        if (!diloco_allowed) fail(option, "only applies to DiLoCo: add " + names.sync + " diloco (or either)");
+        if (!diloco_allowed)
+            fail(option, "only applies to DiLoCo: add " + names.sync + " diloco" + (names.sync_either ? " (or either)" : ""));
     };
     if (o.inner_steps) {
         needs_diloco(names.inner_steps);

@@ -28,6 +28,7 @@ struct OptionNames {
     std::string inner_steps = "--inner-steps";
     std::string outer_precision = "--outer-precision";
     std::string streaming = "--streaming";
+    bool sync_either = true;   // the front end plans "either" (spiderflow plan); a job runs one mode
 };
 
 struct RequestOptions {

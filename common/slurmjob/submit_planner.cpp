@@ -126,6 +126,7 @@ const OptionNames& sbatch_option_names() {
         n.inner_steps = "--llm-inner-steps";
         n.outer_precision = "--llm-outer-precision";
         n.streaming = "--llm-streaming";
+        n.sync_either = false;
         return n;
     }();
     return names;
