@@ -59,6 +59,11 @@ void breakdown(std::ostringstream& o, const Prediction& q) {
 void outer_step_text(std::ostringstream& o, const Plan& plan) {
     const SyncSpec& sync = plan.job.sync;
     const Prediction& q = plan.prediction;
+    if (plan_orientation(plan) == "one cluster") {
+        o << "  DiLoCo in one site: no pseudo-gradient crosses a WAN link; the outer optimiser still runs every "
+          << sync.inner_steps << " inner steps, so loss per token differs from synchronous training\n";
+        return;
+    }
     o << "  DiLoCo: each site trains its own replica; every " << sync.inner_steps
       << " inner steps the sites all-reduce " << to_string(sync.outer_precision) << " pseudo-gradients ("
       << (sync.streaming ? "streaming, behind the next inner steps" : "blocking") << "): "
