@@ -108,6 +108,21 @@ std::optional<Stop> plan_from_content(const JobOptions& opts, const Topology& to
     } catch (const InputError& e) {
         return Stop{Outcome::reject, where + e.problem() + (e.field().empty() ? "" : " (" + e.field() + ")")};
     }
+    // The plan is used as is: a sync option that says otherwise is named, never overridden.
+    const SyncSpec& sync = plan->job.sync;
+    std::string clash;
+    if (!opts.sync.empty() && opts.sync != to_string(sync.mode))
+        clash = "--llm-sync=" + opts.sync + " but the plan trains with " + to_string(sync.mode);
+    else if (opts.inner_steps && (!sync.diloco() || *opts.inner_steps != sync.inner_steps))
+        clash = "--llm-inner-steps=" + std::to_string(*opts.inner_steps) + " but the plan " +
+                (sync.diloco() ? "has " + std::to_string(sync.inner_steps) : std::string("is synchronous"));
+    else if (!opts.outer_precision.empty() && (!sync.diloco() || opts.outer_precision != to_string(sync.outer_precision)))
+        clash = "--llm-outer-precision=" + opts.outer_precision + " but the plan " +
+                (sync.diloco() ? "has " + std::string(to_string(sync.outer_precision)) : std::string("is synchronous"));
+    else if (opts.streaming && (!sync.diloco() || *opts.streaming != sync.streaming))
+        clash = std::string("--llm-streaming=") + (*opts.streaming ? "yes" : "no") + " but the plan " +
+                (sync.diloco() ? (sync.streaming ? "streams" : "blocks") : "is synchronous");
+    if (!clash.empty()) return Stop{Outcome::reject, where + clash + "; re-plan with those options, or drop them"};
     return std::nullopt;
 }
 

@@ -497,3 +497,28 @@ TEST(SubmitPlanner, DilocoOptionsReachThePlan) {
     EXPECT_NE(r.message.find("--llm-inner-steps"), std::string::npos) << r.message;
     EXPECT_NE(r.message.find("--llm-sync diloco"), std::string::npos) << r.message;
 }
+
+// A plan given with --llm-plan is used as is; a sync option that disagrees with it is named.
+TEST(SubmitPlanner, PlanFileAndSyncOptionsMustAgree) {
+    const auto topo = cluster(4);
+    JobOptions o = opts("llama3-8b", 64);
+    o.sync = "diloco";
+    const auto planned = decide_submission(o, gpus(16), topo, config("/tmp"));
+    ASSERT_EQ(planned.outcome, Outcome::rewrite) << planned.message;
+    std::map<std::string, std::string> env(planned.rewrite.job_env.begin(), planned.rewrite.job_env.end());
+    JobOptions given;
+    given.plan_file = "diloco.json";
+    given.plan_content = encode_plan_text(decode_plan_text(env.at(env::kPlanData)));
+    EXPECT_EQ(decide_submission(given, gpus(16), topo, config("/tmp")).outcome, Outcome::rewrite);
+    given.sync = "diloco";
+    EXPECT_EQ(decide_submission(given, gpus(16), topo, config("/tmp")).outcome, Outcome::rewrite);
+    given.sync = "sync";
+    auto d = decide_submission(given, gpus(16), topo, config("/tmp"));
+    ASSERT_EQ(d.outcome, Outcome::reject);
+    EXPECT_NE(d.message.find("--llm-sync=sync but the plan trains with diloco"), std::string::npos) << d.message;
+    given.sync = "";
+    given.inner_steps = 7;
+    d = decide_submission(given, gpus(16), topo, config("/tmp"));
+    ASSERT_EQ(d.outcome, Outcome::reject);
+    EXPECT_NE(d.message.find("--llm-inner-steps=7 but the plan has 100"), std::string::npos) << d.message;
+}
