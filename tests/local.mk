@@ -12,7 +12,7 @@ check_PROGRAMS += tests/unit/test_plan
 TESTS += tests/unit/test_plan
 tests_unit_test_plan_SOURCES = tests/unit/common/small_model.h tests/unit/plan/plan_fixture.h tests/unit/plan/test_plan_json.cpp \
 	tests/unit/plan/test_plan_writers.cpp tests/unit/plan/test_plan_parts.cpp tests/unit/plan/test_nccl_env.cpp \
-	tests/unit/plan/test_plan_validate.cpp tests/unit/plan/test_sequential_layout.cpp
+	tests/unit/plan/test_plan_validate.cpp tests/unit/plan/test_sequential_layout.cpp tests/unit/plan/test_diloco_plan.cpp
 tests_unit_test_plan_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_plan_LDADD = libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la $(GTEST_LIBS_ALL)
 
@@ -56,7 +56,8 @@ TESTS += tests/unit/test_planner
 tests_unit_test_planner_SOURCES = tests/unit/planner/fixtures.h tests/unit/planner/test_tpa.cpp \
 	tests/unit/planner/test_fan_out.cpp \
 	tests/unit/planner/test_spinsearch.cpp tests/unit/planner/test_plan_job.cpp tests/unit/planner/test_deadline_planning.cpp \
-	tests/unit/planner/test_request_builder.cpp tests/unit/planner/test_more_freedom.cpp
+	tests/unit/planner/test_request_builder.cpp tests/unit/planner/test_more_freedom.cpp \
+	tests/unit/planner/test_sync_compare.cpp
 tests_unit_test_planner_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_planner_LDADD = libsf_planner.la libsf_cost.la libsf_plan.la libsf_milp.la libsf_model.la \
 	libsf_topology.la libsf_util.la $(CBC_LIBS) $(GTEST_LIBS_ALL)
@@ -64,7 +65,8 @@ tests_unit_test_planner_LDADD = libsf_planner.la libsf_cost.la libsf_plan.la lib
 # model: catalogs and job specs
 check_PROGRAMS += tests/unit/test_model
 TESTS += tests/unit/test_model
-tests_unit_test_model_SOURCES = tests/unit/model/test_catalog.cpp tests/unit/model/test_job_spec.cpp
+tests_unit_test_model_SOURCES = tests/unit/model/test_catalog.cpp tests/unit/model/test_job_spec.cpp \
+	tests/unit/model/test_job_spec_sync.cpp
 tests_unit_test_model_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_model_LDADD = libsf_model.la libsf_util.la $(GTEST_LIBS_ALL)
 
@@ -73,7 +75,8 @@ check_PROGRAMS += tests/unit/test_cost
 TESTS += tests/unit/test_cost
 tests_unit_test_cost_SOURCES = tests/unit/common/small_model.h tests/unit/cost/cost_fixture.h tests/unit/cost/test_flops_memory.cpp \
 	tests/unit/cost/test_cost_model.cpp tests/unit/cost/test_validation.cpp tests/unit/cost/test_gemm_efficiency.cpp \
-	tests/unit/cost/test_recompute.cpp tests/unit/cost/test_fabric_shares.cpp tests/unit/cost/test_routes.cpp
+	tests/unit/cost/test_recompute.cpp tests/unit/cost/test_fabric_shares.cpp tests/unit/cost/test_routes.cpp \
+	tests/unit/cost/test_diloco.cpp tests/unit/cost/test_validation_diloco.cpp
 tests_unit_test_cost_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_cost_LDADD = libsf_cost.la libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la -lpthread \
 	$(GTEST_LIBS_ALL)

@@ -23,6 +23,7 @@ std::string estimate_problem(const CostModel& model, const Plan& plan) {
                    "): GPU type '" + node.gpu_type + "' of " + cl.name + "/" + node.name + " is not in the catalog";
         }
     }
+    if (job.sync.diloco()) return diloco_problem(topology, plan);
     return {};
 }
 

@@ -30,6 +30,11 @@ struct StageRings {
 
 StageRings rings_of(const Plan& plan, int stage, bool single_site) {
     StageRings out;
+    // DiLoCo: every inner step's all-reduce stays in its site, one ring per cluster, never across.
+    if (plan.job.sync.diloco()) {
+        out.inside = dp_groups(plan, stage);
+        return out;
+    }
     std::vector<std::vector<int>> groups;
     // The one-site estimate prices the same GPUs as if they shared a cluster: nothing to cross.
     if (!single_site && plan.hierarchical_dp) groups = dp_groups(plan, stage);
@@ -51,9 +56,17 @@ struct RingFigures {
     double lat = 0;
 };
 
-}  // namespace
 
-DataParallelTimes dp_allreduce_times(const CostModel& model, const Plan& plan, bool single_site) {
+// What each stage's all-reduce moves, and how it runs across clusters.
+struct Payload {
+    bool pseudo_gradients = false;   // DiLoCo outer step: pseudo-gradients at the outer precision
+};
+
+// Prices every stage's all-reduce over `rings` at once: one ring (or several independent ones
+// with no ring across) of the whole payload, or hierarchical: a reduce-scatter inside each
+// group, a ring across the groups, an all-gather inside.
+DataParallelTimes allreduce_times(const CostModel& model, const Plan& plan, const std::vector<StageRings>& rings,
+                                  Payload payload, bool single_site) {
     const int P = plan.pp, D = plan.dp, T = plan.tp;
     DataParallelTimes out;
     out.allreduce_s.assign(static_cast<size_t>(P), 0.0);
@@ -63,9 +76,6 @@ DataParallelTimes dp_allreduce_times(const CostModel& model, const Plan& plan, b
         if (l.a >= 0) take_route(model, l, dp_route(model.topology(), plan, s, static_cast<int>(ring), l.a, l.b));
         return l;
     };
-
-    std::vector<StageRings> rings;
-    for (int s = 0; s < P; ++s) rings.push_back(rings_of(plan, s, single_site));
     // Every stage reduces at once: all their crossings share the WAN links and switch uplinks
     // before any is priced.
     PhaseShares shares(model);
@@ -90,12 +100,17 @@ DataParallelTimes dp_allreduce_times(const CostModel& model, const Plan& plan, b
 
     for (int s = 0; s < P; ++s) {
         const StageRings& sr = rings[static_cast<size_t>(s)];
-        const double grad = stage_gradient_bytes(plan, s);
+        const double grad =
+            payload.pseudo_gradients ? stage_pseudo_gradient_bytes(plan, s) : stage_gradient_bytes(plan, s);
         double t = 0;
         if (sr.across.empty()) {
-            const RingFigures f = ring_figures(s, sr.inside.front());
-            if (!f.problem.empty()) return {f.problem, {}};
-            t = ring_allreduce_s(grad, D, f.bw, f.lat);
+            // Independent rings (one, unless DiLoCo's per-site ones): the slowest decides.
+            for (const auto& ring : sr.inside) {
+                const RingFigures f = ring_figures(s, ring);
+                if (!f.problem.empty()) return {f.problem, {}};
+                const int n = static_cast<int>(ring.size());
+                if (n > 1) t = std::max(t, ring_allreduce_s(grad, n, f.bw, f.lat));
+            }
         } else {
             // Reduce-scatter inside each cluster, all-reduce of the shards across clusters,
             // all-gather inside.
@@ -114,7 +129,9 @@ DataParallelTimes dp_allreduce_times(const CostModel& model, const Plan& plan, b
                 const LinkFigures l = link(s, x, y, sr.across.size());
                 std::string why = link_problem(model, l, plan.cell(s, x), plan.cell(s, y));
                 if (!why.empty()) return {std::move(why), {}};
-                wan_min = std::min(wan_min, shares.wan.per_crossing_Bps(l.a, l.b));
+                // An edge that stays inside a cluster (the one-site estimate of a DiLoCo outer
+                // step) has no WAN share: its NIC alone limits it.
+                if (l.wan_Bps > 0) wan_min = std::min(wan_min, shares.wan.per_crossing_Bps(l.a, l.b, l.route));
                 nic_min = std::min(nic_min, l.nic_Bps);
                 lat_max = std::max(lat_max, l.latency_s);
             }
@@ -122,11 +139,36 @@ DataParallelTimes dp_allreduce_times(const CostModel& model, const Plan& plan, b
             // its own NIC; together they cannot beat the WAN path.
             const double across = std::max(ring_allreduce_s(grad, C, wan_min, lat_max),
                                            ring_allreduce_s(grad / smallest, C, nic_min, 0.0));
-            t = 2.0 * inside + across;
+            // The pseudo-gradient is the same on every member of a site (they trained in step),
+            // so each member takes its shard without a reduce-scatter; the all-gather remains.
+            t = (payload.pseudo_gradients ? 1.0 : 2.0) * inside + across;
         }
         out.allreduce_s[static_cast<size_t>(s)] = t;
     }
     return out;
+}
+
+}  // namespace
+
+DataParallelTimes dp_allreduce_times(const CostModel& model, const Plan& plan, bool single_site) {
+    std::vector<StageRings> rings;
+    for (int s = 0; s < plan.pp; ++s) rings.push_back(rings_of(plan, s, single_site));
+    return allreduce_times(model, plan, rings, Payload{}, single_site);
+}
+
+DataParallelTimes outer_allreduce_times(const CostModel& model, const Plan& plan, bool single_site) {
+    std::vector<StageRings> rings;
+    for (int s = 0; s < plan.pp; ++s) {
+        StageRings sr;
+        sr.inside = dp_groups(plan, s);
+        if (sr.inside.size() >= 2) {
+            for (const auto& g : sr.inside) sr.across.push_back(g.front());
+        } else {
+            sr.inside.clear();   // one site: nothing to average, no outer all-reduce
+        }
+        rings.push_back(std::move(sr));
+    }
+    return allreduce_times(model, plan, rings, Payload{true}, single_site);
 }
 
 double dp_exposed_s(const CostOptions& options, const Plan& plan, const std::vector<double>& allreduce_s,

@@ -80,6 +80,17 @@ Prediction CostModel::estimate_impl(const Plan& plan, bool single_site) const {
     out.dp_comm_s = dp_exposed;
     out.optimizer_s = optimizer;
     out.iteration_s = pipeline.iteration_s + dp_exposed + optimizer;
+    if (job.sync.diloco()) {
+        // One inner step as above; the outer step's exposed time is spread over its H inner steps.
+        const cost::OuterStep outer = cost::outer_step(*this, plan, out.iteration_s, single_site);
+        if (!outer.problem.empty()) return fail(outer.problem);
+        const double inner_steps_s = job.sync.inner_steps * out.iteration_s;
+        out.outer_allreduce_s = outer.allreduce_s;
+        out.outer_exposed_s = outer.exposed_s;
+        out.outer_wan_bytes = outer.wan_bytes;
+        out.compute_utilisation = inner_steps_s / (inner_steps_s + outer.exposed_s);
+        out.iteration_s = (inner_steps_s + outer.exposed_s) / job.sync.inner_steps;
+    }
     out.tokens_per_s = static_cast<double>(job.global_batch) * job.seq_len / out.iteration_s;
     out.mfu = cost::model_flops_per_iteration(job) / out.iteration_s / cells.peak_flops;
     return out;

@@ -62,9 +62,26 @@ struct DataParallelTimes {
 };
 // All stages reduce at once, so each stage's time depends on the WAN links the others share.
 DataParallelTimes dp_allreduce_times(const CostModel& model, const Plan& plan, bool single_site);
+// DiLoCo's outer step: per stage, the pseudo-gradient all-reduce among the sites holding the
+// stage (an all-gather inside each site, a ring across sites; nothing with one site).
+DataParallelTimes outer_allreduce_times(const CostModel& model, const Plan& plan, bool single_site);
 // What the slowest stage's all-reduce adds to the iteration after overlapping backward.
 double dp_exposed_s(const CostOptions& options, const Plan& plan, const std::vector<double>& allreduce_s,
                     const CellTimes& cells);
+
+// ---- DiLoCo outer step (cost_diloco.cpp) ----
+
+// One outer step every job.sync.inner_steps inner steps of `inner_step_s` each.
+struct OuterStep {
+    std::string problem;        // a ring edge with no usable link; nothing else is set then
+    double allreduce_s = 0;     // all stages at once: the slowest
+    double exposed_s = 0;       // what the inner steps wait for
+    double wan_bytes = 0;       // over WAN links, all cluster pairs together
+};
+OuterStep outer_step(const CostModel& model, const Plan& plan, double inner_step_s, bool single_site);
+// Why `plan` cannot train with DiLoCo; empty when it can: a replica whose stages sit in
+// different clusters would send activations over the WAN every inner step.
+std::string diloco_problem(const Topology& topology, const Plan& plan);
 
 // ---- Optimizer (cost_optimizer.cpp) ----
 

@@ -16,6 +16,7 @@ libsf_cost_la_SOURCES = \
 	common/cost/cost_links.h \
 	common/cost/cost_pipeline.cpp \
 	common/cost/cost_data_parallel.cpp \
+	common/cost/cost_diloco.cpp \
 	common/cost/cost_optimizer.cpp \
 	common/cost/cost_memory.cpp \
 	common/cost/flops.cpp \

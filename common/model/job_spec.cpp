@@ -20,6 +20,26 @@ constexpr const char* kJobSource = "job spec";
 void check(bool ok, const char* field, const std::string& what) {
     if (!ok) throw InputError(kJobSource, 0, field, what);
 }
+// "sync": "diloco", or the whole object; what the object leaves out keeps SyncSpec's default.
+SyncSpec parse_sync(const nlohmann::json& j, const std::string& source) {
+    SyncSpec sync;
+    if (j.is_string()) {
+        sync.mode = sync_mode_from_string(j.get<std::string>(), source, "sync");
+        return sync;
+    }
+    if (!j.is_object()) throw InputError(source, 0, "sync", "expected \"sync\", \"diloco\" or an object with \"mode\"");
+    jr::only_keys(j, {"mode", "inner_steps", "outer_precision", "streaming"}, source, "sync");
+    if (j.contains("mode")) sync.mode = sync_mode_from_string(jr::get_string(j.at("mode"), source, "sync.mode"), source, "sync.mode");
+    if (j.contains("inner_steps"))
+        sync.inner_steps = jr::get_int(j.at("inner_steps"), source, "sync.inner_steps", 1, kMaxInnerSteps);
+    if (j.contains("outer_precision")) {
+        sync.outer_precision = outer_precision_from_string(
+            jr::get_string(j.at("outer_precision"), source, "sync.outer_precision"), source, "sync.outer_precision");
+    }
+    if (j.contains("streaming")) sync.streaming = jr::get_bool(j.at("streaming"), source, "sync.streaming");
+    return sync;
+}
+
 }  // namespace
 
 void JobSpec::validate() const {
@@ -37,6 +57,49 @@ void JobSpec::validate() const {
           "global_batch " + std::to_string(global_batch) + " is not divisible by micro_batch " +
               std::to_string(micro_batch));
     check(gpus >= 0 && gpus <= 10000000, "gpus", "gpus " + std::to_string(gpus) + " must not be negative");
+    check(sync.inner_steps >= 1 && sync.inner_steps <= kMaxInnerSteps, "sync.inner_steps",
+          "inner_steps " + std::to_string(sync.inner_steps) + " must be 1.." + std::to_string(kMaxInnerSteps));
+}
+
+int SyncSpec::outer_bytes_per_param() const {
+    switch (outer_precision) {
+        case OuterPrecision::fp32: return 4;
+        case OuterPrecision::bf16: return 2;
+        case OuterPrecision::int8: return 1;
+    }
+    return 4;
+}
+
+const char* to_string(SyncMode m) {
+    switch (m) {
+        case SyncMode::sync: return "sync";
+        case SyncMode::diloco: return "diloco";
+    }
+    return "?";
+}
+
+SyncMode sync_mode_from_string(const std::string& s, const std::string& source, const std::string& field) {
+    const std::string l = lower(s);
+    if (l == "sync") return SyncMode::sync;
+    if (l == "diloco") return SyncMode::diloco;
+    throw InputError(source, 0, field, "unknown sync mode '" + s + "' (sync or diloco)");
+}
+
+const char* to_string(OuterPrecision p) {
+    switch (p) {
+        case OuterPrecision::fp32: return "fp32";
+        case OuterPrecision::bf16: return "bf16";
+        case OuterPrecision::int8: return "int8";
+    }
+    return "?";
+}
+
+OuterPrecision outer_precision_from_string(const std::string& s, const std::string& source, const std::string& field) {
+    const std::string l = lower(s);
+    if (l == "fp32") return OuterPrecision::fp32;
+    if (l == "bf16") return OuterPrecision::bf16;
+    if (l == "int8") return OuterPrecision::int8;
+    throw InputError(source, 0, field, "unknown pseudo-gradient precision '" + s + "' (fp32, bf16 or int8)");
 }
 
 const char* to_string(Precision p) {
@@ -77,7 +140,7 @@ JobSpec parse_job_spec(const std::string& json_text, const std::string& source, 
     const nlohmann::json j = jr::parse(json_text, source);
     jr::only_keys(j,
                   {"model", "seq_len", "global_batch", "micro_batch", "precision", "optimizer", "recompute", "zero1",
-                   "gpus", "gpu_mode"},
+                   "gpus", "gpu_mode", "sync"},
                   source, "");
     JobSpec spec;
     if (!j.contains("model")) throw InputError(source, 0, "model", "missing required key");
@@ -123,6 +186,7 @@ JobSpec parse_job_spec(const std::string& json_text, const std::string& source, 
     if (j.contains("gpu_mode")) {
         spec.gpu_mode = gpu_count_mode_from_string(jr::get_string(j.at("gpu_mode"), source, "gpu_mode"), source, "gpu_mode");
     }
+    if (j.contains("sync")) spec.sync = parse_sync(j.at("sync"), source);
     if (spec.gpu_mode != GpuCountMode::best && j.contains("gpu_mode") && spec.gpus == 0) {
         throw InputError(source, 0, "gpus", std::string("gpu_mode ") + to_string(spec.gpu_mode) + " needs gpus > 0");
     }

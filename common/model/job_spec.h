@@ -9,6 +9,30 @@ namespace spiderflow {
 
 enum class Precision { bf16, fp16, fp32 };
 
+// How replicas in different sites keep their weights in step.
+enum class SyncMode {
+    sync,     // every iteration: gradients all-reduced over every replica (data parallel)
+    diloco,   // DiLoCo: each site trains its own replica; every H inner steps the sites
+              // all-reduce pseudo-gradients (weights then minus weights now) and apply an outer
+              // optimizer. Another optimisation: convergence per token differs from sync.
+};
+
+// Wire format of the pseudo-gradients in a DiLoCo outer step.
+enum class OuterPrecision { fp32, bf16, int8 };
+
+struct SyncSpec {
+    SyncMode mode = SyncMode::sync;
+    // H, inner steps between outer steps: INTELLECT-1 used 100, the DiLoCo paper 500.
+    int inner_steps = 100;
+    OuterPrecision outer_precision = OuterPrecision::fp32;
+    // Streaming DiLoCo: the outer all-reduce runs behind the next H inner steps instead of
+    // blocking them (up to what those steps' time can hide).
+    bool streaming = false;
+
+    bool diloco() const { return mode == SyncMode::diloco; }
+    int outer_bytes_per_param() const;
+};
+
 enum class GpuCountMode {
     exact,    // use exactly `gpus`
     at_most,  // any count up to `gpus`
@@ -28,6 +52,7 @@ struct JobSpec {
     bool zero1 = false;          // optimizer states sharded across DP
     int gpus = 0;
     GpuCountMode gpu_mode = GpuCountMode::exact;
+    SyncSpec sync;               // synchronous unless the user chose DiLoCo
 
     int bytes_per_param() const { return precision == Precision::fp32 ? 4 : 2; }
     // Throws InputError (source "job spec", field named) when a value is out of range.
@@ -41,7 +66,18 @@ Precision precision_from_string(const std::string& s);  // throws InputError
 const char* to_string(GpuCountMode m);
 GpuCountMode gpu_count_mode_from_string(const std::string& s, const std::string& source, const std::string& field);
 
-// Reads a job spec from JSON text ({"model": "llama3-70b" | {...dims...}, "seq_len": ..., ...}).
+// "sync", "diloco"; "int8", "bf16", "fp32". Readers throw InputError(source, 0, field) naming
+// the choices.
+const char* to_string(SyncMode m);
+SyncMode sync_mode_from_string(const std::string& s, const std::string& source, const std::string& field);
+const char* to_string(OuterPrecision p);
+OuterPrecision outer_precision_from_string(const std::string& s, const std::string& source, const std::string& field);
+// Inner steps H: 1 .. kMaxInnerSteps.
+constexpr int kMaxInnerSteps = 1000000;
+
+// Reads a job spec from JSON text ({"model": "llama3-70b" | {...dims...}, "seq_len": ..., ...,
+// "sync": "sync" | "diloco" | {"mode": "diloco", "inner_steps": 100, "outer_precision": "int8",
+// "streaming": false}}).
 JobSpec parse_job_spec(const std::string& json_text, const std::string& source, const Catalog& catalog);
 JobSpec read_job_spec(const std::string& path, const Catalog& catalog);
 

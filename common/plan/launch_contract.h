@@ -18,6 +18,10 @@ constexpr const char* kGpus = "SPIDERFLOW_GPUS";
 constexpr const char* kObjective = "SPIDERFLOW_OBJECTIVE";
 constexpr const char* kPolicy = "SPIDERFLOW_POLICY";
 constexpr const char* kPlanFile = "SPIDERFLOW_PLAN_FILE";
+constexpr const char* kSync = "SPIDERFLOW_SYNC";                      // sync | diloco
+constexpr const char* kInnerSteps = "SPIDERFLOW_INNER_STEPS";         // DiLoCo's H
+constexpr const char* kOuterPrecision = "SPIDERFLOW_OUTER_PRECISION"; // fp32 | bf16 | int8
+constexpr const char* kStreaming = "SPIDERFLOW_STREAMING";            // yes | no
 // The site config's path (plugins, launch).
 constexpr const char* kConf = "SPIDERFLOW_CONF";
 

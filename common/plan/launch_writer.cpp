@@ -10,6 +10,8 @@
 #include <sstream>
 
 #include "common/model/catalog.h"
+#include "common/plan/command_flags.h"
+#include "common/plan/launch_diloco.h"
 #include "common/plan/layer_split.h"
 #include "common/util/errors.h"
 
@@ -57,19 +59,6 @@ struct Flag {
 
 using Flags = std::vector<Flag>;
 
-// Where the command gives `name` ("--x v" or "--x=v"); npos when it does not.
-size_t find_flag(const std::vector<std::string>& command, const std::string& name) {
-    for (size_t i = 0; i < command.size(); ++i)
-        if (command[i] == name || command[i].rfind(name + "=", 0) == 0) return i;
-    return std::string::npos;
-}
-
-std::string value_at(const std::vector<std::string>& command, size_t i) {
-    const size_t eq = command[i].find('=');
-    if (eq != std::string::npos) return command[i].substr(eq + 1);
-    return i + 1 < command.size() ? command[i + 1] : std::string();
-}
-
 std::optional<double> number(const std::string& s) {
     char* end = nullptr;
     const double v = std::strtod(s.c_str(), &end);
@@ -85,7 +74,7 @@ bool still_needed(const Flag& f, const std::vector<std::string>& command) {
     if (f.rule == Rule::off)
         throw InputError("launch", 0, f.name, "the command gives " + f.name + ", which contradicts the plan: " + f.why);
     if (f.rule == Rule::on || f.rule == Rule::fallback) return false;
-    const std::string given = value_at(command, i);
+    const std::string given = flag_value_at(command, i);
     const auto a = number(given), b = number(f.value);
     const bool ok = f.rule == Rule::at_least ? a && b && *a >= *b : given == f.value || (a && b && *a == *b);
     if (!ok)
@@ -210,7 +199,7 @@ Flags architecture_flags(const Plan& plan, const std::vector<std::string>& comma
                  "the job's sequence length"});
     // The tokenizer sets the vocabulary; only Megatron's NullTokenizer takes it from the command.
     const size_t tok = find_flag(command, "--tokenizer-type");
-    if (tok != std::string::npos && value_at(command, tok) == "NullTokenizer")
+    if (tok != std::string::npos && flag_value_at(command, tok) == "NullTokenizer")
         f.push_back({"--vocab-size", std::to_string(m.vocab), Rule::same, "vocabulary of " + m.name});
     return f;
 }
@@ -244,11 +233,65 @@ std::vector<std::string> megatron_args(const Plan& plan, double nccl_timeout_s,
     return out;
 }
 
+namespace {
+
+// One site's torchft replica group: a torchtitan instance with its own torchrun rendezvous on
+// the site's nodes (its master is the node srun runs from), joined to the other sites by the
+// lighthouse. Its ranks are its own, not the plan's global ones.
+LaunchScript write_diloco_launch(const Plan& plan, const CommFacts& facts, const LaunchRequest& req) {
+    std::set<int> sites;
+    for (const auto& c : plan.cells) sites.insert(c.cluster);
+    int cluster = req.part_cluster;
+    if (cluster < 0) {
+        if (sites.size() != 1)
+            throw InputError("launch", 0, "plan",
+                             "a DiLoCo plan over " + std::to_string(sites.size()) +
+                                 " sites starts one torchft replica group per site: launch it inside each part of the "
+                                 "cross-site job (or give each site its own plan)");
+        cluster = *sites.begin();
+    }
+    if (req.megatron == 1 || (req.megatron < 0 && runs_megatron(req.command)))
+        throw InputError("launch", 0, "--megatron", "Megatron-LM has no DiLoCo; a DiLoCo plan runs torchtitan with torchft");
+    if (req.lighthouse.empty())
+        throw InputError("launch", 0, "--lighthouse",
+                         "a DiLoCo plan needs the URL of torchft's lighthouse (torchft_lighthouse), reachable from every "
+                         "site, e.g. http://HOST:29510");
+    const DilocoGroup g = diloco_group(plan, cluster);
+    LaunchScript s;
+    s.env = nccl_env(facts, nullptr, 0, req.nccl);
+    s.env.push_back({"TORCHFT_LIGHTHOUSE", req.lighthouse});
+    s.env.push_back({env::kTp, std::to_string(plan.tp)});
+    s.env.push_back({env::kPp, std::to_string(plan.pp)});
+    s.env.push_back({env::kDp, std::to_string(g.dp)});
+    s.env.push_back({env::kSync, to_string(plan.job.sync.mode)});
+    s.env.push_back({env::kInnerSteps, std::to_string(plan.job.sync.inner_steps)});
+    s.env.push_back({env::kOuterPrecision, to_string(plan.job.sync.outer_precision)});
+    if (!req.plan_path.empty()) s.env.push_back({env::kPlanPath, req.plan_path});
+    std::vector<std::string> program = req.command;
+    for (auto& w : torchtitan_diloco_args(plan, g, req.command)) program.push_back(std::move(w));
+    const std::string rdzv = lookup(s.env, env::kRdzvTimeoutS, "900");
+    // SLURM_NODEID and SLURM_LAUNCH_NODE_IPADDR exist only inside the task: a shell there
+    // expands them, and the program follows as "$@", never re-parsed.
+    const std::string inner = "exec torchrun --nnodes=" + std::to_string(g.nodes) +
+                              " --nproc-per-node=" + std::to_string(g.gpus_per_node) +
+                              " --node-rank=\"$SLURM_NODEID\" --master-addr=\"$SLURM_LAUNCH_NODE_IPADDR\"" +
+                              " --master-port=\"" + req.master_port + "\" --rdzv-conf=timeout=" + rdzv + " \"$@\"";
+    std::vector<std::string> step = {"srun", "--nodes=" + std::to_string(g.nodes), "--kill-on-bad-exit=1",
+                                     "--ntasks=" + std::to_string(g.nodes), "--ntasks-per-node=1",
+                                     "bash", "-c", inner, "spiderflow-launch"};
+    step.insert(step.end(), program.begin(), program.end());
+    s.steps.push_back(std::move(step));
+    return s;
+}
+
+}  // namespace
+
 LaunchScript write_launch(const Plan& plan, const CommFacts& facts, const LaunchRequest& req) {
     if (req.command.empty()) throw InputError("launch", 0, "command", "no program given after '--'");
     if (req.launcher != "srun" && req.launcher != "torchrun") {
         throw InputError("launch", 0, "--launcher", "expected srun or torchrun, got '" + req.launcher + "'");
     }
+    if (plan.job.sync.diloco()) return write_diloco_launch(plan, facts, req);
     std::set<std::pair<int, int>> nodes;
     int part_ranks = 0;
     for (const auto& c : plan.cells) {

@@ -24,6 +24,9 @@ struct LaunchRequest {
     // A part of a cross-site job: only this cluster's (index) share of the plan is started here;
     // its ranks follow the part's rank base (the SPANK plugin numbers them). -1 = the whole plan.
     int part_cluster = -1;
+    // DiLoCo plans (doc/diloco.md): torchft's lighthouse URL, which every site's replica group
+    // reaches (TORCHFT_LIGHTHOUSE).
+    std::string lighthouse;
 };
 
 struct LaunchScript {
@@ -44,7 +47,10 @@ struct LaunchScript {
 std::vector<std::string> megatron_args(const Plan& plan, double nccl_timeout_s,
                                        const std::vector<std::string>& command = {});
 
-// Throws InputError when the command is empty or the launcher unknown.
+// Throws InputError when the command is empty or the launcher unknown. A DiLoCo plan starts one
+// site's torchft replica group (the part's cluster, or the plan's only site): one torchrun per
+// node with torchtitan's DiLoCo flags (launch_diloco.h); it needs request.lighthouse, and
+// Megatron-LM (no DiLoCo) is refused.
 LaunchScript write_launch(const Plan& plan, const CommFacts& facts, const LaunchRequest& request);
 
 std::string shell_quote(const std::string& word);

@@ -48,6 +48,12 @@ struct Prediction {
     double max_memory_bytes = 0;     // the fullest GPU
     std::vector<double> stage_memory_bytes;  // per stage, per GPU
     double scaling_efficiency = 0;   // vs. the same GPUs in one site; 0 when not computed
+    // DiLoCo plans only (job.sync.mode == diloco; all 0 for synchronous ones). iteration_s is
+    // then one inner step with the outer step's exposed time spread over its H inner steps.
+    double outer_allreduce_s = 0;    // the pseudo-gradient all-reduce of one outer step
+    double outer_exposed_s = 0;      // of which the inner steps wait for (all of it unless streaming)
+    double outer_wan_bytes = 0;      // bytes over WAN links per outer step, all cluster pairs together
+    double compute_utilisation = 0;  // H inner steps / (H inner steps + exposed outer step)
 };
 
 struct Plan {

@@ -78,6 +78,15 @@ std::string plan_to_json(const Plan& plan, const Topology& topology, int indent)
     job["zero1"] = plan.job.zero1;
     job["gpus"] = plan.job.gpus;
     job["gpu_mode"] = to_string(plan.job.gpu_mode);
+    // Written only for DiLoCo, so synchronous plans keep the bytes they always had.
+    if (plan.job.sync.diloco()) {
+        ordered_json sync;
+        sync["mode"] = to_string(plan.job.sync.mode);
+        sync["inner_steps"] = plan.job.sync.inner_steps;
+        sync["outer_precision"] = to_string(plan.job.sync.outer_precision);
+        sync["streaming"] = plan.job.sync.streaming;
+        job["sync"] = sync;
+    }
     j["job"] = job;
 
     ordered_json deg;
@@ -152,6 +161,14 @@ std::string plan_to_json(const Plan& plan, const Topology& topology, int indent)
     for (double b : p.stage_memory_bytes) per_stage.push_back(num(b));
     mem["per_stage_per_gpu_bytes"] = per_stage;
     pj["memory"] = mem;
+    if (plan.job.sync.diloco()) {
+        ordered_json outer;
+        outer["allreduce_s"] = num(p.outer_allreduce_s);
+        outer["exposed_s"] = num(p.outer_exposed_s);
+        outer["wan_bytes"] = num(p.outer_wan_bytes);
+        outer["compute_utilisation"] = num(p.compute_utilisation);
+        pj["outer_step"] = outer;
+    }
     j["prediction"] = pj;
 
     return j.dump(indent);
@@ -248,6 +265,19 @@ JobSpec read_job(const Reader& rd, const json& j, const std::string& path) {
     } catch (const InputError& e) {
         rd.fail(join(path, "gpu_mode"), e.problem());
     }
+    if (j.contains("sync")) {
+        const json& sj = rd.member(j, path, "sync");
+        const std::string sp = join(path, "sync");
+        try {
+            job.sync.mode = sync_mode_from_string(rd.get_string(sj, sp, "mode"), "plan", "mode");
+            job.sync.outer_precision =
+                outer_precision_from_string(rd.get_string(sj, sp, "outer_precision"), "plan", "outer_precision");
+        } catch (const InputError& e) {
+            rd.fail(join(sp, e.field()), e.problem());
+        }
+        job.sync.inner_steps = rd.get_int(sj, sp, "inner_steps", 1);
+        job.sync.streaming = rd.get_bool(sj, sp, "streaming");
+    }
     return job;
 }
 
@@ -276,6 +306,14 @@ Prediction read_prediction(const Reader& rd, const json& j) {
         const std::string f = "prediction.memory.per_stage_per_gpu_bytes[" + std::to_string(i) + "]";
         if (!ps[i].is_number()) rd.fail(f, "expected a number");
         p.stage_memory_bytes.push_back(ps[i].get<double>());
+    }
+    if (j.contains("outer_step")) {
+        const json& o = rd.member(j, path, "outer_step");
+        const std::string op = "prediction.outer_step";
+        p.outer_allreduce_s = rd.get_double(o, op, "allreduce_s");
+        p.outer_exposed_s = rd.get_double(o, op, "exposed_s");
+        p.outer_wan_bytes = rd.get_double(o, op, "wan_bytes");
+        p.compute_utilisation = rd.get_double(o, op, "compute_utilisation");
     }
     return p;
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/plan/plan_traffic.h"
+#include "common/util/human_format.h"
 #include "common/util/units.h"
 
 namespace spiderflow {
@@ -39,11 +40,7 @@ std::string esc(const std::string& s) {
     return out;
 }
 
-std::string fmt(const char* f, double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, f, v);
-    return buf;
-}
+std::string fmt(const char* f, double v) { return format_number(f, v); }
 
 std::string bytes_str(double b) {
     if (b >= 1e9) return fmt("%.2f GB", b / 1e9);

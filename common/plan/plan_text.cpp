@@ -7,23 +7,14 @@
 
 #include "common/plan/plan_routes.h"
 #include "common/plan/plan_traffic.h"
+#include "common/util/human_format.h"
 #include "common/util/units.h"
 
 namespace spiderflow {
 namespace {
 
-std::string fmt(const char* f, double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, f, v);
-    return buf;
-}
-
-std::string bytes_str(double b) {
-    if (b >= 1e12) return fmt("%.2f TB", b / 1e12);
-    if (b >= 1e9) return fmt("%.2f GB", b / 1e9);
-    if (b >= 1e6) return fmt("%.1f MB", b / 1e6);
-    return fmt("%.0f B", b);
-}
+std::string fmt(const char* f, double v) { return format_number(f, v); }
+std::string bytes_str(double b) { return format_bytes(b); }
 
 std::string secs(double s) {
     if (s >= 1) return fmt("%.3f s", s);
@@ -93,6 +84,25 @@ void breakdown(std::ostringstream& o, const Prediction& q) {
       << secs(q.optimizer_s) << "\n";
 }
 
+// DiLoCo's own lines: what the plan trains with, and what its outer step costs.
+void outer_step_text(std::ostringstream& o, const Plan& plan) {
+    const SyncSpec& sync = plan.job.sync;
+    const Prediction& q = plan.prediction;
+    if (plan_orientation(plan) == "one cluster") {
+        o << "  DiLoCo in one site: no pseudo-gradient crosses a WAN link; the outer optimiser still runs every "
+          << sync.inner_steps << " inner steps, so loss per token differs from synchronous training\n";
+        return;
+    }
+    o << "  DiLoCo: each site trains its own replica; every " << sync.inner_steps
+      << " inner steps the sites all-reduce " << to_string(sync.outer_precision) << " pseudo-gradients ("
+      << (sync.streaming ? "streaming, behind the next inner steps" : "blocking") << "): "
+      << bytes_str(q.outer_wan_bytes) << " over the WAN, " << secs(q.outer_allreduce_s) << ", of which "
+      << secs(q.outer_exposed_s) << " exposed; compute utilisation " << fmt("%.1f%%", q.compute_utilisation * 100)
+      << "\n";
+    o << "  (the iteration above is one inner step with that exposed time spread over the "
+      << sync.inner_steps << "; the optimiser differs from synchronous training, so loss per token does too)\n";
+}
+
 }  // namespace
 
 std::string plan_orientation(const Plan& p) {
@@ -118,6 +128,9 @@ std::string plan_to_text(const Plan& plan, const Topology& topo, const Plan* run
     if (plan.planning_ms > 0) o << ", planned in " << fmt("%.1f", plan.planning_ms) << " ms";
     o << "\n";
     if (!note.empty()) o << "note: " << note << "\n";
+    if (plan.job.sync.diloco())
+        o << "Training: DiLoCo (H=" << plan.job.sync.inner_steps << ", " << to_string(plan.job.sync.outer_precision)
+          << " pseudo-gradients" << (plan.job.sync.streaming ? ", streaming" : "") << ")\n";
     o << "\nLayout: " << shape(plan) << ", " << plan.num_micro_batches << " micro-batches per replica; "
       << plan_orientation(plan) << "\n";
 
@@ -149,6 +162,7 @@ std::string plan_to_text(const Plan& plan, const Topology& topo, const Plan* run
     if (q.scaling_efficiency > 0) o << ", scaling efficiency " << fmt("%.1f%%", q.scaling_efficiency * 100) << " vs one site";
     o << "\n";
     breakdown(o, q);
+    if (plan.job.sync.diloco()) outer_step_text(o, plan);
     o << "  memory: fullest GPU " << fmt("%.1f GiB", q.max_memory_bytes / units::kGiB) << "\n";
 
     // Which traffic crosses which link, and why.
@@ -159,7 +173,9 @@ std::string plan_to_text(const Plan& plan, const Topology& topo, const Plan* run
     o << "\nTraffic per iteration: one pipeline boundary moves " << bytes_str(boundary)
       << " (activations + their gradients), one stage's DP all-reduce " << bytes_str(max_grad)
       << " of gradients (largest stage).\n";
-    if (traffic.empty()) {
+    if (traffic.empty() && plan.job.sync.diloco()) {
+        o << "Nothing crosses an inter-cluster link in an inner step; only the outer step's pseudo-gradients do.\n";
+    } else if (traffic.empty()) {
         o << "Nothing crosses an inter-cluster link: TP stays in each node, PP and DP in one cluster.\n";
     } else {
         // Say what this plan actually sends across, then how that compares with the other choice:

@@ -67,23 +67,61 @@ std::vector<std::vector<int>> dp_groups(const Plan& plan, int stage) {
     return groups;
 }
 
-std::vector<ClusterFlow> dp_allreduce_flows(const Plan& plan, int stage) {
+namespace {
+
+// A ring all-reduce of `bytes` among the clusters of `stage`'s replicas (hierarchical: one
+// member per cluster; flat: every replica in order), as WAN flows.
+std::vector<ClusterFlow> ring_flows(const Plan& plan, int stage, bool hierarchical, double bytes) {
     std::vector<ClusterFlow> flows;
-    if (!well_formed(plan) || stage < 0 || stage >= plan.pp) return flows;
     std::vector<int> ring;
-    if (plan.hierarchical_dp) {
+    if (hierarchical) {
         for (const auto& group : dp_groups(plan, stage)) ring.push_back(plan.cell(stage, group.front()).cluster);
     } else {
         for (int r = 0; r < plan.dp; ++r) ring.push_back(plan.cell(stage, r).cluster);
     }
     const int k = static_cast<int>(ring.size());
     if (k < 2) return flows;
-    const double per_edge = 2.0 * (k - 1) / k * stage_gradient_bytes(plan, stage);
+    const double per_edge = 2.0 * (k - 1) / k * bytes;
     for (int i = 0; i < k; ++i) {
         const int x = ring[static_cast<size_t>(i)], y = ring[static_cast<size_t>((i + 1) % k)];
         if (x != y) flows.push_back({x, y, per_edge});
     }
     return flows;
+}
+
+}  // namespace
+
+std::vector<ClusterFlow> dp_allreduce_flows(const Plan& plan, int stage) {
+    // DiLoCo keeps each iteration's all-reduce inside its site; the WAN sees outer_sync_flows.
+    if (!well_formed(plan) || stage < 0 || stage >= plan.pp || plan.job.sync.diloco()) return {};
+    return ring_flows(plan, stage, plan.hierarchical_dp, stage_gradient_bytes(plan, stage));
+}
+
+double stage_pseudo_gradient_bytes(const Plan& plan, int stage) {
+    return stage_gradient_bytes(plan, stage) / plan.job.bytes_per_param() * plan.job.sync.outer_bytes_per_param();
+}
+
+std::vector<ClusterFlow> outer_sync_flows(const Plan& plan, int stage) {
+    if (!well_formed(plan) || stage < 0 || stage >= plan.pp || !plan.job.sync.diloco()) return {};
+    return ring_flows(plan, stage, true, stage_pseudo_gradient_bytes(plan, stage));
+}
+
+double outer_step_wan_bytes(const Plan& plan) {
+    double total = 0;
+    for (int s = 0; s < plan.pp; ++s)
+        for (const ClusterFlow& f : outer_sync_flows(plan, s)) total += f.bytes;
+    return total;
+}
+
+double iteration_wan_bytes(const Plan& plan) {
+    double total = 0;
+    for (int b = 0; b + 1 < plan.pp; ++b)
+        for (bool forward : {true, false})
+            for (const ClusterFlow& f : pp_boundary_flows(plan, b, forward)) total += f.bytes;
+    total *= std::max(1, plan.num_micro_batches);
+    for (int s = 0; s < plan.pp; ++s)
+        for (const ClusterFlow& f : dp_allreduce_flows(plan, s)) total += f.bytes;
+    return total;
 }
 
 std::vector<CrossTraffic> cross_cluster_traffic(const Plan& plan) {

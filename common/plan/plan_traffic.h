@@ -49,6 +49,17 @@ std::vector<ClusterFlow> pp_boundary_flows(const Plan& plan, int boundary, bool 
 // replicas share one cluster.
 std::vector<ClusterFlow> dp_allreduce_flows(const Plan& plan, int stage);
 
+// DiLoCo (job.sync.mode == diloco): dp_allreduce_flows() is empty, as every inner step's
+// all-reduce stays inside a site. Every H inner steps each stage all-reduces its pseudo-gradients
+// (one per parameter, at job.sync.outer_precision) in a ring over the clusters holding the stage,
+// as the hierarchical all-reduce above does; these are its flows (empty for a sync plan).
+double stage_pseudo_gradient_bytes(const Plan& plan, int stage);
+std::vector<ClusterFlow> outer_sync_flows(const Plan& plan, int stage);
+// Bytes over WAN links, all flows of all cluster pairs added up: one outer step's
+// (outer_sync_flows), and one iteration's (pipeline and DP flows; for DiLoCo one inner step's).
+double outer_step_wan_bytes(const Plan& plan);
+double iteration_wan_bytes(const Plan& plan);
+
 // Traffic between two clusters (a < b) per iteration.
 struct CrossTraffic {
     int a = -1;

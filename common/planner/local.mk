@@ -7,6 +7,8 @@ libsf_planner_la_SOURCES = \
 	common/planner/plan_job.cpp \
 	common/planner/plan_compare.cpp \
 	common/planner/plan_compare.h \
+	common/planner/sync_compare.cpp \
+	common/planner/sync_compare.h \
 	common/planner/request_builder.h \
 	common/planner/request_builder.cpp \
 	common/planner/policy_factory.cpp \

@@ -28,6 +28,10 @@ struct PlanRequest {
     std::optional<int> micro_batch;
     double time_limit_s = 0;                     // 0 = the policy's default
     uint64_t seed = 1;
+    // The user allows DiLoCo beside synchronous training (--sync either): job.sync.mode is sync,
+    // and a front end also plans DiLoCo with job.sync's settings and shows both
+    // (common/planner/sync_compare.h). Never switches the mode by itself.
+    bool compare_sync_modes = false;
 };
 
 struct PlanResult {

@@ -18,11 +18,53 @@ std::string option_for_field(const std::string& field, const OptionNames& names)
     if (field == "seq_len") return names.seq_len;
     if (field == "micro_batch") return names.micro_batch;
     if (field == "gpus") return names.gpus;
+    if (field == "sync.inner_steps") return names.inner_steps;
     if (field.rfind("model", 0) == 0) return names.model;
     return field;
 }
 
 }  // namespace
+
+bool apply_sync_options(const RequestOptions& o, JobSpec& job, const OptionNames& names, const std::string& source) {
+    auto fail = [&](const std::string& field, const std::string& what) -> void {
+        throw InputError(source, 0, field, what);
+    };
+    bool either = false;
+    if (!o.sync.empty()) {
+        if (names.sync_either && (o.sync == "either" || o.sync == "EITHER" || o.sync == "Either")) {
+            job.sync.mode = SyncMode::sync;
+            either = true;
+        } else {
+            try {
+                job.sync.mode = sync_mode_from_string(o.sync, source, names.sync);
+            } catch (const InputError&) {
+                fail(names.sync, "unknown sync mode '" + o.sync + "' (" +
+                                     (names.sync_either ? "sync, diloco or either" : "sync or diloco") + ")");
+            }
+        }
+    }
+    // DiLoCo's settings alone would change nothing: say so instead of ignoring them.
+    const bool diloco_allowed = job.sync.diloco() || either;
+    auto needs_diloco = [&](const std::string& option) {
+        if (!diloco_allowed)
+            fail(option, "only applies to DiLoCo: add " + names.sync + " diloco" + (names.sync_either ? " (or either)" : ""));
+    };
+    if (o.inner_steps) {
+        needs_diloco(names.inner_steps);
+        if (*o.inner_steps < 1 || *o.inner_steps > kMaxInnerSteps)
+            fail(names.inner_steps, "must be 1.." + std::to_string(kMaxInnerSteps) + ", not " + std::to_string(*o.inner_steps));
+        job.sync.inner_steps = *o.inner_steps;
+    }
+    if (!o.outer_precision.empty()) {
+        needs_diloco(names.outer_precision);
+        job.sync.outer_precision = outer_precision_from_string(o.outer_precision, source, names.outer_precision);
+    }
+    if (o.streaming) {
+        needs_diloco(names.streaming);
+        job.sync.streaming = *o.streaming;
+    }
+    return either;
+}
 
 PlanRequest build_plan_request(const RequestOptions& o, const Catalog& catalog, const OptionNames& names,
                                const std::string& source) {
@@ -57,6 +99,7 @@ PlanRequest build_plan_request(const RequestOptions& o, const Catalog& catalog, 
             fail(names.precision.empty() ? "precision" : names.precision, e.problem());
         }
     }
+    request.compare_sync_modes = apply_sync_options(o, job, names, source);
     const bool degrees_fixed = o.tp && o.pp && o.dp;
     if (!o.job && job.gpus == 0 && !degrees_fixed) fail(names.gpus, "is required: how many GPUs the job may use");
     if (job.gpus == 0 && degrees_fixed) job.gpus = *o.tp * *o.pp * *o.dp;

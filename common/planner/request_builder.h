@@ -24,6 +24,11 @@ struct OptionNames {
     std::string objective = "--objective";
     std::string policy = "--policy";
     std::string precision = "--precision";
+    std::string sync = "--sync";
+    std::string inner_steps = "--inner-steps";
+    std::string outer_precision = "--outer-precision";
+    std::string streaming = "--streaming";
+    bool sync_either = true;   // the front end plans "either" (spiderflow plan); a job runs one mode
 };
 
 struct RequestOptions {
@@ -44,6 +49,12 @@ struct RequestOptions {
     std::vector<std::string> allowed_clusters;
     std::vector<std::string> forbidden_clusters;
     std::optional<int> tp, pp, dp;
+    // sync (default), diloco, or either (plan sync, also plan DiLoCo and show both); empty: the
+    // spec's. The DiLoCo settings below need diloco or either (or a spec that says diloco).
+    std::string sync;
+    std::optional<int> inner_steps;
+    std::string outer_precision;              // fp32, bf16 or int8
+    std::optional<bool> streaming;
     double time_limit_s = 0;
     uint64_t seed = 1;
 };
@@ -52,6 +63,11 @@ struct RequestOptions {
 // or bad value, an unknown model (listing the known ones) or an unknown objective.
 PlanRequest build_plan_request(const RequestOptions& options, const Catalog& catalog, const OptionNames& names,
                                const std::string& source);
+
+// Applies the sync options of `o` (sync, inner_steps, outer_precision, streaming) to `job`;
+// `spiderflow estimate` shares it. Returns true for "either" (job stays sync). Throws InputError
+// naming the option for a bad value, or for a DiLoCo setting without diloco or either.
+bool apply_sync_options(const RequestOptions& o, JobSpec& job, const OptionNames& names, const std::string& source);
 
 // The policy to plan with: `name`, or `fallback` when empty. Throws InputError(source, 0,
 // names.policy, ...) listing the policies on an unknown name.

@@ -46,6 +46,14 @@ const std::vector<OptionInfo>& option_table() {
         {"llm-gpus", "N", "SpiderFlow: GPUs to plan for when --gpus is not given", env::kGpus},
         {"llm-objective", "NAME", "SpiderFlow: iteration_time or throughput_per_gpu", env::kObjective},
         {"llm-policy", "NAME", "SpiderFlow: planning policy (default spinsearch)", env::kPolicy},
+        {"llm-sync", "MODE",
+         "SpiderFlow: sync (default) or diloco: each site trains its own replica, sites average every "
+         "--llm-inner-steps steps (a different optimiser)",
+         env::kSync},
+        {"llm-inner-steps", "H", "SpiderFlow: DiLoCo inner steps between outer steps (default 100)", env::kInnerSteps},
+        {"llm-outer-precision", "P", "SpiderFlow: DiLoCo pseudo-gradients as fp32 (default), bf16 or int8",
+         env::kOuterPrecision},
+        {"llm-streaming", "yes|no", "SpiderFlow: DiLoCo outer all-reduce behind the next inner steps", env::kStreaming},
         {"llm-plan", "FILE", "SpiderFlow: use this plan (from `spiderflow plan`) instead of planning", env::kPlanFile},
     };
     return table;
@@ -53,7 +61,7 @@ const std::vector<OptionInfo>& option_table() {
 
 bool JobOptions::any() const {
     return !model.empty() || global_batch || micro_batch || seq_len || gpus || !objective.empty() || !policy.empty() ||
-           !plan_file.empty();
+           !plan_file.empty() || !sync.empty() || inner_steps || !outer_precision.empty() || streaming;
 }
 
 std::string spank_option_var(const std::string& option_name) {
@@ -88,6 +96,22 @@ void set_job_option(JobOptions& o, const std::string& name, const std::string& v
     } else if (name == "llm-policy") {
         need_value();
         o.policy = value;
+    } else if (name == "llm-sync") {
+        // "either" is for `spiderflow plan`: a job runs one mode.
+        if (value != "sync" && value != "diloco") {
+            throw InputError(kSource, 0, "--" + name, "expected sync or diloco, got '" + value + "'");
+        }
+        o.sync = value;
+    } else if (name == "llm-inner-steps") {
+        o.inner_steps = positive_int(name, value);
+    } else if (name == "llm-outer-precision") {
+        if (value != "fp32" && value != "bf16" && value != "int8") {
+            throw InputError(kSource, 0, "--" + name, "expected fp32, bf16 or int8, got '" + value + "'");
+        }
+        o.outer_precision = value;
+    } else if (name == "llm-streaming") {
+        if (value != "yes" && value != "no") throw InputError(kSource, 0, "--" + name, "expected yes or no, got '" + value + "'");
+        o.streaming = value == "yes";
     } else if (name == "llm-plan") {
         need_value();
         o.plan_file = value;

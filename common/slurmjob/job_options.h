@@ -29,6 +29,10 @@ struct JobOptions {
     std::optional<int> gpus;           // --llm-gpus, when the job has no --gpus
     std::string objective;             // iteration_time | throughput_per_gpu
     std::string policy;                // planner name
+    std::string sync;                  // sync | diloco (words checked here, meaning in the builder)
+    std::optional<int> inner_steps;    // DiLoCo's H
+    std::string outer_precision;       // fp32 | bf16 | int8
+    std::optional<bool> streaming;
     std::string plan_file;             // a plan made by `spiderflow plan`, used as is: its path,
                                        // for messages only (slurmctld never opens it)
     std::string plan_content;          // that file's content as the user's sbatch read it

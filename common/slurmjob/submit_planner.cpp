@@ -108,6 +108,21 @@ std::optional<Stop> plan_from_content(const JobOptions& opts, const Topology& to
     } catch (const InputError& e) {
         return Stop{Outcome::reject, where + e.problem() + (e.field().empty() ? "" : " (" + e.field() + ")")};
     }
+    // The plan is used as is: a sync option that says otherwise is named, never overridden.
+    const SyncSpec& sync = plan->job.sync;
+    std::string clash;
+    if (!opts.sync.empty() && opts.sync != to_string(sync.mode))
+        clash = "--llm-sync=" + opts.sync + " but the plan trains with " + to_string(sync.mode);
+    else if (opts.inner_steps && (!sync.diloco() || *opts.inner_steps != sync.inner_steps))
+        clash = "--llm-inner-steps=" + std::to_string(*opts.inner_steps) + " but the plan " +
+                (sync.diloco() ? "has " + std::to_string(sync.inner_steps) : std::string("is synchronous"));
+    else if (!opts.outer_precision.empty() && (!sync.diloco() || opts.outer_precision != to_string(sync.outer_precision)))
+        clash = "--llm-outer-precision=" + opts.outer_precision + " but the plan " +
+                (sync.diloco() ? "has " + std::string(to_string(sync.outer_precision)) : std::string("is synchronous"));
+    else if (opts.streaming && (!sync.diloco() || *opts.streaming != sync.streaming))
+        clash = std::string("--llm-streaming=") + (*opts.streaming ? "yes" : "no") + " but the plan " +
+                (sync.diloco() ? (sync.streaming ? "streams" : "blocks") : "is synchronous");
+    if (!clash.empty()) return Stop{Outcome::reject, where + clash + "; re-plan with those options, or drop them"};
     return std::nullopt;
 }
 
@@ -122,9 +137,22 @@ const OptionNames& sbatch_option_names() {
         n.gpus = "--gpus";
         n.objective = "--llm-objective";
         n.policy = "--llm-policy";
+        n.sync = "--llm-sync";
+        n.inner_steps = "--llm-inner-steps";
+        n.outer_precision = "--llm-outer-precision";
+        n.streaming = "--llm-streaming";
+        n.sync_either = false;
         return n;
     }();
     return names;
+}
+
+// The mode the user chose, said back when it is not the usual one.
+std::string diloco_words(const Plan& plan) {
+    if (!plan.job.sync.diloco()) return "";
+    return " (DiLoCo: every " + std::to_string(plan.job.sync.inner_steps) + " steps the replicas average " +
+           to_string(plan.job.sync.outer_precision) + " pseudo-gradients" +
+           (plan.job.sync.streaming ? ", streaming" : "") + ")";
 }
 
 // "--llm-global-batch is required", "bad --llm-model: unknown model ...".
@@ -163,6 +191,10 @@ std::optional<Stop> plan_from_spec(const JobOptions& opts, const SlurmRequest& r
     ro.micro_batch = opts.micro_batch;
     ro.gpus = req.gpus ? req.gpus : opts.gpus;
     ro.objective = opts.objective;
+    ro.sync = opts.sync;
+    ro.inner_steps = opts.inner_steps;
+    ro.outer_precision = opts.outer_precision;
+    ro.streaming = opts.streaming;
     ro.allowed_clusters = {here.name};
     ro.time_limit_s = cfg.time_budget_s * 0.8;
     PlanRequest preq;
@@ -505,7 +537,7 @@ SubmitDecision decide_uncached(const JobOptions& opts, const SlurmRequest& req,
             r.user_note = "spiderflow: planned " + plan.job.model.name + " as tp=" + std::to_string(plan.tp) + " pp=" +
                           std::to_string(plan.pp) + " dp=" + std::to_string(plan.dp) + " across " +
                           std::to_string(r.parts.size()) + " clusters: " + where + "; " + fmt(plan.prediction.iteration_s) +
-                          " s per iteration predicted. The job is held until every part can start together; "
+                          " s per iteration predicted" + diloco_words(plan) + ". The job is held until every part can start together; "
                           "`spiderflow jobs` follows it";
             return finish(Outcome::rewrite, "");
         }
@@ -513,7 +545,7 @@ SubmitDecision decide_uncached(const JobOptions& opts, const SlurmRequest& req,
         r.user_note = "spiderflow: planned " + plan.job.model.name + " as tp=" + std::to_string(plan.tp) + " pp=" +
                       std::to_string(plan.pp) + " dp=" + std::to_string(plan.dp) + " on " + std::to_string(r.nodes) +
                       " node(s) x " + std::to_string(r.gpus_per_node) + " GPUs of cluster '" + here.name + "', " +
-                      fmt(plan.prediction.iteration_s) + " s per iteration predicted";
+                      fmt(plan.prediction.iteration_s) + " s per iteration predicted" + diloco_words(plan);
         return finish(Outcome::rewrite, "");
     } catch (const std::exception& e) {
         return finish(Outcome::fail_open, std::string("internal error: ") + e.what());
@@ -540,7 +572,8 @@ std::string cache_key(const JobOptions& o, const SlurmRequest& r, const Spiderfl
     return o.model + '|' + n(o.global_batch) + '|' + n(o.micro_batch) + '|' + n(o.seq_len) + '|' + n(o.gpus) + '|' +
            n(r.gpus) + '|' + n(r.gpus_per_node) + '|' + r.gpu_type + '|' + r.gpus_text + '|' +
            (r.gpu_count_missing ? "?" : "") + '|' + n(r.nodes) + '|' + n(r.ntasks) + '|' + n(r.ntasks_per_node) + '|' +
-           o.objective + '|' + (o.policy.empty() ? cfg.policy : o.policy) + '|' + cfg.cluster + '|' +
+           o.objective + '|' + (o.policy.empty() ? cfg.policy : o.policy) + '|' + o.sync + '|' + n(o.inner_steps) + '|' +
+           o.outer_precision + '|' + (o.streaming ? (*o.streaming ? "y" : "n") : "-") + '|' + cfg.cluster + '|' +
            fmt(cfg.time_budget_s, 6);
 }
 

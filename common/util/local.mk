@@ -2,6 +2,8 @@ noinst_LTLIBRARIES += libsf_util.la
 libsf_util_la_SOURCES = \
 	common/util/errors.cpp \
 	common/util/errors.h \
+	common/util/human_format.cpp \
+	common/util/human_format.h \
 	common/util/json_read.cpp \
 	common/util/json_read.h \
 	common/util/key_value_conf.cpp \

@@ -17,6 +17,7 @@
 #include "common/model/job_spec.h"
 #include "common/plan/plan_json.h"
 #include "common/plan/sequential_layout.h"
+#include "common/planner/request_builder.h"
 #include "common/topology/reader.h"
 #include "common/util/errors.h"
 #include "common/util/units.h"
@@ -48,6 +49,11 @@ std::string help_text() {
     + recompute_help(25) +
     "  --zero1                shard optimizer states across data parallelism\n"
     "  --flat-dp              one flat DP ring instead of the hierarchical all-reduce\n"
+    "  --sync MODE            sync (default) or diloco: each site trains its own replica and the\n"
+    "                         sites average pseudo-gradients every --inner-steps steps\n"
+    "  --inner-steps H        DiLoCo: inner steps between outer steps (default 100)\n"
+    "  --outer-precision P    DiLoCo: pseudo-gradients on the wire as fp32 (default), bf16 or int8\n"
+    "  --streaming            DiLoCo: overlap the outer all-reduce with the next inner steps\n"
     "  --plan FILE            take the whole layout (and job) from a plan JSON\n"
     "  --dp-overlap F         fraction of the DP all-reduce hidden behind backward (default 0.5)\n"
     "  --virtual-stages V     interleaved 1F1B with V chunks per GPU (default 1)\n"
@@ -95,6 +101,7 @@ struct Args {
     std::string precision;
     std::optional<RecomputeChoice> recompute;
     bool zero1 = false, flat_dp = false;
+    RequestOptions sync;   // only its sync fields
     CostOptions options;
 };
 
@@ -126,6 +133,10 @@ Args parse_args(const std::vector<std::string>& args) {
         }
         else if (o == "--zero1") a.zero1 = true;
         else if (o == "--flat-dp") a.flat_dp = true;
+        else if (o == "--sync") a.sync.sync = value();
+        else if (o == "--inner-steps") a.sync.inner_steps = parse_int(o, value(), 1);
+        else if (o == "--outer-precision") a.sync.outer_precision = value();
+        else if (o == "--streaming") a.sync.streaming = true;
         else if (o == "--dp-overlap") a.options.dp_overlap = parse_fraction(o, value());
         else if (o == "--virtual-stages") a.options.virtual_stages = parse_int(o, value(), 1);
         else if (o == "--sequence-parallel") a.options.sequence_parallel = true;
@@ -190,6 +201,16 @@ void print_text(const Plan& plan, const Prediction& p, const std::vector<cost::S
     line("tokens/s", fixed(p.tokens_per_s, 0));
     line("MFU", fixed(100 * p.mfu, 1) + " %");
     if (p.scaling_efficiency > 0) line("scaling efficiency", fixed(100 * p.scaling_efficiency, 1) + " %");
+    if (plan.job.sync.diloco()) {
+        const SyncSpec& s = plan.job.sync;
+        out << "DiLoCo outer step, every " << s.inner_steps << " inner steps (" << to_string(s.outer_precision)
+            << " pseudo-gradients, " << (s.streaming ? "streaming" : "blocking") << ")\n";
+        line("all-reduce", fixed(p.outer_allreduce_s, 3) + " s");
+        line("exposed", fixed(p.outer_exposed_s, 3) + " s");
+        line("WAN bytes", fixed(p.outer_wan_bytes / 1e9, 3) + " GB");
+        line("compute utilisation", fixed(100 * p.compute_utilisation, 1) + " %");
+        out << "  (total is one inner step with the exposed outer step spread over the inner steps)\n";
+    }
     out << "memory per GPU (weights + gradients + optimizer + activations)\n";
     for (size_t s = 0; s < mem.size(); ++s) {
         const auto& m = mem[s];
@@ -218,6 +239,16 @@ void print_json(const Plan& plan, const Prediction& p, const std::vector<cost::S
     j["mfu"] = p.mfu;
     j["scaling_efficiency"] = p.scaling_efficiency;
     j["max_memory_bytes"] = p.max_memory_bytes;
+    if (plan.job.sync.diloco()) {
+        j["sync"] = {{"mode", "diloco"},
+                     {"inner_steps", plan.job.sync.inner_steps},
+                     {"outer_precision", to_string(plan.job.sync.outer_precision)},
+                     {"streaming", plan.job.sync.streaming}};
+        j["outer_step"] = {{"allreduce_s", p.outer_allreduce_s},
+                           {"exposed_s", p.outer_exposed_s},
+                           {"wan_bytes", p.outer_wan_bytes},
+                           {"compute_utilisation", p.compute_utilisation}};
+    }
     nlohmann::json stages = nlohmann::json::array();
     for (size_t s = 0; s < mem.size(); ++s) {
         stages.push_back({{"stage", s},
@@ -251,6 +282,9 @@ int run_estimate(const std::vector<std::string>& args) {
     if (a.flat_dp) plan.hierarchical_dp = false;
     // A plan file states whether the job recomputes; --recompute overrides it.
     if (a.recompute && !a.plan.empty()) plan.job.recompute = a.recompute->recompute;
+    // One layout, one mode: "either" is for `spiderflow plan`, which plans both.
+    if (a.sync.sync == "either") usage_error("--sync", "estimate prices one mode: sync or diloco (plan takes either)");
+    apply_sync_options(a.sync, plan.job, OptionNames{}, "spiderflow estimate");
     const CostModel model(topo, catalog, a.options);
     const Prediction p = model.estimate(plan);
     std::vector<cost::StageMemory> mem;

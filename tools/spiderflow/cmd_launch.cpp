@@ -50,6 +50,9 @@ constexpr const char* kHelp =
     "                    otherwise sets the job's NCCL_IB_TC/SL\n"
     "  --group-classes   per-communicator-group classes for this job even when the site's\n"
     "                    nccl_group_classes is off (the framework must pass them to NCCL >= 2.26)\n"
+    "  --lighthouse URL  a DiLoCo plan (doc/diloco.md): torchft's lighthouse, reachable from every\n"
+    "                    site (default: $TORCHFT_LIGHTHOUSE). Each site starts its own torchft replica\n"
+    "                    group: one torchrun per node running torchtitan with its DiLoCo flags\n"
     "  --dry-run         print the script and exit\n";
 
 std::string env_or(const char* a, const char* b) {
@@ -101,6 +104,8 @@ int run_launch(const std::vector<std::string>& args) {
             topology_path = value(a);
         } else if (a == "--group-classes") {
             group_classes = true;
+        } else if (a == "--lighthouse") {
+            req.lighthouse = value(a);
         } else if (a == "--traffic-level") {
             traffic_level = value(a);
         } else {
@@ -108,6 +113,7 @@ int run_launch(const std::vector<std::string>& args) {
         }
     }
     req.command.assign(args.begin() + static_cast<long>(std::min(i, args.size())), args.end());
+    if (req.lighthouse.empty()) req.lighthouse = env_or("TORCHFT_LIGHTHOUSE", "TORCHFT_LIGHTHOUSE");
     slurmjob::SpiderflowConf site = spiderflow_conf();
     if (topology_path.empty()) topology_path = site.topology;
     std::optional<Topology> topo;
@@ -140,7 +146,9 @@ int run_launch(const std::vector<std::string>& args) {
     // Inside a job: a host list in the plan's rank order, so Slurm numbers the tasks as the plan does.
     const std::string nodelist = env_or("SLURM_JOB_NODELIST", "SLURM_NODELIST");
     std::vector<std::string> hosts;
-    if (!nodelist.empty() && part) {
+    // A DiLoCo site runs one torchrun per node with ranks of its own: Slurm's order will do.
+    if (plan.job.sync.diloco()) {
+    } else if (!nodelist.empty() && part) {
         // The SPANK plugin numbers a part's ranks in this order (context_remote.cpp).
         const std::vector<std::string> job_nodes = slurmjob::expand_hostlist(nodelist);
         int ranks = 0;

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "common/cost/cost_model.h"
 #include "common/model/catalog.h"
 #include "common/model/job_spec.h"
@@ -19,6 +21,7 @@
 #include "common/planner/plan_job.h"
 #include "common/planner/planner.h"
 #include "common/planner/request_builder.h"
+#include "common/planner/sync_compare.h"
 #include "common/site/site_json.h"
 #include "common/topology/reader.h"
 #include "common/util/errors.h"
@@ -60,6 +63,13 @@ std::string help_text() {
     "  --micro-batch M      fix the micro-batch size\n"
     "  --precision P        bf16 (default), fp16 or fp32, as `spiderflow estimate` takes it\n"
     + recompute_help(23) + sequence_parallel_help(23) +
+    "  --sync MODE          sync (default): every step all-reduces gradients over all replicas;\n"
+    "                       diloco: each site trains its own replica and the sites average\n"
+    "                       pseudo-gradients every --inner-steps steps (a different optimiser:\n"
+    "                       loss per token differs); either: plan both, show the trade, keep sync\n"
+    "  --inner-steps H      DiLoCo: inner steps between outer steps (default 100)\n"
+    "  --outer-precision P  DiLoCo: pseudo-gradients on the wire as fp32 (default), bf16 or int8\n"
+    "  --streaming          DiLoCo: overlap the outer all-reduce with the next inner steps\n"
     "  --policy NAME        spinsearch (default), global-ilp, genetic, greedy, first-fit, exhaustive\n"
     "  --time-limit S       planning time limit in seconds (default: the policy's)\n"
     "  --seed N             random seed (default 1); same inputs and seed give the same plan\n"
@@ -106,6 +116,13 @@ std::vector<std::string> split_list(const std::string& opt, const std::string& s
     return out;
 }
 
+// The plan JSON with "sync_comparison" added last; plan readers ignore keys they do not know.
+std::string with_sync_comparison(const std::string& plan_json, const std::string& comparison_json) {
+    nlohmann::ordered_json j = nlohmann::ordered_json::parse(plan_json);
+    j["sync_comparison"] = nlohmann::ordered_json::parse(comparison_json);
+    return j.dump(2);
+}
+
 int run_plan(const std::vector<std::string>& args) {
     std::string topology_file, reader, job_file, catalog_file, format = "json", output;
     std::string policy, state_file, broker_url, token_file, ca_file;
@@ -150,6 +167,10 @@ int run_plan(const std::vector<std::string>& args) {
             options.recompute = r->recompute;
             cost_options.recompute_granularity = r->granularity;
         } else if (a == "--sequence-parallel") cost_options.sequence_parallel = true;
+        else if (a == "--sync") options.sync = value();
+        else if (a == "--inner-steps") options.inner_steps = static_cast<int>(parse_int(a, value(), 1));
+        else if (a == "--outer-precision") options.outer_precision = value();
+        else if (a == "--streaming") options.streaming = true;
         else if (a == "--policy") policy = value();
         else if (a == "--time-limit") options.time_limit_s = parse_seconds(a, value());
         else if (a == "--seed") options.seed = static_cast<uint64_t>(parse_int(a, value(), 0));
@@ -196,10 +217,18 @@ int run_plan(const std::vector<std::string>& args) {
     }
     if (!result.note.empty()) std::cerr << "spiderflow: " << result.note << "\n";
 
+    // --sync either: DiLoCo planned too and shown beside the plan, which stays synchronous.
+    std::optional<SyncComparison> modes;
+    if (request.compare_sync_modes && format != "svg") modes = compare_sync_modes(*planner, request, cost, result.plan);
+
     std::string text;
-    if (format == "json") text = plan_to_json(result.plan, topology) + "\n";
-    else if (format == "text") {
+    if (format == "json") {
+        text = plan_to_json(result.plan, topology);
+        if (modes) text = with_sync_comparison(text, sync_comparison_json(*modes));
+        text += "\n";
+    } else if (format == "text") {
         text = plan_to_text(result.plan, topology, result.runner_up ? &*result.runner_up : nullptr, result.note);
+        if (modes) text += sync_comparison_text(*modes);
         // What else the user could ask for, and whether this request pays.
         if (compare) text += comparison_text(compare_plan(*planner, request, cost, result.plan), result.plan);
     }

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "common/util/errors.h"
 #include "common/slurmjob/hostlist.h"
 #include "common/slurmjob/job_options.h"
@@ -47,10 +49,40 @@ TEST(JobOptions, BadValuesNameTheOption) {
 TEST(JobOptions, EveryTableOptionIsSettable) {
     for (const auto& info : option_table()) {
         JobOptions o;
-        const std::string v = std::string(info.name) == "llm-objective" ? "iteration_time" : "8";
+        const std::map<std::string, std::string> words = {{"llm-objective", "iteration_time"},
+                                                          {"llm-sync", "diloco"},
+                                                          {"llm-outer-precision", "int8"},
+                                                          {"llm-streaming", "yes"}};
+        const auto w = words.find(info.name);
+        const std::string v = w == words.end() ? "8" : w->second;
         EXPECT_NO_THROW(set_job_option(o, info.name, v)) << info.name;
         EXPECT_TRUE(o.any()) << info.name;
         EXPECT_EQ(std::string(info.env).rfind("SPIDERFLOW_", 0), 0u);
+    }
+}
+
+TEST(JobOptions, DilocoOptionsFromSbatchOrEnvironment) {
+    const auto o = read_job_options({"_SLURM_SPANK_OPTION_spiderflow_llm_sync=diloco",
+                                     "_SLURM_SPANK_OPTION_spiderflow_llm_inner_steps=500"},
+                                    {"SPIDERFLOW_OUTER_PRECISION=int8", "SPIDERFLOW_STREAMING=no"});
+    EXPECT_EQ(o.sync, "diloco");
+    ASSERT_TRUE(o.inner_steps);
+    EXPECT_EQ(*o.inner_steps, 500);
+    EXPECT_EQ(o.outer_precision, "int8");
+    ASSERT_TRUE(o.streaming);
+    EXPECT_FALSE(*o.streaming);
+    EXPECT_TRUE(o.any());
+    JobOptions bad;
+    // A job runs one mode: "either" is for `spiderflow plan`.
+    for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
+             {"llm-sync", "either"}, {"llm-sync", ""}, {"llm-inner-steps", "0"}, {"llm-inner-steps", "ten"},
+             {"llm-outer-precision", "fp8"}, {"llm-streaming", "1"}}) {
+        try {
+            set_job_option(bad, name, value);
+            ADD_FAILURE() << name << "=" << value << " accepted";
+        } catch (const InputError& e) {
+            EXPECT_EQ(e.field(), "--" + name);
+        }
     }
 }
 

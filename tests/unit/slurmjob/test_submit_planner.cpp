@@ -465,3 +465,60 @@ TEST(SubmitSiteCache, ReadsTheSnapshotOnceAndFallsBackOnABrokenOne) {
     EXPECT_NE(warning.find("not a regular file"), std::string::npos) << warning;
     std::system(("rm -rf " + dir).c_str());
 }
+
+// sbatch --llm-sync=diloco --llm-inner-steps=... reaches the plan the job carries and the line
+// the user reads; a DiLoCo setting without --llm-sync=diloco is rejected, naming sbatch's option.
+TEST(SubmitPlanner, DilocoOptionsReachThePlan) {
+    const auto topo = cluster(4);
+    JobOptions o = opts("llama3-8b", 64);
+    o.sync = "diloco";
+    o.inner_steps = 250;
+    o.outer_precision = "int8";
+    const auto d = decide_submission(o, gpus(16), topo, config("/tmp"));
+    ASSERT_EQ(d.outcome, Outcome::rewrite) << d.message;
+    std::map<std::string, std::string> env(d.rewrite.job_env.begin(), d.rewrite.job_env.end());
+    const Plan plan = plan_from_json(decode_plan_text(env.at(env::kPlanData)), "plan");
+    EXPECT_TRUE(plan.job.sync.diloco());
+    EXPECT_EQ(plan.job.sync.inner_steps, 250);
+    EXPECT_EQ(plan.job.sync.outer_precision, OuterPrecision::int8);
+    EXPECT_NE(d.rewrite.user_note.find("DiLoCo: every 250 steps"), std::string::npos) << d.rewrite.user_note;
+
+    // The same spec synchronous: a different cache entry, a synchronous plan.
+    const auto s = decide_submission(opts("llama3-8b", 64), gpus(16), topo, config("/tmp"));
+    ASSERT_EQ(s.outcome, Outcome::rewrite);
+    std::map<std::string, std::string> senv(s.rewrite.job_env.begin(), s.rewrite.job_env.end());
+    EXPECT_FALSE(plan_from_json(decode_plan_text(senv.at(env::kPlanData)), "plan").job.sync.diloco());
+    EXPECT_EQ(s.rewrite.user_note.find("DiLoCo"), std::string::npos);
+
+    JobOptions bad = opts("llama3-8b", 64);
+    bad.inner_steps = 250;
+    const auto r = decide_submission(bad, gpus(16), topo, config("/tmp"));
+    EXPECT_EQ(r.outcome, Outcome::reject);
+    EXPECT_NE(r.message.find("--llm-inner-steps"), std::string::npos) << r.message;
+    EXPECT_NE(r.message.find("--llm-sync diloco"), std::string::npos) << r.message;
+}
+
+// A plan given with --llm-plan is used as is; a sync option that disagrees with it is named.
+TEST(SubmitPlanner, PlanFileAndSyncOptionsMustAgree) {
+    const auto topo = cluster(4);
+    JobOptions o = opts("llama3-8b", 64);
+    o.sync = "diloco";
+    const auto planned = decide_submission(o, gpus(16), topo, config("/tmp"));
+    ASSERT_EQ(planned.outcome, Outcome::rewrite) << planned.message;
+    std::map<std::string, std::string> env(planned.rewrite.job_env.begin(), planned.rewrite.job_env.end());
+    JobOptions given;
+    given.plan_file = "diloco.json";
+    given.plan_content = encode_plan_text(decode_plan_text(env.at(env::kPlanData)));
+    EXPECT_EQ(decide_submission(given, gpus(16), topo, config("/tmp")).outcome, Outcome::rewrite);
+    given.sync = "diloco";
+    EXPECT_EQ(decide_submission(given, gpus(16), topo, config("/tmp")).outcome, Outcome::rewrite);
+    given.sync = "sync";
+    auto d = decide_submission(given, gpus(16), topo, config("/tmp"));
+    ASSERT_EQ(d.outcome, Outcome::reject);
+    EXPECT_NE(d.message.find("--llm-sync=sync but the plan trains with diloco"), std::string::npos) << d.message;
+    given.sync = "";
+    given.inner_steps = 7;
+    d = decide_submission(given, gpus(16), topo, config("/tmp"));
+    ASSERT_EQ(d.outcome, Outcome::reject);
+    EXPECT_NE(d.message.find("--llm-inner-steps=7 but the plan has 100"), std::string::npos) << d.message;
+}
