@@ -29,16 +29,40 @@ std::optional<double> wan_bottleneck_s(const std::string& summary, const Topolog
     return worst;
 }
 
+namespace {
+
+BottleneckMemo::Entry read_bottleneck(const CoflowJob& j, const Topology& topology) {
+    BottleneckMemo::Entry e{j.summary, std::nullopt, {}};
+    try {
+        e.bottleneck = wan_bottleneck_s(j.summary, topology);
+    } catch (const std::exception& ex) {
+        e.error = ex.what();
+    }
+    return e;
+}
+
+}  // namespace
+
 std::map<int, int> coflow_levels(const std::vector<CoflowJob>& jobs, const Topology& topology,
-                                 std::vector<std::string>* skipped) {
+                                 std::vector<std::string>* skipped, BottleneckMemo* memo) {
+    BottleneckMemo scratch;
+    if (memo == nullptr) memo = &scratch;
+    if (memo->topology != &topology) {
+        memo->jobs.clear();
+        memo->topology = &topology;
+    }
+    std::map<int, BottleneckMemo::Entry> now;
     std::vector<std::pair<double, int>> order;  // bottleneck, job
     for (const CoflowJob& j : jobs) {
-        try {
-            if (auto b = wan_bottleneck_s(j.summary, topology)) order.push_back({*b, j.job});
-        } catch (const std::exception& e) {
-            if (skipped) skipped->push_back("job " + std::to_string(j.job) + ": " + e.what());
-        }
+        auto known = memo->jobs.find(j.job);
+        BottleneckMemo::Entry e = known != memo->jobs.end() && known->second.summary == j.summary
+                                      ? std::move(known->second)
+                                      : read_bottleneck(j, topology);
+        if (!e.error.empty() && skipped) skipped->push_back("job " + std::to_string(j.job) + ": " + e.error);
+        if (e.bottleneck) order.push_back({*e.bottleneck, j.job});
+        now[j.job] = std::move(e);
     }
+    memo->jobs = std::move(now);
     std::sort(order.begin(), order.end());
     std::vector<int> ids;
     for (const auto& [b, job] : order) ids.push_back(job);

@@ -26,9 +26,23 @@ struct CoflowJob {
 // does not decode or does not fit the topology.
 std::optional<double> wan_bottleneck_s(const std::string& summary, const Topology& topology);
 
+// What wan_bottleneck_s() answered per job, kept between cycles: a waiting job's plan does not
+// change, and decoding a thousand carried plans every cycle is what a scheduler thread must not
+// spend its time on. An entry is trusted only for the same summary on the same topology.
+struct BottleneckMemo {
+    struct Entry {
+        std::string summary;
+        std::optional<double> bottleneck;
+        std::string error;   // why the plan could not be read; empty when it could
+    };
+    const Topology* topology = nullptr;
+    std::map<int, Entry> jobs;
+};
+
 // job id -> level, for every job with WAN traffic, highest priority (0) first in SEBF order;
 // ties keep job-id order. A job whose plan cannot be read is left out (why goes to `skipped`).
+// With a memo, only summaries it has not seen are decoded, and jobs not passed are forgotten.
 std::map<int, int> coflow_levels(const std::vector<CoflowJob>& jobs, const Topology& topology,
-                                 std::vector<std::string>* skipped = nullptr);
+                                 std::vector<std::string>* skipped = nullptr, BottleneckMemo* memo = nullptr);
 
 }  // namespace spiderflow::slurmjob

@@ -53,12 +53,15 @@ void CoflowPriorities::cycle() {
         }
         list_iterator_destroy(it);
         unlock_slurmctld(job_read);
-        if (seen.empty()) return;
+        if (seen.empty()) {
+            memo_.jobs.clear();
+            return;
+        }
 
         std::vector<slurmjob::CoflowJob> jobs;
         for (const Seen& s : seen) jobs.push_back(s.job);
         std::vector<std::string> skipped;
-        const std::map<int, int> levels = slurmjob::coflow_levels(jobs, *topology, &skipped);
+        const std::map<int, int> levels = slurmjob::coflow_levels(jobs, *topology, &skipped, &memo_);
         for (const std::string& s : skipped) debug("spiderflow: sched/spiderflow: no coflow level for %s", s.c_str());
 
         slurmctld_lock_t job_write = {NO_LOCK, WRITE_LOCK, NO_LOCK, NO_LOCK, NO_LOCK};

@@ -7,11 +7,13 @@
 //
 // Locks: the job READ lock for one pass over the job list (copying ids and AdminComments), none
 // while plans are decoded and ordered, then the job WRITE lock once to set the changed levels.
+// Each carried plan is decoded once (BottleneckMemo), not every cycle.
 #pragma once
 
 #include <map>
 #include <string>
 
+#include "common/slurmjob/coflow_levels.h"
 #include "common/slurmjob/topology_cache.h"
 
 namespace spiderflow::plugin {
@@ -23,6 +25,7 @@ public:
 
 private:
     slurmjob::TopologyCache topology_;
+    slurmjob::BottleneckMemo memo_;
     std::string last_problem_;
 };
 

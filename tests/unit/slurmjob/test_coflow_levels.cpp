@@ -62,3 +62,29 @@ TEST(CoflowLevels, JobsWithoutWanTrafficOrPlanGetNoLevel) {
 }
 
 }  // namespace
+
+TEST(CoflowLevels, AMemoDecodesEachSummaryOnceAndForgetsJobsThatLeft) {
+    const Topology t = sftest::two_sites(10);
+    const std::string small = summary_for(t, "llama3-8b", 256, 64);
+    const std::string large = summary_for(t, "gpt3-13b", 256, 64);
+    BottleneckMemo memo;
+    const auto first = coflow_levels({{12, large}, {11, small}}, t, nullptr, &memo);
+    ASSERT_EQ(memo.jobs.size(), 2u);
+    // The memo is what the next cycle believes for the same summary: flip the two bottlenecks
+    // there and the order flips, which it could not if the plans were decoded again.
+    std::swap(memo.jobs.at(11).bottleneck, memo.jobs.at(12).bottleneck);
+    const auto second = coflow_levels({{12, large}, {11, small}}, t, nullptr, &memo);
+    EXPECT_EQ(second.at(11), first.at(12));
+    EXPECT_EQ(second.at(12), first.at(11));
+    // A changed summary is decoded afresh; a job no longer passed is forgotten.
+    const auto third = coflow_levels({{11, large}}, t, nullptr, &memo);
+    ASSERT_EQ(memo.jobs.size(), 1u);
+    EXPECT_EQ(memo.jobs.at(11).summary, large);
+    EXPECT_EQ(memo.jobs.at(11).bottleneck, wan_bottleneck_s(large, t));
+    // Another topology object: nothing is trusted.
+    const Topology other = sftest::two_sites(10);
+    memo.jobs.at(11).bottleneck = 123.0;
+    coflow_levels({{11, large}}, other, nullptr, &memo);
+    EXPECT_EQ(memo.jobs.at(11).bottleneck, wan_bottleneck_s(large, other));
+    (void)third;
+}
