@@ -33,10 +33,14 @@ measure() {  # measure LABEL SELECT SCHED -> "main_us backfill_us" on stdout
     done
     sdiag --reset >/dev/null
     sleep "$WINDOW"
-    echo "$(sdiag_mean '^Main schedule statistics') $(sdiag_mean '^Backfilling stats')"
+    local figures
+    figures="$(sdiag_mean '^Main schedule statistics') $(sdiag_mean '^Backfilling stats')"
     scancel -u root
     sleep 1
     stop_slurm
+    # Only now: the caller reads this line and starts the next setup, which must not overlap
+    # this one's shutdown.
+    echo "$figures"
 }
 
 base_main=(); base_bf=(); ours_main=(); ours_bf=()
