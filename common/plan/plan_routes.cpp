@@ -15,4 +15,13 @@ RouteKind dp_route(const Topology& topology, const Plan& plan, int stage, int ri
     return route_for(topology, a, b, 2.0 * (n - 1) / n * stage_gradient_bytes(plan, stage), 2 * (n - 1));
 }
 
+RouteKind dp_route_between(const Topology& topology, const Plan& plan, int a, int b) {
+    for (int s = 0; s < plan.pp; ++s) {
+        const std::vector<int> cs = clusters_of_stage(plan, s);
+        if (std::find(cs.begin(), cs.end(), a) == cs.end() || std::find(cs.begin(), cs.end(), b) == cs.end()) continue;
+        return dp_route(topology, plan, s, plan.hierarchical_dp ? static_cast<int>(cs.size()) : plan.dp, a, b);
+    }
+    return RouteKind::widest;
+}
+
 }  // namespace spiderflow

@@ -13,5 +13,9 @@ RouteKind pp_route(const Topology& topology, const Plan& plan, int a, int b);
 // `ring_size`: members of the ring the edge belongs to (the clusters of a hierarchical
 // all-reduce, the replicas of a flat one).
 RouteKind dp_route(const Topology& topology, const Plan& plan, int stage, int ring_size, int a, int b);
+// The route of the DP ring edges between clusters a and b: those of the first stage whose
+// all-reduce joins the two (stages rarely differ: the choice depends on the gradient size).
+// Widest when no stage's ring joins them.
+RouteKind dp_route_between(const Topology& topology, const Plan& plan, int a, int b);
 
 }  // namespace spiderflow

@@ -67,17 +67,6 @@ std::string route_note(const Topology& t, int a, int b, RouteKind kind) {
     return out + ": " + fmt("%.2f Gbps", units::Bps_to_gbps(p.bandwidth_Bps)) + ", " + fmt("%.1f ms", p.latency_s * 1e3);
 }
 
-// The route of the DP ring edges between a and b: those of the first stage whose all-reduce
-// joins the two clusters (stages rarely differ: the choice depends on the gradient size).
-RouteKind dp_route_of(const Topology& t, const Plan& p, int a, int b) {
-    for (int s = 0; s < p.pp; ++s) {
-        const std::vector<int> cs = clusters_of_stage(p, s);
-        if (std::find(cs.begin(), cs.end(), a) == cs.end() || std::find(cs.begin(), cs.end(), b) == cs.end()) continue;
-        return dp_route(t, p, s, p.hierarchical_dp ? static_cast<int>(cs.size()) : p.dp, a, b);
-    }
-    return RouteKind::widest;
-}
-
 void breakdown(std::ostringstream& o, const Prediction& q) {
     o << "  compute " << secs(q.compute_s) << ", bubble " << secs(q.bubble_s) << ", TP " << secs(q.tp_comm_s)
       << ", PP " << secs(q.pp_comm_s) << ", DP (exposed) " << secs(q.dp_comm_s) << ", optimizer "
@@ -222,7 +211,7 @@ std::string plan_to_text(const Plan& plan, const Topology& topo, const Plan* run
                   << (routed ? route_note(topo, t.a, t.b, pp_route(topo, plan, t.a, t.b)) : "") << "\n";
             if (t.dp_stages > 0)
                 o << "      DP: all-reduce of " << t.dp_stages << " stage" << (t.dp_stages == 1 ? "" : "s") << ", "
-                  << bytes_str(t.dp_bytes) << (routed ? route_note(topo, t.a, t.b, dp_route_of(topo, plan, t.a, t.b)) : "")
+                  << bytes_str(t.dp_bytes) << (routed ? route_note(topo, t.a, t.b, dp_route_between(topo, plan, t.a, t.b)) : "")
                   << "\n";
         }
     }

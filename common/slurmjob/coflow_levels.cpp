@@ -5,6 +5,7 @@
 
 #include "common/coflow/traffic_class.h"
 #include "common/plan/plan_json.h"
+#include "common/plan/plan_routes.h"
 #include "common/plan/plan_traffic.h"
 #include "common/plan/plan_transport.h"
 #include "common/slurmjob/plan_summary.h"
@@ -15,10 +16,15 @@ std::optional<double> wan_bottleneck_s(const std::string& summary, const Topolog
     PlanSummary s;
     if (!parse_plan_summary(summary, &s) || s.plan_data.empty()) return std::nullopt;
     const Plan plan = plan_from_json(decode_plan_text(s.plan_data, "AdminComment"), "AdminComment", &topology);
-    // Bytes per route link: crossings whose widest routes share a link share its bandwidth.
+    // Bytes per route link: crossings whose routes share a link share its bandwidth. Each kind
+    // of traffic rides the route the cost model prices it on (plan_routes.h).
     std::map<int, double> link_bytes;
     for (const CrossTraffic& t : cross_cluster_traffic(plan)) {
-        for (int link : topology.route_links(t.a, t.b)) link_bytes[link] += t.pp_bytes + t.dp_bytes;
+        if (t.pp_bytes > 0)
+            for (int link : topology.route_links(t.a, t.b, pp_route(topology, plan, t.a, t.b))) link_bytes[link] += t.pp_bytes;
+        if (t.dp_bytes > 0)
+            for (int link : topology.route_links(t.a, t.b, dp_route_between(topology, plan, t.a, t.b)))
+                link_bytes[link] += t.dp_bytes;
     }
     double worst = 0;
     for (const auto& [link, bytes] : link_bytes) {

@@ -4,7 +4,10 @@
 
 #include "common/cost/cost_model.h"
 #include "common/plan/plan_json.h"
+#include "common/plan/plan_traffic.h"
 #include "common/plan/plan_transport.h"
+#include "common/plan/sequential_layout.h"
+#include "common/util/units.h"
 #include "common/planner/plan_job.h"
 #include "common/slurmjob/coflow_levels.h"
 #include "common/slurmjob/plan_summary.h"
@@ -87,4 +90,41 @@ TEST(CoflowLevels, AMemoDecodesEachSummaryOnceAndForgetsJobsThatLeft) {
     coflow_levels({{11, large}}, other, nullptr, &memo);
     EXPECT_EQ(memo.jobs.at(11).bottleneck, wan_bottleneck_s(large, other));
     (void)third;
+}
+
+TEST(CoflowLevels, PipelineBytesRideTheFastestRouteAsTheCostModelPricesThem) {
+    // east-west direct (1 Gb/s, 5 ms) and a wider detour through mid (2 Gb/s, 2 x 100 ms): the
+    // widest route detours, a pipeline's activations go direct.
+    Topology t;
+    t.name = "triangle";
+    t.clusters.push_back(sftest::make_cluster("east", {{"A100-80GB", 4}}));
+    t.clusters.push_back(sftest::make_cluster("west", {{"A100-80GB", 4}}));
+    t.clusters.push_back(sftest::make_cluster("mid", {{"A100-80GB", 1}}));
+    sftest::link(t, 0, 1, 1, 5);
+    sftest::link(t, 0, 2, 2, 100);
+    sftest::link(t, 2, 1, 2, 100);
+    t.finalize("triangle");
+    ASSERT_EQ(t.path(0, 1).hops, 2);
+    // Stage 0 on east's four nodes, stage 1 on west's: every pipeline crosses, no DP does.
+    JobSpec job = sftest::request("llama3-8b", 64, 64).job;
+    const Plan plan = make_sequential_plan(t, job, 8, 2, 4, 1);
+    double pp = 0, dp = 0;
+    for (const CrossTraffic& c : cross_cluster_traffic(plan)) {
+        pp += c.pp_bytes;
+        dp += c.dp_bytes;
+    }
+    ASSERT_GT(pp, 0);
+    ASSERT_EQ(dp, 0);
+    PlanSummary s;
+    s.model = "llama3-8b";
+    s.tp = 8;
+    s.pp = 2;
+    s.dp = 4;
+    s.micro_batch = 1;
+    s.nodes = 8;
+    s.gpus_per_node = 8;
+    s.plan_data = encode_plan_text(plan_to_json(plan, t, -1));
+    const auto b = wan_bottleneck_s(format_plan_summary(s), t);
+    ASSERT_TRUE(b.has_value());
+    EXPECT_DOUBLE_EQ(*b, pp / units::gbps_to_Bps(1));   // on the direct link, not the detour's 2 Gb/s
 }
