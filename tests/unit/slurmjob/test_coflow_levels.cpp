@@ -18,22 +18,29 @@ using namespace spiderflow::slurmjob;
 
 namespace {
 
-// A job's AdminComment as job_submit writes it, carrying a plan of MODEL on GPUS GPUs.
+// A job's AdminComment as job_submit writes it, carrying `plan`.
+std::string summary_of(const Plan& plan, const Topology& t) {
+    PlanSummary s;
+    s.model = plan.job.model.name;
+    s.tp = plan.tp;
+    s.pp = plan.pp;
+    s.dp = plan.dp;
+    s.micro_batch = plan.micro_batch;
+    s.nodes = plan.world_size() / 8;
+    s.gpus_per_node = 8;
+    s.plan_data = encode_plan_text(plan_to_json(plan, t, -1));
+    return format_plan_summary(s);
+}
+
+// The same for the plan spinsearch makes of MODEL on GPUS GPUs.
 std::string summary_for(const Topology& t, const std::string& model, int batch, int gpus) {
     const CostModel cost(t, Catalog::builtin());
     const PlanResult p = plan_job(*make_planner("spinsearch"), sftest::request(model, batch, gpus), cost);
     EXPECT_TRUE(p.plan.prediction.feasible) << model;
-    PlanSummary s;
-    s.model = model;
-    s.tp = p.plan.tp;
-    s.pp = p.plan.pp;
-    s.dp = p.plan.dp;
-    s.micro_batch = p.plan.micro_batch;
-    s.nodes = gpus / 8;
-    s.gpus_per_node = 8;
-    s.plan_data = encode_plan_text(plan_to_json(p.plan, t, -1));
-    return format_plan_summary(s);
+    return summary_of(p.plan, t);
 }
+
+}  // namespace
 
 TEST(CoflowLevels, SmallestWanBottleneckFirst) {
     const Topology t = sftest::two_sites(10);
@@ -63,8 +70,6 @@ TEST(CoflowLevels, JobsWithoutWanTrafficOrPlanGetNoLevel) {
     ASSERT_EQ(skipped.size(), 1u) << "a plan that does not decode is named, not ordered";
     EXPECT_NE(skipped[0].find("job 2"), std::string::npos) << skipped[0];
 }
-
-}  // namespace
 
 TEST(CoflowLevels, AMemoDecodesEachSummaryOnceAndForgetsJobsThatLeft) {
     const Topology t = sftest::two_sites(10);
@@ -115,16 +120,7 @@ TEST(CoflowLevels, PipelineBytesRideTheFastestRouteAsTheCostModelPricesThem) {
     }
     ASSERT_GT(pp, 0);
     ASSERT_EQ(dp, 0);
-    PlanSummary s;
-    s.model = "llama3-8b";
-    s.tp = 8;
-    s.pp = 2;
-    s.dp = 4;
-    s.micro_batch = 1;
-    s.nodes = 8;
-    s.gpus_per_node = 8;
-    s.plan_data = encode_plan_text(plan_to_json(plan, t, -1));
-    const auto b = wan_bottleneck_s(format_plan_summary(s), t);
+    const auto b = wan_bottleneck_s(summary_of(plan, t), t);
     ASSERT_TRUE(b.has_value());
     EXPECT_DOUBLE_EQ(*b, pp / units::gbps_to_Bps(1));   // on the direct link, not the detour's 2 Gb/s
 }
