@@ -28,10 +28,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/broker_client/broker_client.h"
-#include "common/site/site_delta.h"
-#include "common/site/site_json.h"
-#include "common/topology/reader.h"
+#include "services/broker_client/broker_client.h"
+#include "libspiderflow/site/site_delta.h"
+#include "libspiderflow/site/site_json.h"
+#include "libspiderflow/topology/reader.h"
 
 using namespace spiderflow;
 using Clock = std::chrono::steady_clock;

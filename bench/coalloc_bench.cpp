@@ -21,9 +21,9 @@
 #include <string>
 #include <vector>
 
-#include "common/coalloc/coallocator.h"
-#include "federation/brokerd/broker_store.h"
-#include "federation/brokerd/cross_site_jobs.h"
+#include "services/coalloc/coallocator.h"
+#include "services/broker/broker_store.h"
+#include "services/broker/cross_site_jobs.h"
 
 using namespace spiderflow;
 using namespace spiderflow::coalloc;

@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <string>
 
-#include "common/cost/cost_model.h"
-#include "common/plan/sequential_layout.h"
-#include "common/util/units.h"
+#include "libspiderflow/cost/cost_model.h"
+#include "libspiderflow/plan/sequential_layout.h"
+#include "libspiderflow/util/units.h"
 
 using namespace spiderflow;
 

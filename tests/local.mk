@@ -3,25 +3,25 @@
 # milp
 check_PROGRAMS += tests/unit/test_milp
 TESTS += tests/unit/test_milp
-tests_unit_test_milp_SOURCES = tests/unit/milp/test_milp.cpp
+tests_unit_test_milp_SOURCES = tests/unit/libspiderflow/milp/test_milp.cpp
 tests_unit_test_milp_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_milp_LDADD = libsf_milp.la libsf_util.la $(CBC_LIBS) $(GTEST_LIBS_ALL)
 
 # plan writers
 check_PROGRAMS += tests/unit/test_plan
 TESTS += tests/unit/test_plan
-tests_unit_test_plan_SOURCES = tests/unit/common/small_model.h tests/unit/plan/plan_fixture.h tests/unit/plan/test_plan_json.cpp \
-	tests/unit/plan/test_plan_writers.cpp tests/unit/plan/test_plan_parts.cpp tests/unit/plan/test_nccl_env.cpp \
-	tests/unit/plan/test_plan_validate.cpp tests/unit/plan/test_sequential_layout.cpp tests/unit/plan/test_diloco_plan.cpp
+tests_unit_test_plan_SOURCES = tests/unit/libspiderflow/small_model.h tests/unit/libspiderflow/plan/plan_fixture.h tests/unit/libspiderflow/plan/test_plan_json.cpp \
+	tests/unit/libspiderflow/plan/test_plan_writers.cpp tests/unit/libspiderflow/plan/test_plan_parts.cpp tests/unit/libspiderflow/plan/test_nccl_env.cpp \
+	tests/unit/libspiderflow/plan/test_plan_validate.cpp tests/unit/libspiderflow/plan/test_sequential_layout.cpp tests/unit/libspiderflow/plan/test_diloco_plan.cpp
 tests_unit_test_plan_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_plan_LDADD = libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la $(GTEST_LIBS_ALL)
 
 # slurmjob: site config, job options, rank order, traffic classes, the submit decision
 check_PROGRAMS += tests/unit/test_slurmjob
 TESTS += tests/unit/test_slurmjob
-tests_unit_test_slurmjob_SOURCES = tests/unit/slurmjob/test_spiderflow_conf.cpp tests/unit/slurmjob/test_job_options.cpp \
-	tests/unit/slurmjob/test_rank_order.cpp tests/unit/slurmjob/test_submit_planner.cpp \
-	tests/unit/slurmjob/test_job_traffic.cpp tests/unit/slurmjob/test_coflow_levels.cpp
+tests_unit_test_slurmjob_SOURCES = tests/unit/services/slurmjob/test_spiderflow_conf.cpp tests/unit/services/slurmjob/test_job_options.cpp \
+	tests/unit/services/slurmjob/test_rank_order.cpp tests/unit/services/slurmjob/test_submit_planner.cpp \
+	tests/unit/services/slurmjob/test_job_traffic.cpp tests/unit/services/slurmjob/test_coflow_levels.cpp
 tests_unit_test_slurmjob_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_slurmjob_LDADD = libsf_submit.la libsf_slurmjob.la libspiderflow.la $(GTEST_LIBS_ALL)
 
@@ -35,10 +35,10 @@ tests_unit_test_plugins_LDADD = $(GTEST_LIBS_ALL)
 # coflow model, schedulers, simulator, traces
 check_PROGRAMS += tests/unit/test_coflow
 TESTS += tests/unit/test_coflow
-tests_unit_test_coflow_SOURCES = tests/unit/coflow/coflow_fixture.h tests/unit/coflow/test_schedulers.cpp \
-	tests/unit/coflow/test_simulator.cpp tests/unit/coflow/test_trace.cpp tests/unit/coflow/test_llm_traffic.cpp \
-	tests/unit/coflow/test_traffic_class.cpp tests/unit/coflow/test_network.cpp tests/unit/coflow/test_tc_state.cpp tests/unit/coflow/test_fidelity.cpp \
-	tests/unit/coflow/test_allocation_equivalence.cpp tests/unit/coflow/test_matching_order.cpp
+tests_unit_test_coflow_SOURCES = tests/unit/libspiderflow/coflow/coflow_fixture.h tests/unit/libspiderflow/coflow/test_schedulers.cpp \
+	tests/unit/libspiderflow/coflow/test_simulator.cpp tests/unit/libspiderflow/coflow/test_trace.cpp tests/unit/libspiderflow/coflow/test_llm_traffic.cpp \
+	tests/unit/libspiderflow/coflow/test_traffic_class.cpp tests/unit/libspiderflow/coflow/test_network.cpp tests/unit/libspiderflow/coflow/test_tc_state.cpp tests/unit/libspiderflow/coflow/test_fidelity.cpp \
+	tests/unit/libspiderflow/coflow/test_allocation_equivalence.cpp tests/unit/libspiderflow/coflow/test_matching_order.cpp
 tests_unit_test_coflow_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_coflow_LDADD = libsf_coflow.la libsf_cost.la libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la $(GTEST_LIBS_ALL)
 # Enforcement in network namespaces (root, iproute2, iperf3; skips with 77 otherwise).
@@ -53,11 +53,11 @@ EXTRA_DIST += tests/integration/netns_tc_test.sh
 # planner
 check_PROGRAMS += tests/unit/test_planner
 TESTS += tests/unit/test_planner
-tests_unit_test_planner_SOURCES = tests/unit/planner/fixtures.h tests/unit/planner/test_tpa.cpp \
-	tests/unit/planner/test_fan_out.cpp \
-	tests/unit/planner/test_spinsearch.cpp tests/unit/planner/test_plan_job.cpp tests/unit/planner/test_deadline_planning.cpp \
-	tests/unit/planner/test_request_builder.cpp tests/unit/planner/test_more_freedom.cpp \
-	tests/unit/planner/test_sync_compare.cpp
+tests_unit_test_planner_SOURCES = tests/unit/libspiderflow/planner/fixtures.h tests/unit/libspiderflow/planner/test_tpa.cpp \
+	tests/unit/libspiderflow/planner/test_fan_out.cpp \
+	tests/unit/libspiderflow/planner/test_spinsearch.cpp tests/unit/libspiderflow/planner/test_plan_job.cpp tests/unit/libspiderflow/planner/test_deadline_planning.cpp \
+	tests/unit/libspiderflow/planner/test_request_builder.cpp tests/unit/libspiderflow/planner/test_more_freedom.cpp \
+	tests/unit/libspiderflow/planner/test_sync_compare.cpp
 tests_unit_test_planner_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_planner_LDADD = libsf_planner.la libsf_cost.la libsf_plan.la libsf_milp.la libsf_model.la \
 	libsf_topology.la libsf_util.la $(CBC_LIBS) $(GTEST_LIBS_ALL)
@@ -65,18 +65,18 @@ tests_unit_test_planner_LDADD = libsf_planner.la libsf_cost.la libsf_plan.la lib
 # model: catalogs and job specs
 check_PROGRAMS += tests/unit/test_model
 TESTS += tests/unit/test_model
-tests_unit_test_model_SOURCES = tests/unit/model/test_catalog.cpp tests/unit/model/test_job_spec.cpp \
-	tests/unit/model/test_job_spec_sync.cpp
+tests_unit_test_model_SOURCES = tests/unit/libspiderflow/model/test_catalog.cpp tests/unit/libspiderflow/model/test_job_spec.cpp \
+	tests/unit/libspiderflow/model/test_job_spec_sync.cpp
 tests_unit_test_model_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_model_LDADD = libsf_model.la libsf_util.la $(GTEST_LIBS_ALL)
 
 # cost model
 check_PROGRAMS += tests/unit/test_cost
 TESTS += tests/unit/test_cost
-tests_unit_test_cost_SOURCES = tests/unit/common/small_model.h tests/unit/cost/cost_fixture.h tests/unit/cost/test_flops_memory.cpp \
-	tests/unit/cost/test_cost_model.cpp tests/unit/cost/test_validation.cpp tests/unit/cost/test_gemm_efficiency.cpp \
-	tests/unit/cost/test_recompute.cpp tests/unit/cost/test_fabric_shares.cpp tests/unit/cost/test_routes.cpp \
-	tests/unit/cost/test_diloco.cpp tests/unit/cost/test_validation_diloco.cpp
+tests_unit_test_cost_SOURCES = tests/unit/libspiderflow/small_model.h tests/unit/libspiderflow/cost/cost_fixture.h tests/unit/libspiderflow/cost/test_flops_memory.cpp \
+	tests/unit/libspiderflow/cost/test_cost_model.cpp tests/unit/libspiderflow/cost/test_validation.cpp tests/unit/libspiderflow/cost/test_gemm_efficiency.cpp \
+	tests/unit/libspiderflow/cost/test_recompute.cpp tests/unit/libspiderflow/cost/test_fabric_shares.cpp tests/unit/libspiderflow/cost/test_routes.cpp \
+	tests/unit/libspiderflow/cost/test_diloco.cpp tests/unit/libspiderflow/cost/test_validation_diloco.cpp
 tests_unit_test_cost_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_cost_LDADD = libsf_cost.la libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la -lpthread \
 	$(GTEST_LIBS_ALL)
@@ -87,11 +87,11 @@ include tests/fuzz/local.mk
 # topology core: widest paths, our file format, writer, generator, examples
 check_PROGRAMS += tests/unit/test_topology
 TESTS += tests/unit/test_topology
-tests_unit_test_topology_SOURCES = tests/unit/topology/topo_fixture.h tests/unit/topology/test_widest_paths.cpp \
-	tests/unit/topology/test_reader.cpp tests/unit/topology/test_roundtrip.cpp tests/unit/topology/test_generator.cpp \
-	tests/unit/topology/site_test_util.h tests/unit/topology/test_hostlist.cpp tests/unit/topology/test_slurm_conf.cpp \
-	tests/unit/topology/test_slurm_reader.cpp tests/unit/topology/test_hwloc_reader.cpp tests/unit/topology/test_checks.cpp \
-	tests/unit/topology/test_node_order.cpp tests/unit/topology/test_tp_groups.cpp tests/unit/topology/test_fastest_paths.cpp
+tests_unit_test_topology_SOURCES = tests/unit/libspiderflow/topology/topo_fixture.h tests/unit/libspiderflow/topology/test_widest_paths.cpp \
+	tests/unit/libspiderflow/topology/test_reader.cpp tests/unit/libspiderflow/topology/test_roundtrip.cpp tests/unit/libspiderflow/topology/test_generator.cpp \
+	tests/unit/libspiderflow/topology/site_test_util.h tests/unit/libspiderflow/topology/test_hostlist.cpp tests/unit/libspiderflow/topology/test_slurm_conf.cpp \
+	tests/unit/libspiderflow/topology/test_slurm_reader.cpp tests/unit/libspiderflow/topology/test_hwloc_reader.cpp tests/unit/libspiderflow/topology/test_checks.cpp \
+	tests/unit/libspiderflow/topology/test_node_order.cpp tests/unit/libspiderflow/topology/test_tp_groups.cpp tests/unit/libspiderflow/topology/test_fastest_paths.cpp
 tests_unit_test_topology_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_topology_LDADD = libsf_topology.la libsf_util.la $(HWLOC_LIBS) $(GTEST_LIBS_ALL)
 
@@ -106,7 +106,7 @@ EXTRA_DIST += tests/golden
 # baseline planner policies
 check_PROGRAMS += tests/unit/test_baselines
 TESTS += tests/unit/test_baselines
-tests_unit_test_baselines_SOURCES = tests/unit/planner/baselines/test_baselines.cpp
+tests_unit_test_baselines_SOURCES = tests/unit/libspiderflow/planner/baselines/test_baselines.cpp
 tests_unit_test_baselines_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_baselines_LDADD = libsf_planner.la libsf_cost.la libsf_plan.la libsf_milp.la libsf_model.la \
 	libsf_topology.la libsf_util.la $(CBC_LIBS) $(GTEST_LIBS_ALL)
@@ -117,15 +117,15 @@ TESTS += tests/integration/test_slurm_submit.sh
 # federation: the broker's state, tokens, config and store (no HTTP)
 check_PROGRAMS += tests/unit/test_federation
 TESTS += tests/unit/test_federation
-tests_unit_test_federation_SOURCES = tests/unit/federation/test_broker.cpp
+tests_unit_test_federation_SOURCES = tests/unit/services/broker/test_broker.cpp
 tests_unit_test_federation_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_federation_LDADD = libsf_broker.la libsf_coalloc.la libsf_site.la libsf_topology.la libsf_model.la libsf_util.la \
 	$(SQLITE_LIBS) $(MARIADB_LIBS) $(LIBCRYPTO_LIBS) $(HWLOC_LIBS) $(GTEST_LIBS_ALL)
 # The cluster agent's logic: observation to part, part deltas, config, links file.
 check_PROGRAMS += tests/unit/test_agent
 TESTS += tests/unit/test_agent
-tests_unit_test_agent_SOURCES = tests/unit/federation/test_agent.cpp tests/unit/federation/test_part_runner.cpp \
-	tests/unit/federation/test_home_jobs.cpp
+tests_unit_test_agent_SOURCES = tests/unit/services/agent/test_agent.cpp tests/unit/services/agent/test_part_runner.cpp \
+	tests/unit/services/agent/test_home_jobs.cpp
 tests_unit_test_agent_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_agent_LDADD = libsf_agent.la libsf_coalloc.la libsf_broker_client.la libsf_slurmjob.la libspiderflow.la \
 	$(CURL_LIBS) $(SLURM_LIBS) $(GTEST_LIBS_ALL)
@@ -157,26 +157,26 @@ EXTRA_DIST += tests/integration/test_slurm_job_tc.sh
 # the plan's carried form (zlib + base64) and the user-side plan file reader
 check_PROGRAMS += tests/unit/test_plan_transport
 TESTS += tests/unit/test_plan_transport
-tests_unit_test_plan_transport_SOURCES = tests/unit/plan/test_plan_transport.cpp
+tests_unit_test_plan_transport_SOURCES = tests/unit/libspiderflow/plan/test_plan_transport.cpp
 tests_unit_test_plan_transport_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_plan_transport_LDADD = libsf_plan_transport.la libsf_util.la $(GTEST_LIBS_ALL)
 
 # site state: usage overlay, what-if copies, deltas, snapshots, free view
 check_PROGRAMS += tests/unit/test_coalloc
 TESTS += tests/unit/test_coalloc
-tests_unit_test_coalloc_SOURCES = tests/unit/coalloc/test_coallocator.cpp tests/unit/coalloc/test_xjob_json.cpp
+tests_unit_test_coalloc_SOURCES = tests/unit/services/coalloc/test_coallocator.cpp tests/unit/services/coalloc/test_xjob_json.cpp
 tests_unit_test_coalloc_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_coalloc_LDADD = libsf_coalloc.la libsf_util.la $(GTEST_LIBS_ALL)
 check_PROGRAMS += tests/unit/test_site
 TESTS += tests/unit/test_site
-tests_unit_test_site_SOURCES = tests/unit/site/test_site_state.cpp tests/unit/site/test_site_json.cpp tests/unit/site/test_node_pick.cpp
+tests_unit_test_site_SOURCES = tests/unit/libspiderflow/site/test_site_state.cpp tests/unit/libspiderflow/site/test_site_json.cpp tests/unit/libspiderflow/site/test_node_pick.cpp
 tests_unit_test_site_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_site_LDADD = libsf_site.la libsf_topology.la libsf_util.la $(HWLOC_LIBS) \
 	$(GTEST_LIBS_ALL)
 
 check_PROGRAMS += tests/unit/test_fedsim
 TESTS += tests/unit/test_fedsim
-tests_unit_test_fedsim_SOURCES = tests/unit/fedsim/fed_fixture.h tests/unit/fedsim/test_fed_simulator.cpp \
-	tests/unit/fedsim/test_job_trace.cpp tests/unit/fedsim/test_wan_sharing.cpp
+tests_unit_test_fedsim_SOURCES = tests/unit/services/fedsim/fed_fixture.h tests/unit/services/fedsim/test_fed_simulator.cpp \
+	tests/unit/services/fedsim/test_job_trace.cpp tests/unit/services/fedsim/test_wan_sharing.cpp
 tests_unit_test_fedsim_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_fedsim_LDADD = libsf_fedsim.la libspiderflow.la $(GTEST_LIBS_ALL)

@@ -15,7 +15,7 @@ spiderflow_SOURCES += tools/spiderflow/cli_options.h tools/spiderflow/cli_option
 	tools/spiderflow/cmd_simulate.cpp
 spiderflow_LDADD += libsf_fedsim.la
 
-# launch command; reads the site config through common/slurmjob.
+# launch command; reads the site config through services/slurmjob.
 spiderflow_SOURCES += tools/spiderflow/cmd_launch.cpp tools/spiderflow/cmd_job_plan.cpp \
 	tools/spiderflow/job_plan_source.cpp tools/spiderflow/job_plan_source.h \
 	tools/spiderflow/launch_hosts.cpp tools/spiderflow/launch_hosts.h

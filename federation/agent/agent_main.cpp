@@ -10,14 +10,14 @@
 #include <iostream>
 #include <string>
 
-#include "common/broker_client/broker_client.h"
-#include "common/util/errors.h"
-#include "federation/agent/agent.h"
-#include "federation/agent/agent_setup.h"
-#include "federation/agent/home_jobs.h"
-#include "federation/agent/part_runner.h"
-#include "federation/agent/slurm_hands.h"
-#include "federation/agent/slurm_observer.h"
+#include "services/broker_client/broker_client.h"
+#include "libspiderflow/util/errors.h"
+#include "services/agent/agent.h"
+#include "services/agent/agent_setup.h"
+#include "services/agent/home_jobs.h"
+#include "services/agent/part_runner.h"
+#include "services/agent/slurm_hands.h"
+#include "services/agent/slurm_observer.h"
 
 namespace {
 

@@ -11,13 +11,13 @@
 #include <string>
 #include <thread>
 
-#include "federation/brokerd/broker_store.h"
-#include "federation/brokerd/cross_site_jobs.h"
-#include "federation/brokerd/federation_state.h"
-#include "federation/brokerd/lease_keeper.h"
-#include "federation/brokerd/metrics.h"
-#include "federation/brokerd/rate_limit.h"
-#include "federation/brokerd/tokens.h"
+#include "services/broker/broker_store.h"
+#include "services/broker/cross_site_jobs.h"
+#include "services/broker/federation_state.h"
+#include "services/broker/lease_keeper.h"
+#include "services/broker/metrics.h"
+#include "services/broker/rate_limit.h"
+#include "services/broker/tokens.h"
 
 namespace httplib {
 class Server;

@@ -12,9 +12,9 @@
 
 #include <climits>
 
-#include "common/topology/reader.h"
+#include "libspiderflow/topology/reader.h"
 #include "federation/brokerd/broker_api.h"
-#include "federation/brokerd/brokerd_conf.h"
+#include "services/broker/brokerd_conf.h"
 
 namespace {
 

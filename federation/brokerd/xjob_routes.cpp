@@ -6,9 +6,9 @@
 #include <chrono>
 #include <iostream>
 
-#include "common/coalloc/xjob_json.h"
-#include "common/util/errors.h"
-#include "common/util/json_read.h"
+#include "services/coalloc/xjob_json.h"
+#include "libspiderflow/util/errors.h"
+#include "libspiderflow/util/json_read.h"
 #include "federation/brokerd/broker_api.h"
 #include "federation/brokerd/http_answer.h"
 

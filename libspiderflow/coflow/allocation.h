@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "common/coflow/scheduler.h"
+#include "libspiderflow/coflow/scheduler.h"
 
 namespace spiderflow::coflow {
 

@@ -1,8 +1,8 @@
-#include "common/coflow/coflow.h"
+#include "libspiderflow/coflow/coflow.h"
 
 #include <algorithm>
 
-#include "common/util/errors.h"
+#include "libspiderflow/util/errors.h"
 
 namespace spiderflow::coflow {
 

@@ -1,9 +1,9 @@
-#include "common/coflow/hermod_order.h"
+#include "libspiderflow/coflow/hermod_order.h"
 
 #include <algorithm>
 #include <map>
 
-#include "common/coflow/allocation.h"
+#include "libspiderflow/coflow/allocation.h"
 
 namespace spiderflow::coflow {
 

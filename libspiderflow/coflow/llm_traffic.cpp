@@ -1,9 +1,9 @@
-#include "common/coflow/llm_traffic.h"
+#include "libspiderflow/coflow/llm_traffic.h"
 
 #include <algorithm>
 
-#include "common/cost/cost_parts.h"
-#include "common/util/errors.h"
+#include "libspiderflow/cost/cost_parts.h"
+#include "libspiderflow/util/errors.h"
 
 namespace spiderflow::coflow {
 

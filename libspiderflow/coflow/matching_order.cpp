@@ -1,4 +1,4 @@
-#include "common/coflow/matching_order.h"
+#include "libspiderflow/coflow/matching_order.h"
 
 #include <algorithm>
 

@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "common/coflow/scheduler.h"
+#include "libspiderflow/coflow/scheduler.h"
 
 namespace spiderflow::coflow {
 

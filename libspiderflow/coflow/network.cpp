@@ -1,10 +1,10 @@
-#include "common/coflow/network.h"
+#include "libspiderflow/coflow/network.h"
 
 #include <algorithm>
 #include <limits>
 #include <queue>
 
-#include "common/util/errors.h"
+#include "libspiderflow/util/errors.h"
 
 namespace spiderflow::coflow {
 

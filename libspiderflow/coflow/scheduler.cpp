@@ -1,8 +1,8 @@
 #include <algorithm>
 #include <limits>
 
-#include "common/coflow/schedulers.h"
-#include "common/util/errors.h"
+#include "libspiderflow/coflow/schedulers.h"
+#include "libspiderflow/util/errors.h"
 
 namespace spiderflow::coflow {
 

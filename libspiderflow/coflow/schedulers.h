@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "common/coflow/scheduler.h"
+#include "libspiderflow/coflow/scheduler.h"
 
 namespace spiderflow::coflow {
 

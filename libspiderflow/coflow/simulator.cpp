@@ -1,4 +1,4 @@
-#include "common/coflow/simulator.h"
+#include "libspiderflow/coflow/simulator.h"
 
 #include <algorithm>
 #include <chrono>
@@ -7,8 +7,8 @@
 #include <queue>
 #include <unordered_map>
 
-#include "common/coflow/allocation.h"
-#include "common/util/errors.h"
+#include "libspiderflow/coflow/allocation.h"
+#include "libspiderflow/util/errors.h"
 
 namespace spiderflow::coflow {
 

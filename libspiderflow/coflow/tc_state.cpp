@@ -1,4 +1,4 @@
-#include "common/coflow/tc_state.h"
+#include "libspiderflow/coflow/tc_state.h"
 
 #include <cstdlib>
 #include <sstream>

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "common/coflow/coflow.h"
+#include "libspiderflow/coflow/coflow.h"
 
 namespace spiderflow::coflow {
 

@@ -2,8 +2,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "common/coflow/trace.h"
-#include "common/util/errors.h"
+#include "libspiderflow/coflow/trace.h"
+#include "libspiderflow/util/errors.h"
 
 namespace spiderflow::coflow {
 

@@ -1,12 +1,12 @@
-#include "common/coflow/traffic_class.h"
+#include "libspiderflow/coflow/traffic_class.h"
 
-#include "common/plan/launch_contract.h"
+#include "libspiderflow/plan/launch_contract.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
 
-#include "common/util/errors.h"
+#include "libspiderflow/util/errors.h"
 
 namespace spiderflow::coflow {
 

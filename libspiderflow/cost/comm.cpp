@@ -1,4 +1,4 @@
-#include "common/cost/comm.h"
+#include "libspiderflow/cost/comm.h"
 
 namespace spiderflow::cost {
 

@@ -1,4 +1,4 @@
-#include "common/cost/cost_links.h"
+#include "libspiderflow/cost/cost_links.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "common/cost/fabric_shares.h"
+#include "libspiderflow/cost/fabric_shares.h"
 
 #include <algorithm>
 #include <cmath>

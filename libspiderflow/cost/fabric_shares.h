@@ -7,8 +7,8 @@
 
 #include <vector>
 
-#include "common/plan/plan.h"
-#include "common/topology/topology.h"
+#include "libspiderflow/plan/plan.h"
+#include "libspiderflow/topology/topology.h"
 
 namespace spiderflow::cost {
 

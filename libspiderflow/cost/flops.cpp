@@ -1,4 +1,4 @@
-#include "common/cost/flops.h"
+#include "libspiderflow/cost/flops.h"
 
 namespace spiderflow::cost {
 

@@ -1,4 +1,4 @@
-#include "common/cost/gemm_efficiency.h"
+#include "libspiderflow/cost/gemm_efficiency.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "common/cost/memory.h"
+#include "libspiderflow/cost/memory.h"
 
 #include <algorithm>
 

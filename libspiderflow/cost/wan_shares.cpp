@@ -1,4 +1,4 @@
-#include "common/cost/wan_shares.h"
+#include "libspiderflow/cost/wan_shares.h"
 
 #include <algorithm>
 #include <limits>

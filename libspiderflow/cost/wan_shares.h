@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "common/topology/topology.h"
+#include "libspiderflow/topology/topology.h"
 
 namespace spiderflow::cost {
 

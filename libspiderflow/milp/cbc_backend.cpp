@@ -1,4 +1,4 @@
-#include "common/milp/cbc_backend.h"
+#include "libspiderflow/milp/cbc_backend.h"
 
 #include <algorithm>
 #include <chrono>

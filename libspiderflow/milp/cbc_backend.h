@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "common/milp/model.h"
+#include "libspiderflow/milp/model.h"
 
 namespace spiderflow::milp {
 

@@ -1,4 +1,4 @@
-#include "common/milp/model.h"
+#include "libspiderflow/milp/model.h"
 
 #include <algorithm>
 #include <cmath>

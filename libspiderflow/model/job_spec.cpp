@@ -1,14 +1,14 @@
 // Job spec: JSON reading and the checks that give a user a clear message before any planning.
-#include "common/model/job_spec.h"
+#include "libspiderflow/model/job_spec.h"
 
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
-#include "common/model/model_json.h"
-#include "common/util/errors.h"
-#include "common/util/json_read.h"
+#include "libspiderflow/model/model_json.h"
+#include "libspiderflow/util/errors.h"
+#include "libspiderflow/util/json_read.h"
 
 namespace spiderflow {
 

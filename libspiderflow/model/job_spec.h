@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "common/model/catalog.h"
+#include "libspiderflow/model/catalog.h"
 
 namespace spiderflow {
 
@@ -47,7 +47,7 @@ struct JobSpec {
     Precision precision = Precision::bf16;
     bool recompute = false;      // full activation recomputation
     // The spec said "recompute" (true or false). When it did not, the planner turns recompute on
-    // if no layout fits memory without it (plan_job, common/planner/plan_job.h).
+    // if no layout fits memory without it (plan_job, libspiderflow/planner/plan_job.h).
     bool recompute_stated = false;
     bool zero1 = false;          // optimizer states sharded across DP
     int gpus = 0;

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/model/catalog.h"
+#include "libspiderflow/model/catalog.h"
 
 namespace spiderflow {
 

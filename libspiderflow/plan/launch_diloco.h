@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "common/plan/plan.h"
+#include "libspiderflow/plan/plan.h"
 
 namespace spiderflow {
 

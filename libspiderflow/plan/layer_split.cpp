@@ -1,4 +1,4 @@
-#include "common/plan/layer_split.h"
+#include "libspiderflow/plan/layer_split.h"
 
 namespace spiderflow {
 

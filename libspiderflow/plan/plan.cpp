@@ -1,11 +1,11 @@
-#include "common/plan/plan.h"
+#include "libspiderflow/plan/plan.h"
 
 #include <algorithm>
 #include <tuple>
 #include <utility>
 
-#include "common/topology/topology.h"
-#include "common/util/errors.h"
+#include "libspiderflow/topology/topology.h"
+#include "libspiderflow/util/errors.h"
 
 namespace spiderflow {
 

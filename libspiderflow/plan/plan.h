@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "common/model/job_spec.h"
+#include "libspiderflow/model/job_spec.h"
 
 namespace spiderflow {
 

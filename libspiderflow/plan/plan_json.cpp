@@ -1,6 +1,6 @@
 // Plan <-> versioned JSON. The schema is documented in doc/plan-schema.md; every change to the
 // layout of this file's output bumps Plan::kSchemaVersion.
-#include "common/plan/plan_json.h"
+#include "libspiderflow/plan/plan_json.h"
 
 #include <cmath>
 #include <string>
@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/util/errors.h"
-#include "common/util/json_read.h"
+#include "libspiderflow/util/errors.h"
+#include "libspiderflow/util/json_read.h"
 
 namespace spiderflow {
 namespace {

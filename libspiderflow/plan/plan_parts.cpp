@@ -1,4 +1,4 @@
-#include "common/plan/plan_parts.h"
+#include "libspiderflow/plan/plan_parts.h"
 
 #include <algorithm>
 #include <map>

@@ -1,8 +1,8 @@
-#include "common/plan/plan_routes.h"
+#include "libspiderflow/plan/plan_routes.h"
 
 #include <algorithm>
 
-#include "common/plan/plan_traffic.h"
+#include "libspiderflow/plan/plan_traffic.h"
 
 namespace spiderflow {
 

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "common/plan/plan.h"
-#include "common/topology/topology.h"
+#include "libspiderflow/plan/plan.h"
+#include "libspiderflow/topology/topology.h"
 
 namespace spiderflow {
 

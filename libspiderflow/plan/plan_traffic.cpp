@@ -1,4 +1,4 @@
-#include "common/plan/plan_traffic.h"
+#include "libspiderflow/plan/plan_traffic.h"
 
 #include <algorithm>
 #include <map>

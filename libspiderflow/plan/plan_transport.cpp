@@ -1,4 +1,4 @@
-#include "common/plan/plan_transport.h"
+#include "libspiderflow/plan/plan_transport.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -9,7 +9,7 @@
 #include <cstring>
 #include <vector>
 
-#include "common/util/errors.h"
+#include "libspiderflow/util/errors.h"
 
 namespace spiderflow {
 namespace {

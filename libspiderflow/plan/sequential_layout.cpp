@@ -1,9 +1,9 @@
-#include "common/plan/sequential_layout.h"
+#include "libspiderflow/plan/sequential_layout.h"
 
 #include <string>
 
-#include "common/plan/layer_split.h"
-#include "common/util/errors.h"
+#include "libspiderflow/plan/layer_split.h"
+#include "libspiderflow/util/errors.h"
 
 namespace spiderflow {
 

@@ -1,10 +1,10 @@
-#include "common/planner/deadline_planning.h"
+#include "libspiderflow/planner/deadline_planning.h"
 
 #include <chrono>
 #include <cstdio>
 #include <future>
 
-#include "common/util/errors.h"
+#include "libspiderflow/util/errors.h"
 
 namespace spiderflow {
 

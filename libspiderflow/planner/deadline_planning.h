@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "common/planner/planner.h"
+#include "libspiderflow/planner/planner.h"
 
 namespace spiderflow {
 

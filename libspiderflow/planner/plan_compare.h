@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "common/planner/planner.h"
+#include "libspiderflow/planner/planner.h"
 
 namespace spiderflow {
 

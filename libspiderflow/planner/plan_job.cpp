@@ -1,12 +1,12 @@
-#include "common/planner/plan_job.h"
+#include "libspiderflow/planner/plan_job.h"
 
 #include <chrono>
 #include <cstdio>
 #include <optional>
 #include <string>
 
-#include "common/planner/shapes.h"
-#include "common/util/errors.h"
+#include "libspiderflow/planner/shapes.h"
+#include "libspiderflow/util/errors.h"
 
 namespace spiderflow {
 

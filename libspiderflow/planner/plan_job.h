@@ -2,7 +2,7 @@
 // activation recomputation. Shared by `spiderflow plan` and job_submit.
 #pragma once
 
-#include "common/planner/planner.h"
+#include "libspiderflow/planner/planner.h"
 
 namespace spiderflow {
 

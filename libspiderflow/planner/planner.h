@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "common/cost/cost_model.h"
-#include "common/model/job_spec.h"
-#include "common/plan/plan.h"
-#include "common/topology/topology.h"
+#include "libspiderflow/cost/cost_model.h"
+#include "libspiderflow/model/job_spec.h"
+#include "libspiderflow/plan/plan.h"
+#include "libspiderflow/topology/topology.h"
 
 namespace spiderflow {
 
@@ -30,7 +30,7 @@ struct PlanRequest {
     uint64_t seed = 1;
     // The user allows DiLoCo beside synchronous training (--sync either): job.sync.mode is sync,
     // and a front end also plans DiLoCo with job.sync's settings and shows both
-    // (common/planner/sync_compare.h). Never switches the mode by itself.
+    // (libspiderflow/planner/sync_compare.h). Never switches the mode by itself.
     bool compare_sync_modes = false;
 };
 

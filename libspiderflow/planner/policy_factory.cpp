@@ -2,15 +2,15 @@
 #include <algorithm>
 #include <cctype>
 
-#include "common/planner/planner.h"
-#include "common/planner/spinsearch/spinsearch.h"
-#include "common/util/errors.h"
+#include "libspiderflow/planner/planner.h"
+#include "libspiderflow/planner/spinsearch/spinsearch.h"
+#include "libspiderflow/util/errors.h"
 // ---- policy headers: add one include per baseline below this line ----
-#include "common/planner/baselines/exhaustive/exhaustive.h"
-#include "common/planner/baselines/first_fit/first_fit.h"
-#include "common/planner/baselines/genetic/genetic.h"
-#include "common/planner/baselines/global_ilp/global_ilp.h"
-#include "common/planner/baselines/greedy/greedy.h"
+#include "libspiderflow/planner/baselines/exhaustive/exhaustive.h"
+#include "libspiderflow/planner/baselines/first_fit/first_fit.h"
+#include "libspiderflow/planner/baselines/genetic/genetic.h"
+#include "libspiderflow/planner/baselines/global_ilp/global_ilp.h"
+#include "libspiderflow/planner/baselines/greedy/greedy.h"
 
 namespace spiderflow {
 namespace {

@@ -1,6 +1,6 @@
-#include "common/planner/request_builder.h"
+#include "libspiderflow/planner/request_builder.h"
 
-#include "common/util/errors.h"
+#include "libspiderflow/util/errors.h"
 
 namespace spiderflow {
 

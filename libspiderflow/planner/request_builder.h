@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "common/model/catalog.h"
-#include "common/model/job_spec.h"
-#include "common/planner/planner.h"
+#include "libspiderflow/model/catalog.h"
+#include "libspiderflow/model/job_spec.h"
+#include "libspiderflow/planner/planner.h"
 
 namespace spiderflow {
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "common/site/site_state.h"
-#include "common/topology/topology.h"
+#include "libspiderflow/site/site_state.h"
+#include "libspiderflow/topology/topology.h"
 
 namespace spiderflow {
 

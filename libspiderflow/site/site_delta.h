@@ -7,7 +7,7 @@
 #include <variant>
 #include <vector>
 
-#include "common/site/site_types.h"
+#include "libspiderflow/site/site_types.h"
 
 namespace spiderflow {
 

@@ -1,4 +1,4 @@
-#include "common/site/site_json.h"
+#include "libspiderflow/site/site_json.h"
 
 #include <fstream>
 #include <limits>
@@ -6,9 +6,9 @@
 #include <sstream>
 #include <utility>
 
-#include "common/site/site_json_fields.h"
-#include "common/util/errors.h"
-#include "common/util/json_read.h"
+#include "libspiderflow/site/site_json_fields.h"
+#include "libspiderflow/util/errors.h"
+#include "libspiderflow/util/json_read.h"
 
 namespace spiderflow {
 

@@ -1,12 +1,12 @@
-#include "common/site/site_json_fields.h"
+#include "libspiderflow/site/site_json_fields.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
 
-#include "common/util/errors.h"
-#include "common/util/json_read.h"
-#include "common/util/units.h"
+#include "libspiderflow/util/errors.h"
+#include "libspiderflow/util/json_read.h"
+#include "libspiderflow/util/units.h"
 
 namespace spiderflow::sitejson {
 

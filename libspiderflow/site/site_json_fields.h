@@ -1,6 +1,6 @@
 // JSON pieces shared by the delta and snapshot formats (doc/site-state.md), so that a job, a
 // reservation or a link measurement reads and writes the same way in both. Internal to
-// common/site. Readers are strict and name the field path in every InputError.
+// libspiderflow/site. Readers are strict and name the field path in every InputError.
 #pragma once
 
 #include <initializer_list>
@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/site/site_delta.h"
-#include "common/site/site_types.h"
+#include "libspiderflow/site/site_delta.h"
+#include "libspiderflow/site/site_types.h"
 
 namespace spiderflow::sitejson {
 

@@ -1,11 +1,11 @@
-#include "common/site/site_state.h"
+#include "libspiderflow/site/site_state.h"
 
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
 
-#include "common/site/topology_hash.h"
-#include "common/util/errors.h"
+#include "libspiderflow/site/topology_hash.h"
+#include "libspiderflow/util/errors.h"
 
 namespace spiderflow {
 namespace {

@@ -1,6 +1,6 @@
-#include "common/site/site_types.h"
+#include "libspiderflow/site/site_types.h"
 
-#include "common/util/errors.h"
+#include "libspiderflow/util/errors.h"
 
 namespace spiderflow {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <functional>
 
-#include "common/site/site_state.h"
+#include "libspiderflow/site/site_state.h"
 
 namespace spiderflow {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "common/topology/slurm_conf.h"
-#include "common/topology/topology.h"
+#include "libspiderflow/topology/slurm_conf.h"
+#include "libspiderflow/topology/topology.h"
 
 namespace spiderflow {
 

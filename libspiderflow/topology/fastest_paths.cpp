@@ -7,7 +7,7 @@
 #include <queue>
 #include <tuple>
 
-#include "common/topology/topology.h"
+#include "libspiderflow/topology/topology.h"
 
 namespace spiderflow {
 

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "common/topology/topology.h"
+#include "libspiderflow/topology/topology.h"
 
 namespace spiderflow {
 

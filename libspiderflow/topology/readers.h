@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "common/topology/reader.h"
+#include "libspiderflow/topology/reader.h"
 
 namespace spiderflow {
 

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "common/topology/slurm_conf.h"
-#include "common/util/errors.h"
+#include "libspiderflow/topology/slurm_conf.h"
+#include "libspiderflow/util/errors.h"
 
 namespace spiderflow::slurm {
 namespace {

@@ -1,7 +1,7 @@
 // Our topology file format -> Topology. Strict on purpose: unknown keys, wrong types and
 // out-of-range figures are errors naming the field path, so a typo never silently becomes a
 // default.
-#include "common/topology/spiderflow_reader.h"
+#include "libspiderflow/topology/spiderflow_reader.h"
 
 #include <algorithm>
 #include <climits>
@@ -12,10 +12,10 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "common/topology/readers.h"
-#include "common/util/errors.h"
-#include "common/util/json_read.h"
-#include "common/util/units.h"
+#include "libspiderflow/topology/readers.h"
+#include "libspiderflow/util/errors.h"
+#include "libspiderflow/util/json_read.h"
+#include "libspiderflow/util/units.h"
 
 namespace spiderflow {
 namespace {

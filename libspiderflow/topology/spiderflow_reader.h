@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "common/topology/reader.h"
-#include "common/topology/topology.h"
+#include "libspiderflow/topology/reader.h"
+#include "libspiderflow/topology/topology.h"
 
 namespace spiderflow {
 

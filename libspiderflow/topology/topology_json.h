@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "common/topology/topology.h"
+#include "libspiderflow/topology/topology.h"
 
 namespace spiderflow {
 

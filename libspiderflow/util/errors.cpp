@@ -1,4 +1,4 @@
-#include "common/util/errors.h"
+#include "libspiderflow/util/errors.h"
 
 namespace spiderflow {
 namespace {

@@ -1,4 +1,4 @@
-#include "common/util/human_format.h"
+#include "libspiderflow/util/human_format.h"
 
 #include <cstdio>
 

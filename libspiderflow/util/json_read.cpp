@@ -1,9 +1,9 @@
-#include "common/util/json_read.h"
+#include "libspiderflow/util/json_read.h"
 
 #include <cmath>
 #include <cstring>
 
-#include "common/util/errors.h"
+#include "libspiderflow/util/errors.h"
 
 namespace spiderflow::jsonread {
 

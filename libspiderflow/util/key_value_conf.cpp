@@ -1,12 +1,12 @@
-#include "common/util/key_value_conf.h"
+#include "libspiderflow/util/key_value_conf.h"
 
 #include <cerrno>
 #include <cstdlib>
 #include <sstream>
 #include <string_view>
 
-#include "common/util/errors.h"
-#include "common/util/text_file.h"
+#include "libspiderflow/util/errors.h"
+#include "libspiderflow/util/text_file.h"
 
 namespace spiderflow {
 namespace {

@@ -1,17 +1,17 @@
 noinst_LTLIBRARIES += libsf_util.la
 libsf_util_la_SOURCES = \
-	common/util/errors.cpp \
-	common/util/errors.h \
-	common/util/human_format.cpp \
-	common/util/human_format.h \
-	common/util/json_read.cpp \
-	common/util/json_read.h \
-	common/util/key_value_conf.cpp \
-	common/util/key_value_conf.h \
-	common/util/secret_file.cpp \
-	common/util/secret_file.h \
-	common/util/split_list.cpp \
-	common/util/split_list.h \
-	common/util/text_file.cpp \
-	common/util/text_file.h \
-	common/util/units.h
+	libspiderflow/util/errors.cpp \
+	libspiderflow/util/errors.h \
+	libspiderflow/util/human_format.cpp \
+	libspiderflow/util/human_format.h \
+	libspiderflow/util/json_read.cpp \
+	libspiderflow/util/json_read.h \
+	libspiderflow/util/key_value_conf.cpp \
+	libspiderflow/util/key_value_conf.h \
+	libspiderflow/util/secret_file.cpp \
+	libspiderflow/util/secret_file.h \
+	libspiderflow/util/split_list.cpp \
+	libspiderflow/util/split_list.h \
+	libspiderflow/util/text_file.cpp \
+	libspiderflow/util/text_file.h \
+	libspiderflow/util/units.h

@@ -1,4 +1,4 @@
-#include "common/util/secret_file.h"
+#include "libspiderflow/util/secret_file.h"
 
 #include <sys/stat.h>
 

@@ -1,4 +1,4 @@
-#include "common/util/split_list.h"
+#include "libspiderflow/util/split_list.h"
 
 #include <sstream>
 

@@ -1,9 +1,9 @@
-#include "common/util/text_file.h"
+#include "libspiderflow/util/text_file.h"
 
 #include <fstream>
 #include <sstream>
 
-#include "common/util/errors.h"
+#include "libspiderflow/util/errors.h"
 
 namespace spiderflow {
 

@@ -10,7 +10,7 @@ extern "C" {
 #include <slurm/slurm.h>
 }
 
-#include "common/slurmjob/submit_planner.h"
+#include "services/slurmjob/submit_planner.h"
 
 namespace spiderflow::plugin {
 

@@ -14,12 +14,12 @@ extern "C" {
 #include <slurm/slurm_errno.h>
 }
 
-#include "common/plan/launch_contract.h"
-#include "common/slurmjob/spiderflow_conf.h"
-#include "common/slurmjob/submit_planner.h"
+#include "libspiderflow/plan/launch_contract.h"
+#include "services/slurmjob/spiderflow_conf.h"
+#include "services/slurmjob/submit_planner.h"
 #include "plugins/slurm_host.h"
-#include "common/slurmjob/submit_site.h"
-#include "common/util/errors.h"
+#include "services/slurmjob/submit_site.h"
+#include "libspiderflow/util/errors.h"
 #include "plugins/job_submit/job_desc_edit.h"
 
 // sbatch always prints "Batch job submission failed: <strerror(code)>" after our message (22.05

@@ -5,10 +5,10 @@
 #include <stdexcept>
 #include <vector>
 
-#include "common/plan/launch_contract.h"
-#include "common/slurmjob/coflow_levels.h"
-#include "common/slurmjob/plan_summary.h"
-#include "common/slurmjob/spiderflow_conf.h"
+#include "libspiderflow/plan/launch_contract.h"
+#include "services/slurmjob/coflow_levels.h"
+#include "services/slurmjob/plan_summary.h"
+#include "services/slurmjob/spiderflow_conf.h"
 #include "plugins/slurm_internal.h"
 
 namespace spiderflow::plugin {

@@ -1,5 +1,5 @@
 // The coflow scheduler's word inside slurmctld: each cycle sched/spiderflow's thread orders the
-// SpiderFlow jobs whose plans cross clusters by their WAN coflows (common/slurmjob/
+// SpiderFlow jobs whose plans cross clusters by their WAN coflows (services/slurmjob/
 // coflow_levels.h, smallest bottleneck first) and gives every such job that has not started its
 // level as SPIDERFLOW_TRAFFIC_LEVEL in its spank env, which its prolog (the tc class) and its
 // steps (NCCL_IB_TC/SL) read at start. Running jobs keep the class they started with. Slurm's job
@@ -13,8 +13,8 @@
 #include <map>
 #include <string>
 
-#include "common/slurmjob/coflow_levels.h"
-#include "common/slurmjob/topology_cache.h"
+#include "services/slurmjob/coflow_levels.h"
+#include "services/slurmjob/topology_cache.h"
 
 namespace spiderflow::plugin {
 

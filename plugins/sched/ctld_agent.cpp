@@ -5,11 +5,11 @@
 #include <exception>
 #include <optional>
 
-#include "common/slurmjob/spiderflow_conf.h"
-#include "federation/agent/agent_setup.h"
-#include "federation/agent/home_jobs.h"
-#include "federation/agent/part_runner.h"
-#include "federation/agent/slurm_hands.h"
+#include "services/slurmjob/spiderflow_conf.h"
+#include "services/agent/agent_setup.h"
+#include "services/agent/home_jobs.h"
+#include "services/agent/part_runner.h"
+#include "services/agent/slurm_hands.h"
 #include "plugins/sched/coflow_priorities.h"
 #include "plugins/sched/ctld_observer.h"
 #include "plugins/slurm_internal.h"

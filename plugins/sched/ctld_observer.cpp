@@ -5,8 +5,8 @@
 #include <sstream>
 #include <string>
 
-#include "common/slurmjob/tres.h"
-#include "common/util/split_list.h"
+#include "services/slurmjob/tres.h"
+#include "libspiderflow/util/split_list.h"
 #include "plugins/slurm_internal.h"
 
 namespace spiderflow::plugin {

@@ -2,7 +2,7 @@
 // (no RPC), as the same ClusterObservation the standalone agent builds through libslurm.
 #pragma once
 
-#include "federation/agent/cluster_observation.h"
+#include "services/agent/cluster_observation.h"
 
 namespace spiderflow::plugin {
 

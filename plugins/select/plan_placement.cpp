@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
-#include "common/site/node_pick.h"
-#include "common/slurmjob/plan_summary.h"
+#include "libspiderflow/site/node_pick.h"
+#include "services/slurmjob/plan_summary.h"
 
 namespace spiderflow::plugin {
 namespace {

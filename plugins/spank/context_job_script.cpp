@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "common/coflow/command_runner.h"
-#include "common/slurmjob/job_traffic.h"
+#include "libspiderflow/coflow/command_runner.h"
+#include "services/slurmjob/job_traffic.h"
 #include "plugins/spank/stepd_state.h"
 
 namespace spiderflow::plugin::spank {

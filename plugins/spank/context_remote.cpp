@@ -13,14 +13,14 @@ extern "C" {
 #include <slurm/slurm.h>
 }
 
-#include "common/plan/launch_contract.h"
-#include "common/plan/nccl_env.h"
-#include "common/plan/plan_json.h"
-#include "common/plan/plan_transport.h"
-#include "common/topology/reader.h"
-#include "common/slurmjob/hostlist.h"
-#include "common/slurmjob/job_traffic.h"
-#include "common/util/split_list.h"
+#include "libspiderflow/plan/launch_contract.h"
+#include "libspiderflow/plan/nccl_env.h"
+#include "libspiderflow/plan/plan_json.h"
+#include "libspiderflow/plan/plan_transport.h"
+#include "libspiderflow/topology/reader.h"
+#include "services/slurmjob/hostlist.h"
+#include "services/slurmjob/job_traffic.h"
+#include "libspiderflow/util/split_list.h"
 #include "plugins/spank/stepd_state.h"
 
 namespace spiderflow::plugin::spank {
@@ -299,7 +299,7 @@ int remote_task_init(spank_t sp) {
     const NcclSettings site = nccl_settings(st.config);
     EnvList nccl = nccl_env(facts, node, slot.device, site);
     try {
-        // The job's traffic class, as `spiderflow launch` exports it (common/slurmjob/job_traffic.h).
+        // The job's traffic class, as `spiderflow launch` exports it (services/slurmjob/job_traffic.h).
         for (const auto& name : apply_job_class_env(nccl, st.config, planned_getenv(sp, env::kTrafficLevel)))
             spank_unsetenv(sp, name.c_str());
     } catch (const std::exception& e) {

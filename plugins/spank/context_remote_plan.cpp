@@ -10,8 +10,8 @@ extern "C" {
 #include <slurm/slurm.h>
 }
 
-#include "common/plan/launch_contract.h"
-#include "common/slurmjob/plan_summary.h"
+#include "libspiderflow/plan/launch_contract.h"
+#include "services/slurmjob/plan_summary.h"
 #include "plugins/spank/stepd_state.h"
 
 namespace spiderflow::plugin::spank {

@@ -10,8 +10,8 @@ extern "C" {
 #include <slurm/spank.h>
 }
 
-#include "common/slurmjob/job_options.h"
-#include "common/slurmjob/spiderflow_conf.h"
+#include "services/slurmjob/job_options.h"
+#include "services/slurmjob/spiderflow_conf.h"
 
 namespace spiderflow::plugin::spank {
 

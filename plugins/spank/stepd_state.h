@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "common/topology/topology.h"
-#include "common/slurmjob/rank_order.h"
+#include "libspiderflow/topology/topology.h"
+#include "services/slurmjob/rank_order.h"
 #include "plugins/spank/spank_state.h"
 
 namespace spiderflow::plugin::spank {

@@ -1,4 +1,4 @@
-#include "federation/agent/agent.h"
+#include "services/agent/agent.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -9,11 +9,11 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "common/site/site_json.h"
-#include "common/util/errors.h"
-#include "common/util/text_file.h"
-#include "federation/agent/part_builder.h"
-#include "federation/agent/part_diff.h"
+#include "libspiderflow/site/site_json.h"
+#include "libspiderflow/util/errors.h"
+#include "libspiderflow/util/text_file.h"
+#include "services/agent/part_builder.h"
+#include "services/agent/part_diff.h"
 
 namespace spiderflow::agent {
 namespace {

@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "common/broker_client/broker_client.h"
-#include "common/site/site_state.h"
-#include "federation/agent/agent_conf.h"
-#include "federation/agent/cluster_observation.h"
+#include "services/broker_client/broker_client.h"
+#include "libspiderflow/site/site_state.h"
+#include "services/agent/agent_conf.h"
+#include "services/agent/cluster_observation.h"
 
 namespace spiderflow::agent {
 

@@ -1,10 +1,10 @@
-#include "federation/agent/agent_setup.h"
+#include "services/agent/agent_setup.h"
 
 #include <memory>
 
-#include "common/slurmjob/spiderflow_conf.h"
-#include "common/topology/reader.h"
-#include "common/util/errors.h"
+#include "services/slurmjob/spiderflow_conf.h"
+#include "libspiderflow/topology/reader.h"
+#include "libspiderflow/util/errors.h"
 
 namespace spiderflow::agent {
 

@@ -6,8 +6,8 @@
 #include <functional>
 #include <string>
 
-#include "common/broker_client/broker_client.h"
-#include "federation/agent/agent.h"
+#include "services/broker_client/broker_client.h"
+#include "services/agent/agent.h"
 
 namespace spiderflow::agent {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "common/site/site_types.h"
+#include "libspiderflow/site/site_types.h"
 
 namespace spiderflow::agent {
 

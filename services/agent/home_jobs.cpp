@@ -1,12 +1,12 @@
-#include "federation/agent/home_jobs.h"
+#include "services/agent/home_jobs.h"
 
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
-#include "common/coalloc/xjob_json.h"
-#include "common/plan/launch_contract.h"
-#include "common/slurmjob/plan_summary.h"
+#include "services/coalloc/xjob_json.h"
+#include "libspiderflow/plan/launch_contract.h"
+#include "services/slurmjob/plan_summary.h"
 
 namespace spiderflow::agent {
 

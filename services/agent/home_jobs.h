@@ -12,9 +12,9 @@
 #include <set>
 #include <string>
 
-#include "common/broker_client/broker_client.h"
-#include "common/coalloc/xjob.h"
-#include "federation/agent/part_runner.h"
+#include "services/broker_client/broker_client.h"
+#include "services/coalloc/xjob.h"
+#include "services/agent/part_runner.h"
 
 namespace spiderflow::agent {
 

@@ -1,9 +1,9 @@
-#include "federation/agent/part_builder.h"
+#include "services/agent/part_builder.h"
 
 #include <algorithm>
 #include <set>
 
-#include "common/util/errors.h"
+#include "libspiderflow/util/errors.h"
 
 namespace spiderflow::agent {
 namespace {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "common/site/site_state.h"
-#include "federation/agent/cluster_observation.h"
+#include "libspiderflow/site/site_state.h"
+#include "services/agent/cluster_observation.h"
 
 namespace spiderflow::agent {
 

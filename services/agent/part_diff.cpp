@@ -1,9 +1,9 @@
-#include "federation/agent/part_diff.h"
+#include "services/agent/part_diff.h"
 
 #include <set>
 
-#include "common/site/site_json.h"
-#include "common/util/errors.h"
+#include "libspiderflow/site/site_json.h"
+#include "libspiderflow/util/errors.h"
 
 namespace spiderflow::agent {
 namespace {

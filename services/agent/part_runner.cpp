@@ -1,12 +1,12 @@
-#include "federation/agent/part_runner.h"
+#include "services/agent/part_runner.h"
 
 #include <cstdio>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
-#include "common/coalloc/xjob_json.h"
-#include "common/util/json_read.h"
+#include "services/coalloc/xjob_json.h"
+#include "libspiderflow/util/json_read.h"
 
 namespace spiderflow::agent {
 

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "common/broker_client/broker_client.h"
-#include "common/coalloc/coallocator.h"
+#include "services/broker_client/broker_client.h"
+#include "services/coalloc/coallocator.h"
 
 namespace spiderflow::agent {
 

@@ -1,7 +1,7 @@
 // The agent's hands on slurmctld through libslurm: will-run, reservations, batch submission as
 // the part's user, cancel, and the part jobs by their comment. The agent runs as root or
 // SlurmUser, which Slurm lets create reservations and submit for another user.
-#include "federation/agent/slurm_hands.h"
+#include "services/agent/slurm_hands.h"
 
 extern "C" {
 #include <slurm/slurm.h>
@@ -22,9 +22,9 @@ char* slurm_job_state_string(uint32_t state);
 #include <memory>
 #include <vector>
 
-#include "common/plan/launch_contract.h"
-#include "common/slurmjob/plan_summary.h"
-#include "federation/agent/slurm_observer.h"
+#include "libspiderflow/plan/launch_contract.h"
+#include "services/slurmjob/plan_summary.h"
+#include "services/agent/slurm_observer.h"
 
 namespace spiderflow::agent {
 namespace {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "federation/agent/part_runner.h"
+#include "services/agent/part_runner.h"
 
 namespace spiderflow::agent {
 

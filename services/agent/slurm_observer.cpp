@@ -2,7 +2,7 @@
 // reservations come from their node_inx ranges into the node table (the order gres_detail_str
 // follows), not from re-parsing the compressed host list. gres_detail_str is filled only when
 // the jobs are loaded with SHOW_DETAIL.
-#include "federation/agent/slurm_observer.h"
+#include "services/agent/slurm_observer.h"
 
 extern "C" {
 #include <slurm/slurm.h>
@@ -14,7 +14,7 @@ extern "C" {
 #include <memory>
 #include <sstream>
 
-#include "common/util/split_list.h"
+#include "libspiderflow/util/split_list.h"
 
 namespace spiderflow::agent {
 namespace {

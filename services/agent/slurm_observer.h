@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-#include "federation/agent/cluster_observation.h"
+#include "services/agent/cluster_observation.h"
 
 namespace spiderflow::agent {
 

@@ -37,7 +37,7 @@ private:
     std::string holder_;
 };
 
-// A cross-site job as the co-allocator left it: its JSON (common/coalloc/xjob_json.h).
+// A cross-site job as the co-allocator left it: its JSON (services/coalloc/xjob_json.h).
 struct StoredXJob {
     std::string id;
     uint64_t seq = 0;

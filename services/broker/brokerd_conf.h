@@ -1,11 +1,11 @@
 // /etc/spiderflow/brokerd.conf: where the broker listens, keeps its state and finds the
-// federation's topology and the hashed tokens. Strict like spiderflow.conf (common/util/
+// federation's topology and the hashed tokens. Strict like spiderflow.conf (libspiderflow/util/
 // key_value_conf.h); every key is documented in contrib/federation/brokerd.conf.
 #pragma once
 
 #include <string>
 
-#include "common/coalloc/coallocator.h"
+#include "services/coalloc/coallocator.h"
 
 namespace spiderflow::broker {
 

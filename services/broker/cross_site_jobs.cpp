@@ -1,11 +1,11 @@
-#include "federation/brokerd/cross_site_jobs.h"
+#include "services/broker/cross_site_jobs.h"
 
 #include <algorithm>
 #include <iostream>
 
-#include "common/coalloc/xjob_json.h"
-#include "common/util/errors.h"
-#include "common/util/json_read.h"
+#include "services/coalloc/xjob_json.h"
+#include "libspiderflow/util/errors.h"
+#include "libspiderflow/util/json_read.h"
 
 namespace spiderflow::broker {
 

@@ -1,4 +1,4 @@
-// The broker's cross-site jobs: the co-allocator (common/coalloc) with every decision in the
+// The broker's cross-site jobs: the co-allocator (services/coalloc) with every decision in the
 // store before anyone hears of it. A decision the store refuses is undone by re-reading the
 // store, which holds the last one that was committed. Not thread-safe: the broker calls it
 // under its one lock, which also puts co-allocation decisions in one total order.
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "common/coalloc/coallocator.h"
-#include "federation/brokerd/broker_store.h"
+#include "services/coalloc/coallocator.h"
+#include "services/broker/broker_store.h"
 
 namespace spiderflow::broker {
 

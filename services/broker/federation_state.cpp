@@ -1,9 +1,9 @@
-#include "federation/brokerd/federation_state.h"
+#include "services/broker/federation_state.h"
 
 #include <type_traits>
 
-#include "common/site/site_json.h"
-#include "common/util/errors.h"
+#include "libspiderflow/site/site_json.h"
+#include "libspiderflow/util/errors.h"
 
 namespace spiderflow::broker {
 

@@ -1,4 +1,4 @@
-#include "federation/brokerd/lease_keeper.h"
+#include "services/broker/lease_keeper.h"
 
 #include <algorithm>
 #include <chrono>

@@ -14,7 +14,7 @@
 #include <string>
 #include <thread>
 
-#include "federation/brokerd/broker_store.h"
+#include "services/broker/broker_store.h"
 
 namespace spiderflow::broker {
 

@@ -1,4 +1,4 @@
-#include "federation/brokerd/metrics.h"
+#include "services/broker/metrics.h"
 
 #include <cstdio>
 #include <sstream>

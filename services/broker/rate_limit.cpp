@@ -1,4 +1,4 @@
-#include "federation/brokerd/rate_limit.h"
+#include "services/broker/rate_limit.h"
 
 #include <algorithm>
 

@@ -4,8 +4,8 @@
 
 #include <stdexcept>
 
-#include "federation/brokerd/broker_store.h"
-#include "federation/brokerd/store_backends.h"
+#include "services/broker/broker_store.h"
+#include "services/broker/store_backends.h"
 
 namespace spiderflow::broker {
 namespace {

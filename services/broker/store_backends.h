@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "federation/brokerd/broker_store.h"
+#include "services/broker/broker_store.h"
 
 namespace spiderflow::broker {
 

@@ -3,9 +3,9 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "common/util/secret_file.h"
-#include "federation/brokerd/broker_store.h"
-#include "federation/brokerd/store_backends.h"
+#include "libspiderflow/util/secret_file.h"
+#include "services/broker/broker_store.h"
+#include "services/broker/store_backends.h"
 
 namespace spiderflow::broker {
 namespace {

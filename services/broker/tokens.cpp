@@ -1,4 +1,4 @@
-#include "federation/brokerd/tokens.h"
+#include "services/broker/tokens.h"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -6,8 +6,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "common/util/errors.h"
-#include "common/util/key_value_conf.h"
+#include "libspiderflow/util/errors.h"
+#include "libspiderflow/util/key_value_conf.h"
 
 namespace spiderflow::broker {
 

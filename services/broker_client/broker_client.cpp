@@ -1,4 +1,4 @@
-#include "common/broker_client/broker_client.h"
+#include "services/broker_client/broker_client.h"
 
 #include <curl/curl.h>
 
@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/util/secret_file.h"
+#include "libspiderflow/util/secret_file.h"
 
 namespace spiderflow {
 namespace {

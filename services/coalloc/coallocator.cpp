@@ -1,4 +1,4 @@
-#include "common/coalloc/coallocator.h"
+#include "services/coalloc/coallocator.h"
 
 #include <algorithm>
 #include <iterator>

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "common/coalloc/xjob.h"
+#include "services/coalloc/xjob.h"
 
 namespace spiderflow::coalloc {
 

@@ -2,9 +2,9 @@
 # plain data and decisions, no I/O).
 noinst_LTLIBRARIES += libsf_coalloc.la
 libsf_coalloc_la_SOURCES = \
-	common/coalloc/xjob.h \
-	common/coalloc/xjob.cpp \
-	common/coalloc/coallocator.h \
-	common/coalloc/coallocator.cpp \
-	common/coalloc/xjob_json.h \
-	common/coalloc/xjob_json.cpp
+	services/coalloc/xjob.h \
+	services/coalloc/xjob.cpp \
+	services/coalloc/coallocator.h \
+	services/coalloc/coallocator.cpp \
+	services/coalloc/xjob_json.h \
+	services/coalloc/xjob_json.cpp

@@ -1,4 +1,4 @@
-#include "common/coalloc/xjob.h"
+#include "services/coalloc/xjob.h"
 
 #include <cctype>
 #include <iterator>

@@ -1,10 +1,10 @@
-#include "common/coalloc/xjob_json.h"
+#include "services/coalloc/xjob_json.h"
 
 #include <cctype>
 #include <limits>
 
-#include "common/util/errors.h"
-#include "common/util/json_read.h"
+#include "libspiderflow/util/errors.h"
+#include "libspiderflow/util/json_read.h"
 
 namespace spiderflow::coalloc {
 namespace {

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/coalloc/coallocator.h"
+#include "services/coalloc/coallocator.h"
 
 namespace spiderflow::coalloc {
 

@@ -1,4 +1,4 @@
-#include "common/fedsim/fed_simulator.h"
+#include "services/fedsim/fed_simulator.h"
 
 #include <algorithm>
 #include <chrono>
@@ -9,10 +9,10 @@
 #include <optional>
 #include <set>
 
-#include "common/fedsim/placement.h"
-#include "common/fedsim/run_summary.h"
-#include "common/fedsim/wan_sharing.h"
-#include "common/util/errors.h"
+#include "services/fedsim/placement.h"
+#include "services/fedsim/run_summary.h"
+#include "services/fedsim/wan_sharing.h"
+#include "libspiderflow/util/errors.h"
 
 namespace spiderflow::fedsim {
 namespace {

@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "common/fedsim/job_trace.h"
-#include "common/model/catalog.h"
-#include "common/site/site_state.h"
+#include "services/fedsim/job_trace.h"
+#include "libspiderflow/model/catalog.h"
+#include "libspiderflow/site/site_state.h"
 
 namespace spiderflow::fedsim {
 

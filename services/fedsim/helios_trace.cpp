@@ -1,4 +1,4 @@
-#include "common/fedsim/helios_trace.h"
+#include "services/fedsim/helios_trace.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include <random>
 #include <sstream>
 
-#include "common/util/errors.h"
+#include "libspiderflow/util/errors.h"
 
 namespace spiderflow::fedsim {
 namespace {

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "common/fedsim/job_trace.h"
+#include "services/fedsim/job_trace.h"
 
 namespace spiderflow::fedsim {
 

@@ -1,4 +1,4 @@
-#include "common/fedsim/job_trace.h"
+#include "services/fedsim/job_trace.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <map>
 #include <sstream>
 
-#include "common/util/errors.h"
+#include "libspiderflow/util/errors.h"
 
 namespace spiderflow::fedsim {
 namespace {

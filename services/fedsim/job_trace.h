@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "common/model/catalog.h"
+#include "libspiderflow/model/catalog.h"
 
 namespace spiderflow::fedsim {
 

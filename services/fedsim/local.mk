@@ -3,15 +3,15 @@
 # simulator, the discrete-event loop and its reports.
 noinst_LTLIBRARIES += libsf_fedsim.la
 libsf_fedsim_la_SOURCES = \
-	common/fedsim/job_trace.h \
-	common/fedsim/job_trace.cpp \
-	common/fedsim/helios_trace.h \
-	common/fedsim/helios_trace.cpp \
-	common/fedsim/placement.h \
-	common/fedsim/placement.cpp \
-	common/fedsim/wan_sharing.h \
-	common/fedsim/wan_sharing.cpp \
-	common/fedsim/fed_simulator.h \
-	common/fedsim/fed_simulator.cpp \
-	common/fedsim/run_summary.h \
-	common/fedsim/run_summary.cpp
+	services/fedsim/job_trace.h \
+	services/fedsim/job_trace.cpp \
+	services/fedsim/helios_trace.h \
+	services/fedsim/helios_trace.cpp \
+	services/fedsim/placement.h \
+	services/fedsim/placement.cpp \
+	services/fedsim/wan_sharing.h \
+	services/fedsim/wan_sharing.cpp \
+	services/fedsim/fed_simulator.h \
+	services/fedsim/fed_simulator.cpp \
+	services/fedsim/run_summary.h \
+	services/fedsim/run_summary.cpp

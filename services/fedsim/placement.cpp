@@ -1,11 +1,11 @@
-#include "common/fedsim/placement.h"
+#include "services/fedsim/placement.h"
 
 #include <chrono>
 
-#include "common/cost/cost_model.h"
-#include "common/planner/plan_job.h"
-#include "common/planner/planner.h"
-#include "common/util/errors.h"
+#include "libspiderflow/cost/cost_model.h"
+#include "libspiderflow/planner/plan_job.h"
+#include "libspiderflow/planner/planner.h"
+#include "libspiderflow/util/errors.h"
 
 namespace spiderflow::fedsim {
 namespace {

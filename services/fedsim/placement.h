@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "common/fedsim/job_trace.h"
-#include "common/model/catalog.h"
-#include "common/plan/plan.h"
-#include "common/topology/topology.h"
+#include "services/fedsim/job_trace.h"
+#include "libspiderflow/model/catalog.h"
+#include "libspiderflow/plan/plan.h"
+#include "libspiderflow/topology/topology.h"
 
 namespace spiderflow::fedsim {
 

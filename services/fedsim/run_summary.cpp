@@ -1,4 +1,4 @@
-#include "common/fedsim/run_summary.h"
+#include "services/fedsim/run_summary.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "common/fedsim/fed_simulator.h"
+#include "services/fedsim/fed_simulator.h"
 
 namespace spiderflow::fedsim {
 

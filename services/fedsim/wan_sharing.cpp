@@ -1,12 +1,12 @@
-#include "common/fedsim/wan_sharing.h"
+#include "services/fedsim/wan_sharing.h"
 
 #include <algorithm>
 #include <chrono>
 #include <numeric>
 #include <set>
 
-#include "common/coflow/llm_traffic.h"
-#include "common/coflow/simulator.h"
+#include "libspiderflow/coflow/llm_traffic.h"
+#include "libspiderflow/coflow/simulator.h"
 
 namespace spiderflow::fedsim {
 namespace {

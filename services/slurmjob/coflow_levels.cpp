@@ -1,14 +1,14 @@
-#include "common/slurmjob/coflow_levels.h"
+#include "services/slurmjob/coflow_levels.h"
 
 #include <algorithm>
 #include <exception>
 
-#include "common/coflow/traffic_class.h"
-#include "common/plan/plan_json.h"
-#include "common/plan/plan_routes.h"
-#include "common/plan/plan_traffic.h"
-#include "common/plan/plan_transport.h"
-#include "common/slurmjob/plan_summary.h"
+#include "libspiderflow/coflow/traffic_class.h"
+#include "libspiderflow/plan/plan_json.h"
+#include "libspiderflow/plan/plan_routes.h"
+#include "libspiderflow/plan/plan_traffic.h"
+#include "libspiderflow/plan/plan_transport.h"
+#include "services/slurmjob/plan_summary.h"
 
 namespace spiderflow::slurmjob {
 

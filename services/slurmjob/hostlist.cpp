@@ -1,10 +1,10 @@
-#include "common/slurmjob/hostlist.h"
+#include "services/slurmjob/hostlist.h"
 
 #include <cerrno>
 #include <cstdlib>
 
-#include "common/topology/slurm_conf.h"
-#include "common/util/errors.h"
+#include "libspiderflow/topology/slurm_conf.h"
+#include "libspiderflow/util/errors.h"
 
 namespace spiderflow::slurmjob {
 namespace {

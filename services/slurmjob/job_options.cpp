@@ -1,12 +1,12 @@
-#include "common/slurmjob/job_options.h"
+#include "services/slurmjob/job_options.h"
 
-#include "common/plan/launch_contract.h"
+#include "libspiderflow/plan/launch_contract.h"
 
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
 
-#include "common/util/errors.h"
+#include "libspiderflow/util/errors.h"
 
 namespace spiderflow::slurmjob {
 namespace {

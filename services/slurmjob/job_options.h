@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "common/plan/launch_contract.h"
+#include "libspiderflow/plan/launch_contract.h"
 
 namespace spiderflow::slurmjob {
 

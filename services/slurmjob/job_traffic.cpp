@@ -1,4 +1,4 @@
-#include "common/slurmjob/job_traffic.h"
+#include "services/slurmjob/job_traffic.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <exception>
 
-#include "common/coflow/tc_state.h"
-#include "common/util/errors.h"
+#include "libspiderflow/coflow/tc_state.h"
+#include "libspiderflow/util/errors.h"
 
 namespace spiderflow::slurmjob {
 

@@ -7,35 +7,35 @@
 # SPANK plugin that uses it.
 noinst_LTLIBRARIES += libsf_slurmjob_client.la
 libsf_slurmjob_client_la_SOURCES = \
-	common/slurmjob/job_options.cpp \
-	common/slurmjob/job_options.h \
-	common/slurmjob/spiderflow_conf.cpp \
-	common/slurmjob/spiderflow_conf.h
+	services/slurmjob/job_options.cpp \
+	services/slurmjob/job_options.h \
+	services/slurmjob/spiderflow_conf.cpp \
+	services/slurmjob/spiderflow_conf.h
 # (convenience libraries never nest one another: each object is linked once)
 
 # Shared by job_submit, the step side of the SPANK plugin, the CLI and their unit tests.
 noinst_LTLIBRARIES += libsf_slurmjob.la
 libsf_slurmjob_la_SOURCES = \
-	common/slurmjob/coflow_levels.cpp \
-	common/slurmjob/coflow_levels.h \
-	common/slurmjob/hostlist.cpp \
-	common/slurmjob/hostlist.h \
-	common/slurmjob/plan_summary.cpp \
-	common/slurmjob/plan_summary.h \
-	common/slurmjob/job_traffic.cpp \
-	common/slurmjob/job_traffic.h \
-	common/slurmjob/rank_order.cpp \
-	common/slurmjob/rank_order.h \
-	common/slurmjob/topology_cache.cpp \
-	common/slurmjob/topology_cache.h \
-	common/slurmjob/tres.cpp \
-	common/slurmjob/tres.h
+	services/slurmjob/coflow_levels.cpp \
+	services/slurmjob/coflow_levels.h \
+	services/slurmjob/hostlist.cpp \
+	services/slurmjob/hostlist.h \
+	services/slurmjob/plan_summary.cpp \
+	services/slurmjob/plan_summary.h \
+	services/slurmjob/job_traffic.cpp \
+	services/slurmjob/job_traffic.h \
+	services/slurmjob/rank_order.cpp \
+	services/slurmjob/rank_order.h \
+	services/slurmjob/topology_cache.cpp \
+	services/slurmjob/topology_cache.h \
+	services/slurmjob/tres.cpp \
+	services/slurmjob/tres.h
 libsf_slurmjob_la_LIBADD = libsf_slurmjob_client.la
 
 # What job_submit decides: the only code here that plans, so the only part that needs the planner.
 noinst_LTLIBRARIES += libsf_submit.la
 libsf_submit_la_SOURCES = \
-	common/slurmjob/submit_planner.cpp \
-	common/slurmjob/submit_planner.h \
-	common/slurmjob/submit_site.cpp \
-	common/slurmjob/submit_site.h
+	services/slurmjob/submit_planner.cpp \
+	services/slurmjob/submit_planner.h \
+	services/slurmjob/submit_site.cpp \
+	services/slurmjob/submit_site.h

@@ -1,13 +1,13 @@
-#include "common/slurmjob/plan_summary.h"
+#include "services/slurmjob/plan_summary.h"
 
-#include "common/plan/launch_contract.h"
+#include "libspiderflow/plan/launch_contract.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <sstream>
 
-#include "common/plan/launch_contract.h"
+#include "libspiderflow/plan/launch_contract.h"
 
 namespace spiderflow::slurmjob {
 namespace {

@@ -1,11 +1,11 @@
-#include "common/slurmjob/rank_order.h"
+#include "services/slurmjob/rank_order.h"
 
 #include <algorithm>
 #include <map>
 #include <set>
 #include <tuple>
 
-#include "common/util/errors.h"
+#include "libspiderflow/util/errors.h"
 
 namespace spiderflow::slurmjob {
 

@@ -1,12 +1,12 @@
-#include "common/slurmjob/spiderflow_conf.h"
+#include "services/slurmjob/spiderflow_conf.h"
 
-#include "common/plan/launch_contract.h"
+#include "libspiderflow/plan/launch_contract.h"
 
 #include <cstdlib>
 #include <functional>
 
-#include "common/util/errors.h"
-#include "common/util/key_value_conf.h"
+#include "libspiderflow/util/errors.h"
+#include "libspiderflow/util/key_value_conf.h"
 
 namespace spiderflow::slurmjob {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "common/plan/nccl_env.h"
+#include "libspiderflow/plan/nccl_env.h"
 
 namespace spiderflow::slurmjob {
 

@@ -10,12 +10,12 @@
 #include <utility>
 #include <vector>
 
-#include "common/topology/topology.h"
-#include "common/slurmjob/job_options.h"
-#include "common/slurmjob/plan_summary.h"
-#include "common/slurmjob/spiderflow_conf.h"
-#include "common/slurmjob/submit_site.h"
-#include "common/slurmjob/tres.h"
+#include "libspiderflow/topology/topology.h"
+#include "services/slurmjob/job_options.h"
+#include "services/slurmjob/plan_summary.h"
+#include "services/slurmjob/spiderflow_conf.h"
+#include "services/slurmjob/submit_site.h"
+#include "services/slurmjob/tres.h"
 
 namespace spiderflow::slurmjob {
 

@@ -1,4 +1,4 @@
-#include "common/slurmjob/submit_site.h"
+#include "services/slurmjob/submit_site.h"
 
 #include <sys/stat.h>
 
@@ -6,7 +6,7 @@
 
 #include <exception>
 
-#include "common/site/site_json.h"
+#include "libspiderflow/site/site_json.h"
 
 namespace spiderflow::slurmjob {
 

@@ -9,9 +9,9 @@
 #include <mutex>
 #include <string>
 
-#include "common/site/site_state.h"
-#include "common/slurmjob/spiderflow_conf.h"
-#include "common/slurmjob/topology_cache.h"
+#include "libspiderflow/site/site_state.h"
+#include "services/slurmjob/spiderflow_conf.h"
+#include "services/slurmjob/topology_cache.h"
 
 namespace spiderflow::slurmjob {
 

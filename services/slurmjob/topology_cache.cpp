@@ -1,10 +1,10 @@
-#include "common/slurmjob/topology_cache.h"
+#include "services/slurmjob/topology_cache.h"
 
 #include <sys/stat.h>
 
 #include <exception>
 
-#include "common/topology/reader.h"
+#include "libspiderflow/topology/reader.h"
 
 namespace spiderflow::slurmjob {
 

@@ -7,7 +7,7 @@
 #include <mutex>
 #include <string>
 
-#include "common/topology/topology.h"
+#include "libspiderflow/topology/topology.h"
 
 namespace spiderflow::slurmjob {
 

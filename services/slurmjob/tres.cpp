@@ -1,4 +1,4 @@
-#include "common/slurmjob/tres.h"
+#include "services/slurmjob/tres.h"
 
 #include <cstdio>
 

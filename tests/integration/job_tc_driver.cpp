@@ -1,5 +1,5 @@
 // Test driver for the SPANK plugin's job prolog/epilog enforcement: calls the functions the
-// hooks call (common/slurmjob/job_traffic.h) with a real `tc`, so the integration test can run
+// hooks call (services/slurmjob/job_traffic.h) with a real `tc`, so the integration test can run
 // job start and end inside a network namespace without slurmd.
 //   job_tc_driver prolog CONF JOB [LEVEL]   -> the job's class on CONF's wan_interface
 //   job_tc_driver epilog CONF JOB           -> gone again
@@ -9,9 +9,9 @@
 #include <exception>
 #include <string>
 
-#include "common/coflow/command_runner.h"
-#include "common/slurmjob/job_traffic.h"
-#include "common/slurmjob/spiderflow_conf.h"
+#include "libspiderflow/coflow/command_runner.h"
+#include "services/slurmjob/job_traffic.h"
+#include "services/slurmjob/spiderflow_conf.h"
 
 using namespace spiderflow::slurmjob;
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "common/util/errors.h"
+#include "libspiderflow/util/errors.h"
 
 namespace spiderflow::cli {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "common/model/catalog.h"
-#include "common/util/units.h"
+#include "libspiderflow/model/catalog.h"
+#include "libspiderflow/util/units.h"
 #include "tools/spiderflow/command.h"
 
 namespace spiderflow::cli {
@@ -15,7 +15,7 @@ namespace {
 
 constexpr const char* kHelp =
     "usage: spiderflow catalog [gpus|models] [--format text|json]\n\n"
-    "Prints the built-in catalogs (common/model/catalog/*.json): the names that topology files\n"
+    "Prints the built-in catalogs (libspiderflow/model/catalog/*.json): the names that topology files\n"
     "(gpu_type) and --model accept, with their figures. Without a subcommand prints both.\n\n"
     "  gpus           GPU types: memory (GB), peak dense bf16/fp16 TFLOPS, HBM, NVLink (per\n"
     "                 direction) and PCIe bandwidth (GB/s), achievable fraction of peak\n"

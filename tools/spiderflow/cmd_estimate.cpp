@@ -10,17 +10,17 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/cost/cost_model.h"
-#include "common/cost/cost_parts.h"
-#include "common/cost/memory.h"
-#include "common/model/catalog.h"
-#include "common/model/job_spec.h"
-#include "common/plan/plan_json.h"
-#include "common/plan/sequential_layout.h"
-#include "common/planner/request_builder.h"
-#include "common/topology/reader.h"
-#include "common/util/errors.h"
-#include "common/util/units.h"
+#include "libspiderflow/cost/cost_model.h"
+#include "libspiderflow/cost/cost_parts.h"
+#include "libspiderflow/cost/memory.h"
+#include "libspiderflow/model/catalog.h"
+#include "libspiderflow/model/job_spec.h"
+#include "libspiderflow/plan/plan_json.h"
+#include "libspiderflow/plan/sequential_layout.h"
+#include "libspiderflow/planner/request_builder.h"
+#include "libspiderflow/topology/reader.h"
+#include "libspiderflow/util/errors.h"
+#include "libspiderflow/util/units.h"
 #include "tools/spiderflow/command.h"
 #include "tools/spiderflow/cost_flags.h"
 

@@ -5,12 +5,12 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "common/plan/plan_json.h"
-#include "common/plan/plan_text.h"
-#include "common/topology/reader.h"
-#include "common/util/errors.h"
-#include "common/slurmjob/hostlist.h"
-#include "common/slurmjob/spiderflow_conf.h"
+#include "libspiderflow/plan/plan_json.h"
+#include "libspiderflow/plan/plan_text.h"
+#include "libspiderflow/topology/reader.h"
+#include "libspiderflow/util/errors.h"
+#include "services/slurmjob/hostlist.h"
+#include "services/slurmjob/spiderflow_conf.h"
 #include "tools/spiderflow/command.h"
 #include "tools/spiderflow/job_plan_source.h"
 #include "tools/spiderflow/launch_hosts.h"

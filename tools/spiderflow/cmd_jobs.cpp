@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/util/errors.h"
+#include "libspiderflow/util/errors.h"
 #include "tools/spiderflow/command.h"
 #include "tools/spiderflow/federation_view.h"
 

@@ -1,4 +1,4 @@
-// `spiderflow simulate`: a federation over time (common/fedsim): a job stream, a queue, a
+// `spiderflow simulate`: a federation over time (services/fedsim): a job stream, a queue, a
 // placement policy and a WAN policy; per-job and per-run figures. Also writes job streams
 // (gen-trace) and converts a Helios cluster log into one (convert-helios).
 #include <unistd.h>
@@ -11,17 +11,17 @@
 #include <memory>
 #include <sstream>
 
-#include "common/coflow/scheduler.h"
-#include "common/fedsim/fed_simulator.h"
-#include "common/fedsim/helios_trace.h"
-#include "common/fedsim/placement.h"
-#include "common/fedsim/run_summary.h"
-#include "common/model/catalog.h"
-#include "common/site/site_state.h"
-#include "common/topology/generator.h"
-#include "common/topology/reader.h"
-#include "common/util/errors.h"
-#include "common/util/split_list.h"
+#include "libspiderflow/coflow/scheduler.h"
+#include "services/fedsim/fed_simulator.h"
+#include "services/fedsim/helios_trace.h"
+#include "services/fedsim/placement.h"
+#include "services/fedsim/run_summary.h"
+#include "libspiderflow/model/catalog.h"
+#include "libspiderflow/site/site_state.h"
+#include "libspiderflow/topology/generator.h"
+#include "libspiderflow/topology/reader.h"
+#include "libspiderflow/util/errors.h"
+#include "libspiderflow/util/split_list.h"
 #include "tools/spiderflow/cli_options.h"
 #include "tools/spiderflow/command.h"
 

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "common/topology/generator.h"
-#include "common/topology/reader.h"
-#include "common/topology/topology_json.h"
-#include "common/util/errors.h"
-#include "common/util/units.h"
+#include "libspiderflow/topology/generator.h"
+#include "libspiderflow/topology/reader.h"
+#include "libspiderflow/topology/topology_json.h"
+#include "libspiderflow/util/errors.h"
+#include "libspiderflow/util/units.h"
 #include "tools/spiderflow/command.h"
 #include "tools/spiderflow/topo_check.h"
 

@@ -1,6 +1,6 @@
 #include "tools/spiderflow/cost_flags.h"
 
-#include "common/util/errors.h"
+#include "libspiderflow/util/errors.h"
 
 namespace spiderflow::cli {
 

@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "common/cost/cost_model.h"
+#include "libspiderflow/cost/cost_model.h"
 
 namespace spiderflow::cli {
 

@@ -5,8 +5,8 @@
 #include <memory>
 #include <string>
 
-#include "common/broker_client/broker_client.h"
-#include "common/site/site_state.h"
+#include "services/broker_client/broker_client.h"
+#include "libspiderflow/site/site_state.h"
 
 namespace spiderflow::cli {
 

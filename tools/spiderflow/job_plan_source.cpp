@@ -6,10 +6,10 @@ extern "C" {
 #include <slurm/slurm.h>
 }
 
-#include "common/plan/plan_transport.h"
-#include "common/util/errors.h"
-#include "common/plan/launch_contract.h"
-#include "common/slurmjob/plan_summary.h"
+#include "libspiderflow/plan/plan_transport.h"
+#include "libspiderflow/util/errors.h"
+#include "libspiderflow/plan/launch_contract.h"
+#include "services/slurmjob/plan_summary.h"
 
 namespace spiderflow::cli {
 namespace {

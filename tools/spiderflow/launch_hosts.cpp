@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "common/util/errors.h"
-#include "common/slurmjob/rank_order.h"
+#include "libspiderflow/util/errors.h"
+#include "services/slurmjob/rank_order.h"
 
 namespace spiderflow::cli {
 namespace {

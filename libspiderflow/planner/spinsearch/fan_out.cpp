@@ -1,4 +1,4 @@
-#include "common/planner/spinsearch/fan_out.h"
+#include "libspiderflow/planner/spinsearch/fan_out.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "common/planner/spinsearch/skeleton.h"
+#include "libspiderflow/planner/spinsearch/skeleton.h"
 
 #include <algorithm>
 #include <cmath>

@@ -8,9 +8,9 @@
 
 #include <vector>
 
-#include "common/planner/shapes.h"
-#include "common/planner/tpa/inventory.h"
-#include "common/topology/topology.h"
+#include "libspiderflow/planner/shapes.h"
+#include "libspiderflow/planner/tpa/inventory.h"
+#include "libspiderflow/topology/topology.h"
 
 namespace spiderflow::spin {
 

@@ -1,4 +1,4 @@
-#include "common/planner/spinsearch/spinsearch.h"
+#include "libspiderflow/planner/spinsearch/spinsearch.h"
 
 #include <algorithm>
 #include <chrono>
@@ -7,13 +7,13 @@
 #include <map>
 #include <set>
 
-#include "common/planner/shapes.h"
-#include "common/planner/spinsearch/fan_out.h"
-#include "common/planner/spinsearch/skeleton.h"
-#include "common/planner/tpa/inventory.h"
-#include "common/planner/tpa/level1.h"
-#include "common/planner/tpa/level2.h"
-#include "common/util/errors.h"
+#include "libspiderflow/planner/shapes.h"
+#include "libspiderflow/planner/spinsearch/fan_out.h"
+#include "libspiderflow/planner/spinsearch/skeleton.h"
+#include "libspiderflow/planner/tpa/inventory.h"
+#include "libspiderflow/planner/tpa/level1.h"
+#include "libspiderflow/planner/tpa/level2.h"
+#include "libspiderflow/util/errors.h"
 
 namespace spiderflow {
 namespace {

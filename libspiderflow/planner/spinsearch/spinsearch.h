@@ -8,7 +8,7 @@
 
 #include <memory>
 
-#include "common/planner/planner.h"
+#include "libspiderflow/planner/planner.h"
 
 namespace spiderflow {
 

@@ -1,4 +1,4 @@
-#include "common/planner/tpa/inventory.h"
+#include "libspiderflow/planner/tpa/inventory.h"
 
 #include <algorithm>
 #include <map>

@@ -1,11 +1,11 @@
-#include "common/planner/tpa/level1.h"
+#include "libspiderflow/planner/tpa/level1.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <queue>
 
-#include "common/cost/memory.h"
+#include "libspiderflow/cost/memory.h"
 
 namespace spiderflow::tpa {
 

@@ -1,11 +1,11 @@
-#include "common/planner/tpa/level2.h"
+#include "libspiderflow/planner/tpa/level2.h"
 
 #include <algorithm>
 #include <cmath>
 #include <future>
 #include <numeric>
 
-#include "common/milp/cbc_backend.h"
+#include "libspiderflow/milp/cbc_backend.h"
 
 namespace spiderflow::tpa {
 namespace {

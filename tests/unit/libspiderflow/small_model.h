@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "common/model/catalog.h"
+#include "libspiderflow/model/catalog.h"
 
 namespace spiderflow::test {
 

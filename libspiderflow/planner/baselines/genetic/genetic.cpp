@@ -1,12 +1,12 @@
-#include "common/planner/baselines/genetic/genetic.h"
+#include "libspiderflow/planner/baselines/genetic/genetic.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <limits>
 #include <numeric>
 
-#include "common/planner/baselines/common/evaluator.h"
-#include "common/planner/baselines/common/portable_random.h"
+#include "libspiderflow/planner/baselines/common/evaluator.h"
+#include "libspiderflow/planner/baselines/common/portable_random.h"
 
 namespace spiderflow {
 namespace {

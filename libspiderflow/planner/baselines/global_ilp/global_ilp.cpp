@@ -1,11 +1,11 @@
-#include "common/planner/baselines/global_ilp/global_ilp.h"
+#include "libspiderflow/planner/baselines/global_ilp/global_ilp.h"
 
 #include <algorithm>
 #include <chrono>
 
-#include "common/planner/baselines/common/evaluator.h"
-#include "common/planner/baselines/global_ilp/shape_search.h"
-#include "common/util/errors.h"
+#include "libspiderflow/planner/baselines/common/evaluator.h"
+#include "libspiderflow/planner/baselines/global_ilp/shape_search.h"
+#include "libspiderflow/util/errors.h"
 
 namespace spiderflow {
 namespace {

@@ -1,4 +1,4 @@
-#include "common/planner/baselines/global_ilp/start_layout.h"
+#include "libspiderflow/planner/baselines/global_ilp/start_layout.h"
 
 #include <algorithm>
 #include <cmath>

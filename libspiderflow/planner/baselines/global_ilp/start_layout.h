@@ -7,7 +7,7 @@
 
 #include <vector>
 
-#include "common/planner/baselines/global_ilp/shape_costs.h"
+#include "libspiderflow/planner/baselines/global_ilp/shape_costs.h"
 
 namespace spiderflow::global_ilp {
 

@@ -1,9 +1,9 @@
-#include "common/planner/baselines/greedy/greedy.h"
+#include "libspiderflow/planner/baselines/greedy/greedy.h"
 
 #include <algorithm>
 #include <set>
 
-#include "common/planner/baselines/common/evaluator.h"
+#include "libspiderflow/planner/baselines/common/evaluator.h"
 
 namespace spiderflow {
 namespace {

@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "common/coflow/coflow.h"
-#include "common/coflow/network.h"
-#include "common/coflow/simulator.h"
-#include "common/coflow/trace.h"
+#include "libspiderflow/coflow/coflow.h"
+#include "libspiderflow/coflow/network.h"
+#include "libspiderflow/coflow/simulator.h"
+#include "libspiderflow/coflow/trace.h"
 
 namespace sfc = spiderflow::coflow;
 

@@ -1,10 +1,10 @@
 // A plan's WAN traffic: which flows cross clusters, their sizes, and the iteration timeline.
 #include <gtest/gtest.h>
 
-#include "common/coflow/llm_traffic.h"
-#include "common/coflow/schedulers.h"
-#include "common/util/errors.h"
-#include "tests/unit/coflow/coflow_fixture.h"
+#include "libspiderflow/coflow/llm_traffic.h"
+#include "libspiderflow/coflow/schedulers.h"
+#include "libspiderflow/util/errors.h"
+#include "tests/unit/libspiderflow/coflow/coflow_fixture.h"
 
 using namespace spiderflow::coflow;
 using spiderflow::Plan;

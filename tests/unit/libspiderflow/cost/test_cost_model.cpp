@@ -4,9 +4,9 @@
 #include <cmath>
 #include <thread>
 
-#include "common/cost/cost_model.h"
-#include "common/plan/sequential_layout.h"
-#include "tests/unit/cost/cost_fixture.h"
+#include "libspiderflow/cost/cost_model.h"
+#include "libspiderflow/plan/sequential_layout.h"
+#include "tests/unit/libspiderflow/cost/cost_fixture.h"
 
 using namespace spiderflow;
 using sftest::make_topology;

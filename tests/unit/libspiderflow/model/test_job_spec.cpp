@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "common/model/job_spec.h"
-#include "common/util/errors.h"
+#include "libspiderflow/model/job_spec.h"
+#include "libspiderflow/util/errors.h"
 
 using namespace spiderflow;
 

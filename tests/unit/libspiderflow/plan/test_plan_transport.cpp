@@ -11,8 +11,8 @@
 #include <fstream>
 #include <string>
 
-#include "common/plan/plan_transport.h"
-#include "common/util/errors.h"
+#include "libspiderflow/plan/plan_transport.h"
+#include "libspiderflow/util/errors.h"
 
 using namespace spiderflow;
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "common/topology/checks.h"
+#include "libspiderflow/topology/checks.h"
 
 namespace spiderflow::test {
 

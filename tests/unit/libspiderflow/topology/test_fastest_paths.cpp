@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "common/topology/spiderflow_reader.h"
-#include "tests/unit/topology/topo_fixture.h"
+#include "libspiderflow/topology/spiderflow_reader.h"
+#include "tests/unit/libspiderflow/topology/topo_fixture.h"
 
 namespace spiderflow {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <stdexcept>
 
-#include "common/topology/topology.h"
-#include "tests/unit/topology/topo_fixture.h"
+#include "libspiderflow/topology/topology.h"
+#include "tests/unit/libspiderflow/topology/topo_fixture.h"
 
 using namespace spiderflow;
 

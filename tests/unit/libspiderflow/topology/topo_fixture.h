@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "common/topology/topology.h"
-#include "common/util/units.h"
+#include "libspiderflow/topology/topology.h"
+#include "libspiderflow/util/units.h"
 
 namespace spiderflow::test {
 

@@ -7,14 +7,14 @@
 #include <random>
 #include <string>
 
-#include "common/site/site_json.h"
-#include "common/topology/reader.h"
-#include "common/util/errors.h"
-#include "federation/agent/agent.h"
-#include "federation/agent/agent_conf.h"
-#include "federation/agent/part_builder.h"
-#include "federation/agent/part_diff.h"
-#include "federation/agent/slurm_observer.h"
+#include "libspiderflow/site/site_json.h"
+#include "libspiderflow/topology/reader.h"
+#include "libspiderflow/util/errors.h"
+#include "services/agent/agent.h"
+#include "services/agent/agent_conf.h"
+#include "services/agent/part_builder.h"
+#include "services/agent/part_diff.h"
+#include "services/agent/slurm_observer.h"
 
 using namespace spiderflow;
 using namespace spiderflow::agent;

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 
-#include "common/coalloc/xjob_json.h"
-#include "common/slurmjob/plan_summary.h"
-#include "common/util/errors.h"
-#include "federation/agent/home_jobs.h"
+#include "services/coalloc/xjob_json.h"
+#include "services/slurmjob/plan_summary.h"
+#include "libspiderflow/util/errors.h"
+#include "services/agent/home_jobs.h"
 
 using namespace spiderflow;
 using namespace spiderflow::agent;

@@ -4,7 +4,7 @@
 
 #include <map>
 
-#include "federation/agent/part_runner.h"
+#include "services/agent/part_runner.h"
 
 using namespace spiderflow;
 using namespace spiderflow::agent;

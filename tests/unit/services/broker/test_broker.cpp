@@ -7,14 +7,14 @@
 #include <memory>
 #include <string>
 
-#include "common/site/site_json.h"
-#include "common/topology/reader.h"
-#include "common/util/errors.h"
-#include "federation/brokerd/broker_store.h"
-#include "federation/brokerd/brokerd_conf.h"
-#include "federation/brokerd/federation_state.h"
-#include "federation/brokerd/lease_keeper.h"
-#include "federation/brokerd/tokens.h"
+#include "libspiderflow/site/site_json.h"
+#include "libspiderflow/topology/reader.h"
+#include "libspiderflow/util/errors.h"
+#include "services/broker/broker_store.h"
+#include "services/broker/brokerd_conf.h"
+#include "services/broker/federation_state.h"
+#include "services/broker/lease_keeper.h"
+#include "services/broker/tokens.h"
 
 using namespace spiderflow;
 using namespace spiderflow::broker;

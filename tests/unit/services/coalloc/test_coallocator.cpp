@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <map>
 
-#include "common/coalloc/coallocator.h"
+#include "services/coalloc/coallocator.h"
 
 using namespace spiderflow::coalloc;
 

@@ -1,9 +1,9 @@
 // Cross-site jobs, orders and reports through their JSON forms.
 #include <gtest/gtest.h>
 
-#include "common/coalloc/xjob_json.h"
-#include "common/util/errors.h"
-#include "common/util/json_read.h"
+#include "services/coalloc/xjob_json.h"
+#include "libspiderflow/util/errors.h"
+#include "libspiderflow/util/json_read.h"
 
 using namespace spiderflow;
 using namespace spiderflow::coalloc;

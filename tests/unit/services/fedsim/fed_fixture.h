@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "common/fedsim/helios_trace.h"
-#include "common/fedsim/job_trace.h"
-#include "common/site/site_state.h"
-#include "common/topology/topology.h"
+#include "services/fedsim/helios_trace.h"
+#include "services/fedsim/job_trace.h"
+#include "libspiderflow/site/site_state.h"
+#include "libspiderflow/topology/topology.h"
 
 namespace spiderflow::fedsim::fedtest {
 

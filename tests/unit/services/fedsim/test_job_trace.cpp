@@ -5,9 +5,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "common/fedsim/helios_trace.h"
-#include "common/fedsim/job_trace.h"
-#include "common/util/errors.h"
+#include "services/fedsim/helios_trace.h"
+#include "services/fedsim/job_trace.h"
+#include "libspiderflow/util/errors.h"
 
 using namespace spiderflow;
 using namespace spiderflow::fedsim;

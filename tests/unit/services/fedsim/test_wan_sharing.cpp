@@ -1,10 +1,10 @@
 // WAN sharing: jobs on one link slow each other as the flow simulator says; alone, not at all.
 #include <gtest/gtest.h>
 
-#include "common/cost/cost_model.h"
-#include "common/fedsim/wan_sharing.h"
-#include "common/planner/plan_job.h"
-#include "tests/unit/fedsim/fed_fixture.h"
+#include "libspiderflow/cost/cost_model.h"
+#include "services/fedsim/wan_sharing.h"
+#include "libspiderflow/planner/plan_job.h"
+#include "tests/unit/services/fedsim/fed_fixture.h"
 
 using namespace spiderflow;
 using namespace spiderflow::fedsim;

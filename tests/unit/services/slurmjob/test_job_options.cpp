@@ -2,10 +2,10 @@
 
 #include <map>
 
-#include "common/util/errors.h"
-#include "common/slurmjob/hostlist.h"
-#include "common/slurmjob/job_options.h"
-#include "common/slurmjob/submit_planner.h"
+#include "libspiderflow/util/errors.h"
+#include "services/slurmjob/hostlist.h"
+#include "services/slurmjob/job_options.h"
+#include "services/slurmjob/submit_planner.h"
 
 using spiderflow::InputError;
 using namespace spiderflow::slurmjob;

@@ -1,15 +1,15 @@
 // Which tc commands a job's start and end run for which site config and interface state, and
-// the NCCL variables that carry the job's class (common/slurmjob/job_traffic.h). A fake runner
+// the NCCL variables that carry the job's class (services/slurmjob/job_traffic.h). A fake runner
 // records commands and answers the `show` queries as the kernel would.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdio>
 
-#include "common/util/errors.h"
-#include "common/plan/launch_writer.h"
-#include "common/slurmjob/job_traffic.h"
-#include "tests/unit/plan/plan_fixture.h"
+#include "libspiderflow/util/errors.h"
+#include "libspiderflow/plan/launch_writer.h"
+#include "services/slurmjob/job_traffic.h"
+#include "tests/unit/libspiderflow/plan/plan_fixture.h"
 
 using namespace spiderflow;
 using namespace spiderflow::slurmjob;

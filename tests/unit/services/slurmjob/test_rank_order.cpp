@@ -2,9 +2,9 @@
 
 #include <map>
 
-#include "common/plan/plan.h"
-#include "common/util/errors.h"
-#include "common/slurmjob/rank_order.h"
+#include "libspiderflow/plan/plan.h"
+#include "libspiderflow/util/errors.h"
+#include "services/slurmjob/rank_order.h"
 
 using namespace spiderflow;
 using namespace spiderflow::slurmjob;

@@ -4,8 +4,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "common/util/errors.h"
-#include "common/slurmjob/spiderflow_conf.h"
+#include "libspiderflow/util/errors.h"
+#include "services/slurmjob/spiderflow_conf.h"
 
 using spiderflow::InputError;
 using namespace spiderflow::slurmjob;
