@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages SpiderFlow builds, tests and runs with. Idempotent: skips
 # apt entirely when everything is already there, so CI on a warm machine costs nothing.
+#   contrib/scripts/install-deps.sh          install what is missing
+#   contrib/scripts/install-deps.sh --list   print the package names, one a line (debian-root.sh
+#                                            installs the same set in a root of another Debian)
 set -euo pipefail
 
 packages=(
@@ -11,6 +14,11 @@ packages=(
   libmariadb-dev mariadb-server mariadb-client
   clang libclang-rt-dev iproute2 iperf3 librsvg2-bin gnuplot-nox
 )
+
+if [ "${1:-}" = "--list" ]; then
+  printf '%s\n' "${packages[@]}"
+  exit 0
+fi
 
 missing=()
 for p in "${packages[@]}"; do
