@@ -21,6 +21,10 @@ void turn_off(PluginState& st, const std::string& why) {
     st.config = SpiderflowConf{};
     st.config.enabled = false;
     st.config_error = why;
+    // sbatch, salloc and srun of every user load this plugin: only a user who asked for
+    // SpiderFlow hears of it (client_post_opt); the daemons' logs always do.
+    const spank_context_t ctx = spank_context();
+    if (ctx == S_CTX_LOCAL || ctx == S_CTX_ALLOCATOR) return;
     slurm_error("spiderflow: SpiderFlow is OFF on this host: %s", why.c_str());
 }
 

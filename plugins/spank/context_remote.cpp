@@ -151,7 +151,7 @@ int remote_init(spank_t sp) {
     return 0;
 }
 
-int remote_user_init(spank_t sp) {
+int remote_step_layout(spank_t sp) {
     if (spank_remote(sp) != 1) return 0;
     const PluginState& st = plugin_state();
     StepLayout& out = stepd_state().layout;

@@ -1,16 +1,13 @@
 // A batch job's steps find the plan in the job's environment (job_submit put it there). An
 // salloc or srun job has no such environment, so slurmstepd asks slurmctld for the job's plan
 // summary (AdminComment, written by job_submit) and puts SPIDERFLOW_TP/PP/DP/PLAN into the step's
-// environment, where task_init turns them into ranks and coordinates. This runs in user_init
-// (once per step and node, before the tasks fork): srun's local context cannot set the tasks'
+// environment, where task_init turns them into ranks and coordinates. This runs in init_post_opt
+// (once per step and node, as root before the tasks fork, outside Slurm's auth lock): srun's local context cannot set the tasks'
 // environment. One RPC per step and node, only for SpiderFlow steps without the plan.
 #include <string>
 
-extern "C" {
-#include <slurm/slurm.h>
-}
-
 #include "libspiderflow/plan/launch_contract.h"
+#include "services/slurm_api/slurm_api.h"
 #include "services/slurmjob/plan_summary.h"
 #include "plugins/spank/stepd_state.h"
 
@@ -40,7 +37,7 @@ int remote_plan_from_slurmctld(spank_t sp) {
     uint32_t job_id = 0;
     if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS || job_id == 0) return 0;
     job_info_msg_t* info = nullptr;
-    if (slurm_load_job(&info, job_id, SHOW_ALL) != SLURM_SUCCESS || info == nullptr) {
+    if (slurm_api::load_job(&info, job_id, SHOW_ALL) != SLURM_SUCCESS || info == nullptr) {
         slurm_error("spiderflow: cannot read job %u's plan from slurmctld; tasks start without it", job_id);
         return 0;
     }

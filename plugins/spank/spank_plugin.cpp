@@ -49,20 +49,14 @@ extern "C" int slurm_spank_init(spank_t sp, int ac, char** av) {
 extern "C" int slurm_spank_init_post_opt(spank_t sp, int ac, char** av) {
     (void)ac;
     (void)av;
+    const spank_context_t ctx = spank_context();
     // A bad option value or plan file is the user's to fix: sbatch stops with our message.
-    return guarded("init_post_opt", [&] {
-        const spank_context_t ctx = spank_context();
-        if (ctx == S_CTX_ALLOCATOR || ctx == S_CTX_LOCAL) return sfs::client_post_opt(sp);
-        return 0;
-    });
-}
-
-// slurmstepd, before the tasks fork: the step's rank layout (and the plan of salloc/srun jobs).
-extern "C" int slurm_spank_user_init(spank_t sp, int ac, char** av) {
-    (void)ac;
-    (void)av;
-    if (!sfs::is_spiderflow_step(sp)) return 0;
-    if (guarded("user_init", [&] { return sfs::call_stepd(sfs::StepdHook::user_init, sp); }) != 0) {
+    if (ctx == S_CTX_ALLOCATOR || ctx == S_CTX_LOCAL) return guarded("init_post_opt", [&] { return sfs::client_post_opt(sp); });
+    if (ctx != S_CTX_REMOTE || !sfs::is_spiderflow_step(sp)) return 0;
+    // slurmstepd, still root and before the tasks fork: the step's rank layout (and the plan of
+    // salloc/srun jobs). Here and not in user_init: since 23.02 user_init runs with Slurm's auth
+    // lock held, and the RPCs this needs (the plan, rank 0's NodeAddr) would kill slurmstepd.
+    if (guarded("init_post_opt", [&] { return sfs::call_stepd(sfs::StepdHook::step_prepare, sp); }) != 0) {
         slurm_error("spiderflow: step starts without the job's plan");
     }
     return 0;

@@ -28,11 +28,10 @@ extern "C" int spiderflow_stepd_call(int hook, spank_t sp, sfs::PluginState* sta
     sfs::g_plugin = state;
     try {
         switch (static_cast<sfs::StepdHook>(hook)) {
-            case sfs::StepdHook::remote_init: return sfs::remote_init(sp);
-            case sfs::StepdHook::user_init:
+            case sfs::StepdHook::step_prepare:
                 if (!sfs::stepd_state().topology) sfs::remote_init(sp);
                 sfs::remote_plan_from_slurmctld(sp);
-                return sfs::remote_user_init(sp);
+                return sfs::remote_step_layout(sp);
             case sfs::StepdHook::task_init: return sfs::remote_task_init(sp);
             case sfs::StepdHook::job_prolog: return sfs::job_script_prolog(sp);
             case sfs::StepdHook::job_epilog: return sfs::job_script_epilog(sp);

@@ -10,9 +10,9 @@ extern "C" {
 
 namespace spiderflow::plugin::spank {
 
-constexpr int kStepdAbi = 1;
+constexpr int kStepdAbi = 2;
 
-enum class StepdHook : int { remote_init = 1, user_init, task_init, job_prolog, job_epilog };
+enum class StepdHook : int { step_prepare = 1, task_init, job_prolog, job_epilog };
 
 struct PluginState;
 

@@ -37,7 +37,7 @@ StepdState& stepd_state();
 
 int remote_init(spank_t sp);            // slurmstepd: load the topology once per step
 int remote_plan_from_slurmctld(spank_t sp);  // slurmstepd: salloc/srun jobs fetch their plan summary
-int remote_user_init(spank_t sp);       // slurmstepd, before the tasks fork: the step's layout
+int remote_step_layout(spank_t sp);     // slurmstepd, as root before the tasks fork: the step's layout
 int remote_task_init(spank_t sp);       // in each task: ranks, degrees, NCCL env
 int job_script_prolog(spank_t sp);      // slurmd prolog, root: the job's WAN traffic class on
 int job_script_epilog(spank_t sp);      // slurmd epilog, root: ... and off again

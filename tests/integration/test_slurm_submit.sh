@@ -202,7 +202,11 @@ echo "time_budgit = 5" >> "$SF_TMP/spiderflow.conf"
 id=$(sbatch --parsable -o /dev/null --wrap=true 2>"$SF_TMP/typo-plain.err")
 expect "config typo: a plain job is accepted" test -n "$id"
 expect "config typo: the plain job completes (state $(sf_wait_job "$id"))" test "$(sf_wait_job "$id")" = COMPLETED
-expect "config typo: srun works" timeout 60 srun -n1 true
+expect "config typo: the plain job's sbatch printed nothing of ours ($(cat "$SF_TMP/typo-plain.err"))" \
+    test ! -s "$SF_TMP/typo-plain.err"
+expect "config typo: srun works" timeout 60 srun -n1 true 2>"$SF_TMP/typo-srun.err"
+expect "config typo: a plain srun printed nothing of ours ($(cat "$SF_TMP/typo-srun.err"))" \
+    test ! -s "$SF_TMP/typo-srun.err"
 id=$(sbatch --parsable -o "$SF_TMP/out/typo.txt" --llm-model=llama3-8b --llm-global-batch=64 --gpus=16 \
     --wrap="srun $SF_TMP/report.sh" 2>"$SF_TMP/typo.err")
 expect "config typo: a SpiderFlow job is accepted" test -n "$id"
