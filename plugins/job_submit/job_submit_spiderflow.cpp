@@ -222,10 +222,10 @@ extern "C" int job_submit(job_desc_msg_t* job, uint32_t submit_uid, char** err_m
     }
 }
 
-extern "C" int job_modify(job_desc_msg_t* job, void* job_record, uint32_t submit_uid) {
-    // Changing a planned job's size would invalidate its plan; SpiderFlow leaves updates alone.
-    (void)job;
-    (void)job_record;
-    (void)submit_uid;
-    return SLURM_SUCCESS;
-}
+// Changing a planned job's size would invalidate its plan; SpiderFlow leaves updates alone.
+// Slurm 23.02 gave job_modify the error message argument job_submit has.
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
+extern "C" int job_modify(job_desc_msg_t*, void*, uint32_t, char**) { return SLURM_SUCCESS; }
+#else
+extern "C" int job_modify(job_desc_msg_t*, void*, uint32_t) { return SLURM_SUCCESS; }
+#endif

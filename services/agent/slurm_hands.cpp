@@ -3,10 +3,10 @@
 // SlurmUser, which Slurm lets create reservations and submit for another user.
 #include "services/agent/slurm_hands.h"
 
+#include "services/slurm_api/slurm_api.h"
+
 extern "C" {
-#include <slurm/slurm.h>
-#include <slurm/slurm_errno.h>
-// Exported by libslurm 22.05 but declared only in its internal headers.
+// Exported by libslurm (22.05 to 26.05) but declared only in its internal headers.
 void slurm_free_will_run_response_msg(will_run_response_msg_t* msg);
 char* slurm_job_state_string(uint32_t state);
 }
@@ -29,7 +29,8 @@ char* slurm_job_state_string(uint32_t state);
 namespace spiderflow::agent {
 namespace {
 
-std::string slurm_error() { return slurm_strerror(slurm_get_errno()); }
+using slurm_api::last_error;
+std::string slurm_error() { return last_error(); }
 
 struct Account {
     uid_t uid;
@@ -52,17 +53,7 @@ Account account_of(const std::string& user, const std::string& cluster, long min
     return {pw.pw_uid, pw.pw_gid, pw.pw_dir != nullptr ? pw.pw_dir : "/"};
 }
 
-std::vector<std::string> expand(const char* node_list) {
-    std::vector<std::string> out;
-    hostlist_t list = slurm_hostlist_create(node_list);
-    if (list == nullptr) return out;
-    while (char* host = slurm_hostlist_shift(list)) {
-        out.emplace_back(host);
-        std::free(host);
-    }
-    slurm_hostlist_destroy(list);
-    return out;
-}
+std::vector<std::string> expand(const char* node_list) { return slurm_api::hostlist_names(node_list); }
 
 uint32_t minutes(int64_t seconds) { return static_cast<uint32_t>((seconds + 59) / 60); }
 
@@ -93,7 +84,7 @@ std::string user_name(uid_t uid) {
 job_desc_msg_t update_of(uint32_t id) {
     job_desc_msg_t d;
     slurm_init_job_desc_msg(&d);
-    d.job_id = id;
+    slurm_api::set_job_id(d, id);
     return d;
 }
 
@@ -103,7 +94,7 @@ bool unreachable(int err) { return err == SLURM_COMMUNICATIONS_CONNECTION_ERROR 
 // refused, "" when done.
 std::string update_job(job_desc_msg_t& d) {
     if (slurm_update_job(&d) == SLURM_SUCCESS) return "";
-    if (unreachable(slurm_get_errno())) throw SlurmUnavailable("slurm_update_job " + std::to_string(d.job_id) + ": " + slurm_error());
+    if (unreachable(errno)) throw SlurmUnavailable("slurm_update_job " + std::to_string(slurm_api::job_id_of(d)) + ": " + slurm_error());
     return slurm_error();
 }
 
@@ -166,15 +157,15 @@ std::vector<std::string> LibslurmHands::reserve(const coalloc::Order& o) {
     resv_desc_msg_t r;
     slurm_init_resv_desc_msg(&r);
     std::string name = o.reservation, users = o.user;
-    uint32_t count[2] = {static_cast<uint32_t>(o.nodes), 0};
+    slurm_api::NodeCount count;
     r.name = name.data();
     r.start_time = static_cast<time_t>(o.start_at);
     r.duration = minutes(o.duration_s);
-    r.node_cnt = count;
+    slurm_api::set_node_count(r, count, static_cast<uint32_t>(o.nodes));
     r.users = users.data();
     char* made = slurm_create_reservation(&r);
     if (made == nullptr) {
-        const int err = slurm_get_errno();
+        const int err = errno;
         if (unreachable(err)) {
             throw SlurmUnavailable("slurm_create_reservation: " + slurm_error());
         }
@@ -202,7 +193,7 @@ void LibslurmHands::release(const std::string& reservation) {
     std::string name = reservation;
     reservation_name_msg_t m{};
     m.name = name.data();
-    if (slurm_delete_reservation(&m) != SLURM_SUCCESS && slurm_get_errno() != ESLURM_RESERVATION_INVALID) {
+    if (slurm_delete_reservation(&m) != SLURM_SUCCESS && errno != ESLURM_RESERVATION_INVALID) {
         throw SlurmUnavailable("slurm_delete_reservation " + reservation + ": " + slurm_error());
     }
 }
@@ -229,10 +220,10 @@ uint32_t LibslurmHands::submit(const coalloc::Order& o) {
         "PATH=/usr/local/bin:/usr/bin:/bin",
         "HOME=" + a.home,
         "USER=" + o.user,
-        "SPIDERFLOW_XJOB=" + o.xjob,
-        "SPIDERFLOW_XJOB_PART=" + std::to_string(o.part),
-        "SPIDERFLOW_RANK_BASE=" + std::to_string(o.first_rank),
-        "SPIDERFLOW_WORLD_SIZE=" + std::to_string(o.world_size),
+        std::string(env::kXJob) + "=" + o.xjob,
+        std::string(env::kXJobPart) + "=" + std::to_string(o.part),
+        std::string(env::kRankBase) + "=" + std::to_string(o.first_rank),
+        std::string(env::kWorldSize) + "=" + std::to_string(o.world_size),
         "MASTER_ADDR=" + o.master_node,
         "MASTER_PORT=" + std::to_string(o.master_port),
         "WORLD_SIZE=" + std::to_string(o.world_size),
@@ -247,13 +238,13 @@ uint32_t LibslurmHands::submit(const coalloc::Order& o) {
     d.env_size = static_cast<uint32_t>(envp.size());
     submit_response_msg_t* answer = nullptr;
     if (slurm_submit_batch_job(&d, &answer) != SLURM_SUCCESS || answer == nullptr) {
-        const int err = slurm_get_errno();
+        const int err = errno;
         if (unreachable(err)) {
             throw SlurmUnavailable("slurm_submit_batch_job: " + slurm_error());
         }
         throw PartRefused("Slurm on " + cluster_ + " refused the part: " + slurm_error());
     }
-    const uint32_t id = answer->job_id;
+    const uint32_t id = slurm_api::submitted_job_id(*answer);
     slurm_free_submit_response_response_msg(answer);
     return id;
 }
@@ -262,10 +253,10 @@ void LibslurmHands::cancel(uint32_t job_id, const std::string& why) {
     // The user's output says why the part ended (scontrol notify: the batch script's stderr);
     // a job that is not running has no output to tell, and that is no error.
     std::string message = "spiderflow: " + why;
-    (void)slurm_notify_job(job_id, message.data());
+    (void)slurm_api::notify_job(job_id, message.data());
     // A job that never ran has no output: its comment (squeue %k, scontrol show job, sacct) says why.
     job_info_msg_t* info = nullptr;
-    if (slurm_load_job(&info, job_id, SHOW_ALL) == SLURM_SUCCESS && info != nullptr) {
+    if (slurm_api::load_job(&info, job_id, SHOW_ALL) == SLURM_SUCCESS && info != nullptr) {
         const bool pending = info->record_count > 0 && (info->job_array[0].job_state & JOB_STATE_BASE) == JOB_PENDING;
         slurm_free_job_info_msg(info);
         if (pending) {
@@ -275,8 +266,8 @@ void LibslurmHands::cancel(uint32_t job_id, const std::string& why) {
             (void)slurm_update_job(&d);
         }
     }
-    if (slurm_kill_job(job_id, SIGKILL, 0) != SLURM_SUCCESS) {
-        const int err = slurm_get_errno();
+    if (slurm_api::kill_job(job_id, SIGKILL, 0) != SLURM_SUCCESS) {
+        const int err = errno;
         if (err != ESLURM_ALREADY_DONE && err != ESLURM_INVALID_JOB_ID) {
             throw SlurmUnavailable("slurm_kill_job " + std::to_string(job_id) + ": " + slurm_error());
         }
@@ -356,7 +347,7 @@ std::string LibslurmHands::batch_script(uint32_t job_id) {
     size_t size = 0;
     FILE* out = open_memstream(&text, &size);
     if (out == nullptr) throw std::runtime_error("open_memstream failed");
-    const int rc = slurm_job_batch_script(out, job_id);
+    const int rc = slurm_api::job_batch_script(out, job_id);
     std::fclose(out);
     std::string script(text != nullptr ? text : "", size);
     std::free(text);
@@ -366,7 +357,7 @@ std::string LibslurmHands::batch_script(uint32_t job_id) {
 
 void LibslurmHands::start_held(const coalloc::Order& o) {
     job_info_msg_t* info = nullptr;
-    if (slurm_load_job(&info, o.held_job, SHOW_ALL) != SLURM_SUCCESS || info == nullptr || info->record_count == 0) {
+    if (slurm_api::load_job(&info, o.held_job, SHOW_ALL) != SLURM_SUCCESS || info == nullptr || info->record_count == 0) {
         if (info != nullptr) slurm_free_job_info_msg(info);
         throw SlurmUnavailable("slurm_load_job " + std::to_string(o.held_job) + ": " + slurm_error());
     }

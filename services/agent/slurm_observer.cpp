@@ -4,10 +4,7 @@
 // the jobs are loaded with SHOW_DETAIL.
 #include "services/agent/slurm_observer.h"
 
-extern "C" {
-#include <slurm/slurm.h>
-#include <slurm/slurm_errno.h>
-}
+#include "services/slurm_api/slurm_api.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -22,7 +19,7 @@ namespace {
 std::string text(const char* s) { return s != nullptr ? s : ""; }
 
 [[noreturn]] void unavailable(const char* call) {
-    throw SlurmUnavailable(std::string(call) + ": " + slurm_strerror(slurm_get_errno()));
+    throw SlurmUnavailable(std::string(call) + ": " + slurm_api::last_error());
 }
 
 NodeState node_state(uint32_t s) {
@@ -50,18 +47,7 @@ std::vector<std::string> names_of(const int32_t* inx, const node_info_msg_t& nod
 }
 
 // The host list expanded, for when node_inx does not resolve (a node table with holes).
-std::vector<std::string> expand(const char* list) {
-    std::vector<std::string> out;
-    if (list == nullptr || *list == '\0') return out;
-    hostlist_t hl = slurm_hostlist_create(list);
-    if (hl == nullptr) return out;
-    while (char* h = slurm_hostlist_shift(hl)) {
-        out.emplace_back(h);
-        std::free(h);
-    }
-    slurm_hostlist_destroy(hl);
-    return out;
-}
+std::vector<std::string> expand(const char* list) { return slurm_api::hostlist_names(list); }
 
 // "gres/gpu=16" in a TRES string ("cpu=64,gres/gpu=16,node=2"), or -1.
 int tres_gpus(const char* tres) {
@@ -100,7 +86,7 @@ ClusterObservation observe_slurm(SiteTime now) {
     slurm_conf_t* conf = nullptr;
     if (slurm_load_ctl_conf(0, &conf) != SLURM_SUCCESS) unavailable("slurm_load_ctl_conf");
     obs.cluster = text(conf->cluster_name);
-    slurm_free_ctl_conf(conf);
+    slurm_api::free_ctl_conf(conf);
 
     node_info_msg_t* node_msg = nullptr;
     if (slurm_load_node(0, &node_msg, SHOW_ALL) != SLURM_SUCCESS) unavailable("slurm_load_node");

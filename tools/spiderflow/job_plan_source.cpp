@@ -2,13 +2,10 @@
 
 #include <cstdlib>
 
-extern "C" {
-#include <slurm/slurm.h>
-}
-
 #include "libspiderflow/plan/plan_transport.h"
 #include "libspiderflow/util/errors.h"
 #include "libspiderflow/plan/launch_contract.h"
+#include "services/slurm_api/slurm_api.h"
 #include "services/slurmjob/plan_summary.h"
 
 namespace spiderflow::cli {
@@ -24,7 +21,7 @@ std::string admin_comment(const std::string& job_id) {
     const unsigned long id = std::strtoul(job_id.c_str(), &end, 10);
     if (job_id.empty() || *end != '\0' || id == 0) throw InputError("job-plan", 0, "JOBID", "not a job id: '" + job_id + "'");
     job_info_msg_t* info = nullptr;
-    if (slurm_load_job(&info, static_cast<uint32_t>(id), SHOW_ALL) != SLURM_SUCCESS || info == nullptr) {
+    if (slurm_api::load_job(&info, static_cast<uint32_t>(id), SHOW_ALL) != SLURM_SUCCESS || info == nullptr) {
         throw InputError("job-plan", 0, "JOBID", "slurmctld does not know job " + job_id);
     }
     std::string comment;
