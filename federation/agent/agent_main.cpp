@@ -18,6 +18,7 @@
 #include "services/agent/part_runner.h"
 #include "services/agent/slurm_hands.h"
 #include "services/agent/slurm_observer.h"
+#include "services/slurm_api/slurm_api.h"
 
 namespace {
 
@@ -70,6 +71,7 @@ int main(int argc, char** argv) {
             return 2;
         }
     }
+    if (!dry_run) slurm_api::init_client();
     AgentSetup setup;
     BrokerEndpoint endpoint;
     try {

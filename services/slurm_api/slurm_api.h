@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,15 @@ extern "C" {
 }
 
 namespace spiderflow::slurm_api {
+
+// From 23.02 on libslurm wants slurm_init() (slurm.conf, then its auth and hash plugins) before a
+// program's first call, or the call dies ("No hash plugins loaded"); 22.05 managed without. Our
+// programs call this before they talk to slurmctld; code running inside slurmctld or slurmstepd
+// must not (they did it already).
+inline void init_client() {
+    static std::once_flag once;
+    std::call_once(once, [] { slurm_init(nullptr); });
+}
 
 // 26.05 names a job by a slurm_step_id_t (by value) in the job calls and in job_desc_msg_t and
 // submit_response_msg_t; its header adapts old C callers with C11 _Generic, which C++ cannot use.

@@ -166,7 +166,7 @@ out=$SF_TMP/out/plain.txt
 id=$(sbatch --parsable -o "$out" --gpus=8 --wrap="srun -n1 env" 2>"$SF_TMP/plain.err")
 job=$(scontrol show job "$id" 2>&1)
 expect "plain job: no plan attached" bash -c "! grep -q 'AdminComment=spiderflow' <<<'$job'"
-expect "plain job: request kept" grep -q 'TresPerJob=gres:gpu:8' <<<"$job"
+expect "plain job: request kept" grep -qE 'TresPerJob=gres[:/]gpu:8' <<<"$job"
 state=$(sf_wait_job "$id")
 expect "plain job completed (state $state)" test "$state" = COMPLETED
 expect "plain job: sbatch says nothing of SpiderFlow" bash -c "! grep -q spiderflow '$SF_TMP/plain.err'"
@@ -259,7 +259,7 @@ id=$(sbatch --parsable -o /dev/null --llm-model=llama3-8b --llm-global-batch=64 
 job=$(scontrol show job "$id" 2>&1)
 expect "broken topology: sbatch tells the user the job runs unplanned" grep -q 'spiderflow: this job runs UNPLANNED' "$SF_TMP/unplanned.err"
 expect "broken topology: job accepted" grep -q "JobId=$id " <<<"$job"
-expect "broken topology: request unchanged" grep -q 'TresPerJob=gres:gpu:8' <<<"$job"
+expect "broken topology: request unchanged" grep -qE 'TresPerJob=gres[:/]gpu:8' <<<"$job"
 expect "broken topology: no plan attached" bash -c "! grep -q 'AdminComment=spiderflow' <<<'$job'"
 expect "broken topology: logged" grep -q 'spiderflow: job of uid 0 passes unplanned' "$SF_TMP/slurmctld.log"
 scancel "$id" 2>/dev/null

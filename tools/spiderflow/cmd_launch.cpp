@@ -7,6 +7,8 @@
 #include <optional>
 #include <iostream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "libspiderflow/plan/launch_contract.h"
 #include "libspiderflow/plan/launch_writer.h"
@@ -180,6 +182,8 @@ int run_launch(const std::vector<std::string>& args) {
     if (!hosts.empty()) {
         hostfile = write_hostfile(hosts);
         setenv("SLURM_HOSTFILE", hostfile.path.c_str(), 1);
+        // The host file names the nodes; from 24.11 on srun refuses --nodes beside it.
+        std::erase_if(step, [](const std::string& a) { return a.rfind("--nodes=", 0) == 0; });
         step.insert(step.begin() + 1, "--distribution=arbitrary");
     }
     if (part) std::cerr << "spiderflow: this cross-site part's share of the plan:\n";

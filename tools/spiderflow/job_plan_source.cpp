@@ -20,6 +20,7 @@ std::string admin_comment(const std::string& job_id) {
     char* end = nullptr;
     const unsigned long id = std::strtoul(job_id.c_str(), &end, 10);
     if (job_id.empty() || *end != '\0' || id == 0) throw InputError("job-plan", 0, "JOBID", "not a job id: '" + job_id + "'");
+    slurm_api::init_client();
     job_info_msg_t* info = nullptr;
     if (slurm_api::load_job(&info, static_cast<uint32_t>(id), SHOW_ALL) != SLURM_SUCCESS || info == nullptr) {
         throw InputError("job-plan", 0, "JOBID", "slurmctld does not know job " + job_id);
