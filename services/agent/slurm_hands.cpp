@@ -64,6 +64,9 @@ void describe_part(job_desc_msg_t& d, const coalloc::Order& o, const Account& a,
     d.group_id = a.gid;
     d.min_nodes = d.max_nodes = static_cast<uint32_t>(o.nodes);
     d.time_limit = minutes(o.duration_s);
+    // No file system is shared across sites: each part starts in its user's home directory here
+    // (and from 24.11 on slurmctld refuses even a will-run without a working directory).
+    d.work_dir = const_cast<char*>(a.home.c_str());
     if (o.gpus_per_node > 0) {
         gres = "gres:gpu:" + std::to_string(o.gpus_per_node);
         d.tres_per_node = gres.data();
@@ -171,7 +174,7 @@ std::vector<std::string> LibslurmHands::reserve(const coalloc::Order& o) {
         }
         if (err != ESLURM_RESERVATION_NAME_DUP) throw PartRefused(slurm_error());
     }
-    std::free(made);
+    slurm_api::free_reservation_name(made);
     nodes = reservation_nodes(o.reservation);
     if (nodes.empty()) throw PartRefused("reservation " + o.reservation + " holds no nodes");
     return nodes;
@@ -203,7 +206,7 @@ uint32_t LibslurmHands::submit(const coalloc::Order& o) {
     job_desc_msg_t d;
     std::string gres;
     describe_part(d, o, a, gres);
-    std::string name = o.job_name, script = o.script, reservation = o.reservation, home = a.home;
+    std::string name = o.job_name, script = o.script, reservation = o.reservation;
     std::string comment = part_comment(o.xjob, o.part, o.attempt);
     // One task per GPU (srun starts the ranks) or one per node (torchrun starts them), as the
     // home part was submitted.
@@ -213,8 +216,6 @@ uint32_t LibslurmHands::submit(const coalloc::Order& o) {
     d.script = script.data();
     d.reservation = reservation.data();
     d.comment = comment.data();
-    // No file system is shared across sites: each part starts in its user's home directory here.
-    d.work_dir = home.data();
     // One world across the parts: the launcher adds this part's first rank to its local ranks.
     std::vector<std::string> env = {
         "PATH=/usr/local/bin:/usr/bin:/bin",

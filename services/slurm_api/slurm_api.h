@@ -66,6 +66,15 @@ inline void free_ctl_conf(slurm_conf_t* conf) { slurm_free_conf(conf); }
 inline void free_ctl_conf(slurm_conf_t* conf) { slurm_free_ctl_conf(conf); }
 #endif
 
+// The name slurm_create_reservation returns: malloc'd up to 24.11 (its header says free), from
+// Slurm's own allocator in 26.05 (xfree; free() aborts the program). 25.x not checked.
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0)
+extern "C" void slurm_xfree_ptr(void* ptr);  // exported by libslurm, declared only inside Slurm
+inline void free_reservation_name(char* name) { slurm_xfree_ptr(name); }
+#else
+inline void free_reservation_name(char* name) { std::free(name); }
+#endif
+
 // A reservation's node count: a zero-terminated array up to 23.02, a number from 23.11 on.
 // `storage` must live until the reservation call returns.
 struct NodeCount {
