@@ -36,7 +36,8 @@ struct OptionInfo {
 const std::vector<OptionInfo>& option_table();
 
 // sbatch's options: a request to the planner as any front end makes it, plus a plan to use as
-// is instead of planning. Only fields that option_table() sets are ever filled here.
+// is instead of planning. sbatch fills the fields option_table() sets; the rest keep their
+// defaults.
 struct JobOptions : RequestOptions {
     std::string plan_file;             // a plan made by `spiderflow plan`, used as is: its path,
                                        // for messages only (slurmctld never opens it)

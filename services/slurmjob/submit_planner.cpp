@@ -59,8 +59,8 @@ struct PlanOutcome {
     Plan plan;
 };
 
-// The thread keeps its own copies (shared topology, request), so a slow search can be abandoned
-// at the budget.
+// The thread keeps its own copies (shared topology and planner, request), so a slow search can be
+// abandoned at the budget.
 PlanOutcome plan_with_budget(const PlanRequest& request, const std::shared_ptr<const PlannerPolicy>& planner,
                              const std::shared_ptr<const Topology>& topology, double budget_s) {
     const DeadlineOutcome d = planner_threads().plan(
