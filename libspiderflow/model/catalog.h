@@ -3,6 +3,7 @@
 // load its own file on top.
 #pragma once
 
+#include <compare>
 #include <map>
 #include <optional>
 #include <string>
@@ -34,6 +35,8 @@ struct LayerDetails {
     int rotary_base = 10000;     // RoPE base frequency (theta); meaningful with rope only
     bool bias_linear = true;     // biases in the linear layers (QKV, projections, FFN)
     Activation activation = Activation::gelu;  // swiglu exactly when gated_ffn
+
+    auto operator<=>(const LayerDetails&) const = default;
 };
 
 // Catalog spellings: "LayerNorm"/"RMSNorm", "learned_absolute"/"rope", "gelu"/"swiglu"/"squared_relu".
@@ -72,6 +75,9 @@ struct ModelArch {
     // keeps a copy of it on the last.
     double stage_params(int layers, int stage, int pp) const;
     double total_params() const;
+
+    // A job spec holding the model is part of a request's cache key (request_options.h).
+    auto operator<=>(const ModelArch&) const = default;
 };
 
 class Catalog {

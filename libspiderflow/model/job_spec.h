@@ -1,6 +1,7 @@
 // What an ML user asks for: a model, a batch, a GPU count; the planner picks the layout.
 #pragma once
 
+#include <compare>
 #include <string>
 
 #include "libspiderflow/model/catalog.h"
@@ -31,6 +32,8 @@ struct SyncSpec {
 
     bool diloco() const { return mode == SyncMode::diloco; }
     int outer_bytes_per_param() const;
+
+    auto operator<=>(const SyncSpec&) const = default;
 };
 
 enum class GpuCountMode {
@@ -57,6 +60,9 @@ struct JobSpec {
     int bytes_per_param() const { return precision == Precision::fp32 ? 4 : 2; }
     // Throws InputError (source "job spec", field named) when a value is out of range.
     void validate() const;
+
+    // Field by field: a request that carries a whole spec is keyed by all of it.
+    auto operator<=>(const JobSpec&) const = default;
 };
 
 const char* to_string(Precision p);

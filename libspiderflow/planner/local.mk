@@ -1,6 +1,8 @@
 noinst_LTLIBRARIES += libsf_planner.la
 libsf_planner_la_SOURCES = \
 	libspiderflow/planner/planner.h \
+	libspiderflow/planner/plan_request.h \
+	libspiderflow/planner/request_options.h \
 	libspiderflow/planner/plan_job.h \
 	libspiderflow/planner/deadline_planning.cpp \
 	libspiderflow/planner/deadline_planning.h \

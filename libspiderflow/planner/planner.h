@@ -1,7 +1,6 @@
 // Planning policies behind one interface, built by name (policy_factory.cpp validates names).
 #pragma once
 
-#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -10,29 +9,10 @@
 #include "libspiderflow/cost/cost_model.h"
 #include "libspiderflow/model/job_spec.h"
 #include "libspiderflow/plan/plan.h"
+#include "libspiderflow/planner/plan_request.h"
 #include "libspiderflow/topology/topology.h"
 
 namespace spiderflow {
-
-enum class Objective {
-    iteration_time,        // shortest iteration time
-    throughput_per_gpu,    // most tokens/s per GPU used
-};
-
-struct PlanRequest {
-    JobSpec job;                                 // gpus + gpu_mode say how many GPUs
-    Objective objective = Objective::iteration_time;
-    std::vector<std::string> allowed_clusters;   // empty = all
-    std::vector<std::string> forbidden_clusters;
-    std::optional<int> tp, pp, dp;               // fixed degrees, for users who know their layout
-    std::optional<int> micro_batch;
-    double time_limit_s = 0;                     // 0 = the policy's default
-    uint64_t seed = 1;
-    // The user allows DiLoCo beside synchronous training (--sync either): job.sync.mode is sync,
-    // and a front end also plans DiLoCo with job.sync's settings and shows both
-    // (libspiderflow/planner/sync_compare.h). Never switches the mode by itself.
-    bool compare_sync_modes = false;
-};
 
 struct PlanResult {
     Plan plan;                                   // plan.prediction filled by the cost model
@@ -55,9 +35,5 @@ public:
 // Throws InputError listing the valid names on an unknown one.
 std::unique_ptr<PlannerPolicy> make_planner(const std::string& name);
 std::vector<std::string> planner_names();
-// to_string gives "iteration_time" / "throughput_per_gpu"; the reader also takes the CLI's short
-// "time" / "throughput". Throws InputError(source, 0, field) naming the choices.
-const char* to_string(Objective o);
-Objective objective_from_string(const std::string& s, const std::string& source, const std::string& field);
 
 }  // namespace spiderflow

@@ -110,25 +110,23 @@ PlanRequest build_plan_request(const RequestOptions& o, const Catalog& catalog, 
     }
     if (job.micro_batch > 0) request.micro_batch = job.micro_batch;
     if (!o.objective.empty()) request.objective = objective_from_string(o.objective, source, names.objective);
-    request.allowed_clusters = o.allowed_clusters;
-    request.forbidden_clusters = o.forbidden_clusters;
-    request.tp = o.tp;
-    request.pp = o.pp;
-    request.dp = o.dp;
-    request.time_limit_s = o.time_limit_s;
-    request.seed = o.seed;
+    static_cast<SearchSettings&>(request) = o;
     return request;
+}
+
+std::unique_ptr<PlannerPolicy> checked_planner(const std::string& name, const std::string& fallback,
+                                               const OptionNames& names, const std::string& source) {
+    try {
+        return make_planner(name.empty() ? fallback : name);
+    } catch (const InputError& e) {
+        throw InputError(source, 0, names.policy, e.problem());
+    }
 }
 
 std::string checked_policy_name(const std::string& name, const std::string& fallback, const OptionNames& names,
                                 const std::string& source) {
-    const std::string chosen = name.empty() ? fallback : name;
-    try {
-        (void)make_planner(chosen);
-    } catch (const InputError& e) {
-        throw InputError(source, 0, names.policy, e.problem());
-    }
-    return chosen;
+    (void)checked_planner(name, fallback, names, source);
+    return name.empty() ? fallback : name;
 }
 
 }  // namespace spiderflow

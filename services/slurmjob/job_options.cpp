@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <initializer_list>
 
 #include "libspiderflow/util/errors.h"
 
@@ -35,33 +36,91 @@ const std::string* find_var(const std::vector<std::string>& vars, const std::str
     return hit;
 }
 
+// One reader per kind of value; each names the option in its error.
+template <auto Field>
+void set_count(JobOptions& o, const std::string& name, const std::string& value) {
+    o.*Field = positive_int(name, value);
+}
+
+template <auto Field>
+void set_text(JobOptions& o, const std::string& name, const std::string& value) {
+    if (value.empty()) throw InputError(kSource, 0, "--" + name, "needs a value");
+    o.*Field = value;
+}
+
+void check_word(const std::string& name, const std::string& value, std::initializer_list<const char*> words,
+                const std::string& expected) {
+    for (const char* w : words) {
+        if (value == w) return;
+    }
+    throw InputError(kSource, 0, "--" + name, "expected " + expected + ", got '" + value + "'");
+}
+
+void set_objective(JobOptions& o, const std::string& name, const std::string& value) {
+    // An early word in sbatch; job_submit reads it with objective_from_string (plan_request.h),
+    // the one reader, which this light library cannot link.
+    check_word(name, value, {"iteration_time", "throughput_per_gpu", "time", "throughput"},
+               "iteration_time (time) or throughput_per_gpu (throughput)");
+    o.objective = value;
+}
+
+void set_sync(JobOptions& o, const std::string& name, const std::string& value) {
+    // "either" is for `spiderflow plan`: a job runs one mode.
+    check_word(name, value, {"sync", "diloco"}, "sync or diloco");
+    o.sync = value;
+}
+
+void set_outer_precision(JobOptions& o, const std::string& name, const std::string& value) {
+    check_word(name, value, {"fp32", "bf16", "int8"}, "fp32, bf16 or int8");
+    o.outer_precision = value;
+}
+
+void set_streaming(JobOptions& o, const std::string& name, const std::string& value) {
+    check_word(name, value, {"yes", "no"}, "yes or no");
+    o.streaming = value == "yes";
+}
+
 }  // namespace
 
 const std::vector<OptionInfo>& option_table() {
+    using R = RequestOptions;
+    using N = OptionNames;
     static const std::vector<OptionInfo> table = {
-        {"llm-model", "NAME", "SpiderFlow: model to train (catalog name, e.g. llama3-70b)", env::kModel},
-        {"llm-global-batch", "N", "SpiderFlow: global batch in sequences per iteration", env::kGlobalBatch},
-        {"llm-micro-batch", "N", "SpiderFlow: micro-batch size (default: planner chooses)", env::kMicroBatch},
-        {"llm-seq-len", "N", "SpiderFlow: sequence length in tokens (default 2048)", env::kSeqLen},
-        {"llm-gpus", "N", "SpiderFlow: GPUs to plan for when --gpus is not given", env::kGpus},
-        {"llm-objective", "NAME", "SpiderFlow: iteration_time or throughput_per_gpu", env::kObjective},
-        {"llm-policy", "NAME", "SpiderFlow: planning policy (default spinsearch)", env::kPolicy},
+        {"llm-model", "NAME", "SpiderFlow: model to train (catalog name, e.g. llama3-70b)", env::kModel,
+         set_text<&R::model>, &N::model},
+        {"llm-global-batch", "N", "SpiderFlow: global batch in sequences per iteration", env::kGlobalBatch,
+         set_count<&R::global_batch>, &N::global_batch},
+        {"llm-micro-batch", "N", "SpiderFlow: micro-batch size (default: planner chooses)", env::kMicroBatch,
+         set_count<&R::micro_batch>, &N::micro_batch},
+        {"llm-seq-len", "N", "SpiderFlow: sequence length in tokens (default 2048)", env::kSeqLen,
+         set_count<&R::seq_len>, &N::seq_len},
+        {"llm-gpus", "N", "SpiderFlow: GPUs to plan for when --gpus is not given", env::kGpus,
+         set_count<&R::gpus>, nullptr},
+        {"llm-objective", "NAME", "SpiderFlow: iteration_time or throughput_per_gpu", env::kObjective,
+         set_objective, &N::objective},
+        {"llm-policy", "NAME", "SpiderFlow: planning policy (default spinsearch)", env::kPolicy,
+         set_text<&R::policy>, &N::policy},
         {"llm-sync", "MODE",
          "SpiderFlow: sync (default) or diloco: each site trains its own replica, sites average every "
          "--llm-inner-steps steps (a different optimiser)",
-         env::kSync},
-        {"llm-inner-steps", "H", "SpiderFlow: DiLoCo inner steps between outer steps (default 100)", env::kInnerSteps},
+         env::kSync, set_sync, &N::sync},
+        {"llm-inner-steps", "H", "SpiderFlow: DiLoCo inner steps between outer steps (default 100)", env::kInnerSteps,
+         set_count<&R::inner_steps>, &N::inner_steps},
         {"llm-outer-precision", "P", "SpiderFlow: DiLoCo pseudo-gradients as fp32 (default), bf16 or int8",
-         env::kOuterPrecision},
-        {"llm-streaming", "yes|no", "SpiderFlow: DiLoCo outer all-reduce behind the next inner steps", env::kStreaming},
-        {"llm-plan", "FILE", "SpiderFlow: use this plan (from `spiderflow plan`) instead of planning", env::kPlanFile},
+         env::kOuterPrecision, set_outer_precision, &N::outer_precision},
+        {"llm-streaming", "yes|no", "SpiderFlow: DiLoCo outer all-reduce behind the next inner steps", env::kStreaming,
+         set_streaming, &N::streaming},
+        {"llm-plan", "FILE", "SpiderFlow: use this plan (from `spiderflow plan`) instead of planning", env::kPlanFile,
+         set_text<&JobOptions::plan_file>, nullptr},
     };
     return table;
 }
 
 bool JobOptions::any() const {
-    return !model.empty() || global_batch || micro_batch || seq_len || gpus || !objective.empty() || !policy.empty() ||
-           !plan_file.empty() || !sync.empty() || inner_steps || !outer_precision.empty() || streaming;
+    // The plan's content alone asks nothing: sbatch sends it only beside --llm-plan.
+    JobOptions asked = *this;
+    asked.plan_content.clear();
+    return asked != JobOptions{};
 }
 
 std::string spank_option_var(const std::string& option_name) {
@@ -71,53 +130,22 @@ std::string spank_option_var(const std::string& option_name) {
 }
 
 void set_job_option(JobOptions& o, const std::string& name, const std::string& value) {
-    auto need_value = [&] {
-        if (value.empty()) throw InputError(kSource, 0, "--" + name, "needs a value");
-    };
-    if (name == "llm-model") {
-        need_value();
-        o.model = value;
-    } else if (name == "llm-global-batch") {
-        o.global_batch = positive_int(name, value);
-    } else if (name == "llm-micro-batch") {
-        o.micro_batch = positive_int(name, value);
-    } else if (name == "llm-seq-len") {
-        o.seq_len = positive_int(name, value);
-    } else if (name == "llm-gpus") {
-        o.gpus = positive_int(name, value);
-    } else if (name == "llm-objective") {
-        // An early word in sbatch; job_submit reads it with objective_from_string (planner.h), the
-        // one reader, which this light library cannot link.
-        if (value != "iteration_time" && value != "throughput_per_gpu" && value != "time" && value != "throughput") {
-            throw InputError(kSource, 0, "--" + name,
-                             "expected iteration_time (time) or throughput_per_gpu (throughput), got '" + value + "'");
-        }
-        o.objective = value;
-    } else if (name == "llm-policy") {
-        need_value();
-        o.policy = value;
-    } else if (name == "llm-sync") {
-        // "either" is for `spiderflow plan`: a job runs one mode.
-        if (value != "sync" && value != "diloco") {
-            throw InputError(kSource, 0, "--" + name, "expected sync or diloco, got '" + value + "'");
-        }
-        o.sync = value;
-    } else if (name == "llm-inner-steps") {
-        o.inner_steps = positive_int(name, value);
-    } else if (name == "llm-outer-precision") {
-        if (value != "fp32" && value != "bf16" && value != "int8") {
-            throw InputError(kSource, 0, "--" + name, "expected fp32, bf16 or int8, got '" + value + "'");
-        }
-        o.outer_precision = value;
-    } else if (name == "llm-streaming") {
-        if (value != "yes" && value != "no") throw InputError(kSource, 0, "--" + name, "expected yes or no, got '" + value + "'");
-        o.streaming = value == "yes";
-    } else if (name == "llm-plan") {
-        need_value();
-        o.plan_file = value;
-    } else {
-        throw InputError(kSource, 0, "--" + name, "unknown SpiderFlow option");
+    for (const auto& info : option_table()) {
+        if (name == info.name) return info.set(o, name, value);
     }
+    throw InputError(kSource, 0, "--" + name, "unknown SpiderFlow option");
+}
+
+const OptionNames& sbatch_option_names() {
+    static const OptionNames names = [] {
+        OptionNames n;
+        for (const auto& info : option_table()) {
+            if (info.names_member != nullptr) n.*info.names_member = std::string("--") + info.name;
+        }
+        n.sync_either = false;  // a job runs one mode
+        return n;
+    }();
+    return names;
 }
 
 JobOptions read_job_options(const std::vector<std::string>& spank_env, const std::vector<std::string>& environ) {

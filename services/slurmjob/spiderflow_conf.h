@@ -3,6 +3,7 @@
 // file, line and key, so a typo refuses to load instead of silently doing the default.
 #pragma once
 
+#include <compare>
 #include <string>
 
 #include "libspiderflow/plan/nccl_env.h"
@@ -42,6 +43,9 @@ struct SpiderflowConf {
     int wan_rate_mbit = 0;              // what that link carries; HTB shapes to it (required)
     std::string tc_match = "dscp";      // how a packet finds its job's class: dscp | fwmark
     bool nccl_group_classes = false;    // NCCL >= 2.26: one class per communicator group
+
+    // job_submit keys its cached decisions by the whole config (submit_planner.h).
+    auto operator<=>(const SpiderflowConf&) const = default;
 };
 
 // Parses the text of a config file. Throws InputError(source, line, key, ...).

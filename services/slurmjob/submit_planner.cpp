@@ -59,13 +59,12 @@ struct PlanOutcome {
     Plan plan;
 };
 
-// The thread keeps its own copies (shared topology, request), so a slow search can be abandoned
-// at the budget.
-PlanOutcome plan_with_budget(const PlanRequest& request, const std::string& policy,
+// The thread keeps its own copies (shared topology and planner, request), so a slow search can be
+// abandoned at the budget.
+PlanOutcome plan_with_budget(const PlanRequest& request, const std::shared_ptr<const PlannerPolicy>& planner,
                              const std::shared_ptr<const Topology>& topology, double budget_s) {
     const DeadlineOutcome d = planner_threads().plan(
-        [request, policy, topology] {
-            auto planner = make_planner(policy);
+        [request, planner, topology] {
             CostModel cost(*topology, Catalog::builtin());
             return plan_job(*planner, request, cost);
         },
@@ -110,41 +109,21 @@ std::optional<Stop> plan_from_content(const JobOptions& opts, const Topology& to
     }
     // The plan is used as is: a sync option that says otherwise is named, never overridden.
     const SyncSpec& sync = plan->job.sync;
+    const OptionNames& names = sbatch_option_names();
     std::string clash;
     if (!opts.sync.empty() && opts.sync != to_string(sync.mode))
-        clash = "--llm-sync=" + opts.sync + " but the plan trains with " + to_string(sync.mode);
+        clash = names.sync + "=" + opts.sync + " but the plan trains with " + to_string(sync.mode);
     else if (opts.inner_steps && (!sync.diloco() || *opts.inner_steps != sync.inner_steps))
-        clash = "--llm-inner-steps=" + std::to_string(*opts.inner_steps) + " but the plan " +
+        clash = names.inner_steps + "=" + std::to_string(*opts.inner_steps) + " but the plan " +
                 (sync.diloco() ? "has " + std::to_string(sync.inner_steps) : std::string("is synchronous"));
     else if (!opts.outer_precision.empty() && (!sync.diloco() || opts.outer_precision != to_string(sync.outer_precision)))
-        clash = "--llm-outer-precision=" + opts.outer_precision + " but the plan " +
+        clash = names.outer_precision + "=" + opts.outer_precision + " but the plan " +
                 (sync.diloco() ? "has " + std::string(to_string(sync.outer_precision)) : std::string("is synchronous"));
     else if (opts.streaming && (!sync.diloco() || *opts.streaming != sync.streaming))
-        clash = std::string("--llm-streaming=") + (*opts.streaming ? "yes" : "no") + " but the plan " +
+        clash = names.streaming + "=" + (*opts.streaming ? "yes" : "no") + " but the plan " +
                 (sync.diloco() ? (sync.streaming ? "streams" : "blocks") : "is synchronous");
     if (!clash.empty()) return Stop{Outcome::reject, where + clash + "; re-plan with those options, or drop them"};
     return std::nullopt;
-}
-
-// How sbatch spells each option, for the builder's messages.
-const OptionNames& sbatch_option_names() {
-    static const OptionNames names = [] {
-        OptionNames n;
-        n.model = "--llm-model";
-        n.global_batch = "--llm-global-batch";
-        n.seq_len = "--llm-seq-len";
-        n.micro_batch = "--llm-micro-batch";
-        n.gpus = "--gpus";
-        n.objective = "--llm-objective";
-        n.policy = "--llm-policy";
-        n.sync = "--llm-sync";
-        n.inner_steps = "--llm-inner-steps";
-        n.outer_precision = "--llm-outer-precision";
-        n.streaming = "--llm-streaming";
-        n.sync_either = false;
-        return n;
-    }();
-    return names;
 }
 
 // The mode the user chose, said back when it is not the usual one.
@@ -184,24 +163,25 @@ std::optional<Stop> plan_from_spec(const JobOptions& opts, const SlurmRequest& r
         return Stop{Outcome::reject, "spiderflow: " + req.gpus_text + " and --llm-gpus=" + std::to_string(*opts.gpus) +
                                          " disagree; give one of them", RejectKind::gpus};
     }
-    RequestOptions ro;
-    ro.model = opts.model;
-    ro.global_batch = opts.global_batch;
-    ro.seq_len = opts.seq_len;
-    ro.micro_batch = opts.micro_batch;
-    ro.gpus = req.gpus ? req.gpus : opts.gpus;
-    ro.objective = opts.objective;
-    ro.sync = opts.sync;
-    ro.inner_steps = opts.inner_steps;
-    ro.outer_precision = opts.outer_precision;
-    ro.streaming = opts.streaming;
+    // The user's options are the request; the job's own --gpus wins over --llm-gpus (they agree
+    // when both are given, above).
+    RequestOptions ro = opts;
+    if (req.gpus) ro.gpus = req.gpus;
+    // Too large for this cluster: planned over the whole federation when this cluster runs
+    // cross-site jobs, busy GPUs included (the parts wait for a common start, as any job waits
+    // for its nodes); refused below otherwise, naming what would fit.
+    const bool across = ro.gpus && *ro.gpus > here_gpus && federation_free && cfg.cross_site;
     ro.allowed_clusters = {here.name};
+    if (across) {
+        ro.allowed_clusters.clear();
+        for (const auto& c : usable->clusters) ro.allowed_clusters.push_back(c.name);
+    }
     ro.time_limit_s = cfg.time_budget_s * 0.8;
     PlanRequest preq;
-    std::string policy;
+    std::shared_ptr<const PlannerPolicy> planner;
     try {
         preq = build_plan_request(ro, Catalog::builtin(), names, "job options");
-        policy = checked_policy_name(opts.policy, cfg.policy, names, "job options");
+        planner = checked_planner(ro.policy, cfg.policy, names, "job options");
     } catch (const InputError& e) {
         if (!ro.gpus && e.field() == names.gpus) {
             return Stop{Outcome::reject, "spiderflow: say how many GPUs with --gpus=N (this cluster has " +
@@ -209,10 +189,6 @@ std::optional<Stop> plan_from_spec(const JobOptions& opts, const SlurmRequest& r
         }
         return Stop{Outcome::reject, option_message(e)};
     }
-    // Too large for this cluster: planned over the whole federation when this cluster runs
-    // cross-site jobs, busy GPUs included (the parts wait for a common start, as any job waits
-    // for its nodes); refused otherwise, naming what would fit.
-    const bool across = *ro.gpus > here_gpus && federation_free && cfg.cross_site;
     if (*ro.gpus > here_gpus && !across) {
         const std::string why = unusable_nodes == 0 ? ""
                                                     : " usable; " + std::to_string(unusable_nodes) + " of its " +
@@ -226,15 +202,6 @@ std::optional<Stop> plan_from_spec(const JobOptions& opts, const SlurmRequest& r
                                          " nodes" + why + ")" + federation + "; ask for at most " + std::to_string(here_gpus),
                     RejectKind::no_fit};
     }
-    if (across) {
-        ro.allowed_clusters.clear();
-        for (const auto& c : usable->clusters) ro.allowed_clusters.push_back(c.name);
-        try {
-            preq = build_plan_request(ro, Catalog::builtin(), names, "job options");
-        } catch (const InputError& e) {
-            return Stop{Outcome::reject, option_message(e)};
-        }
-    }
     // A job on several nodes needs their network: a topology without it (a slurm.conf names no
     // NICs) is the site's gap, not the job's fault.
     int largest_node = 0;
@@ -246,7 +213,7 @@ std::optional<Stop> plan_from_spec(const JobOptions& opts, const SlurmRequest& r
                                             "SpiderFlow's topology JSON)"};
         }
     }
-    PlanOutcome po = plan_with_budget(preq, policy, usable, cfg.time_budget_s);
+    PlanOutcome po = plan_with_budget(preq, planner, usable, cfg.time_budget_s);
     if (!po.ok) {
         if (!po.user_error) return Stop{Outcome::fail_open, po.message};
         const std::string where =
@@ -564,20 +531,16 @@ struct CachedDecision {
 };
 
 std::mutex g_cache_mu;
-std::map<std::string, CachedDecision> g_cache;
+std::map<DecisionKey, CachedDecision> g_cache;
 constexpr size_t kCacheEntries = 256;
 
-std::string cache_key(const JobOptions& o, const SlurmRequest& r, const SpiderflowConf& cfg) {
-    auto n = [](const std::optional<int>& v) { return v ? std::to_string(*v) : std::string("-"); };
-    return o.model + '|' + n(o.global_batch) + '|' + n(o.micro_batch) + '|' + n(o.seq_len) + '|' + n(o.gpus) + '|' +
-           n(r.gpus) + '|' + n(r.gpus_per_node) + '|' + r.gpu_type + '|' + r.gpus_text + '|' +
-           (r.gpu_count_missing ? "?" : "") + '|' + n(r.nodes) + '|' + n(r.ntasks) + '|' + n(r.ntasks_per_node) + '|' +
-           o.objective + '|' + (o.policy.empty() ? cfg.policy : o.policy) + '|' + o.sync + '|' + n(o.inner_steps) + '|' +
-           o.outer_precision + '|' + (o.streaming ? (*o.streaming ? "y" : "n") : "-") + '|' + cfg.cluster + '|' +
-           fmt(cfg.time_budget_s, 6);
-}
-
 }  // namespace
+
+DecisionKey decision_key(const JobOptions& options, const SlurmRequest& request, const SpiderflowConf& config) {
+    DecisionKey key{options, request, config};
+    if (key.options.policy.empty()) key.options.policy = config.policy;
+    return key;
+}
 
 std::string unplanned_note(const std::string& why) {
     return "spiderflow: this job runs UNPLANNED, as plain Slurm would run it (" + why +
@@ -591,7 +554,7 @@ SubmitDecision decide_submission(const JobOptions& opts, const SlurmRequest& req
         return decide_uncached(opts, req, site, cfg);
     }
     const auto t0 = std::chrono::steady_clock::now();
-    const std::string key = cache_key(opts, req, cfg);
+    const DecisionKey key = decision_key(opts, req, cfg);
     {
         std::lock_guard<std::mutex> lock(g_cache_mu);
         auto it = g_cache.find(key);

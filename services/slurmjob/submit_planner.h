@@ -4,6 +4,7 @@
 // and the user is told).
 #pragma once
 
+#include <compare>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,6 +38,8 @@ struct SlurmRequest {
     std::optional<int> nodes;            // -N
     std::optional<int> ntasks;           // -n
     std::optional<int> ntasks_per_node;  // --ntasks-per-node
+
+    auto operator<=>(const SlurmRequest&) const = default;
 };
 
 struct SubmitRewrite {
@@ -71,9 +74,22 @@ struct SubmitDecision {
 };
 
 // Never throws. Plans on site->usable; decisions for planned specs are cached per site object
-// (see the .cpp), so a new topology or snapshot misses.
+// and DecisionKey (see the .cpp), so a new topology or snapshot misses.
 SubmitDecision decide_submission(const JobOptions& options, const SlurmRequest& request,
                                  const std::shared_ptr<const SubmitSite>& site, const SpiderflowConf& config);
+
+// Everything a decision depends on besides the site: the cache key. Compared member by member
+// (defaulted), so a field added to the options, the Slurm request or the config is part of the
+// key without anyone listing it.
+struct DecisionKey {
+    JobOptions options;
+    SlurmRequest request;
+    SpiderflowConf config;
+
+    auto operator<=>(const DecisionKey&) const = default;
+};
+// The key of a decision; a job that names no policy is keyed as naming the config's.
+DecisionKey decision_key(const JobOptions& options, const SlurmRequest& request, const SpiderflowConf& config);
 
 // What a user is told when their SpiderFlow job passes unplanned through our fault.
 std::string unplanned_note(const std::string& why);

@@ -125,7 +125,7 @@ std::string with_sync_comparison(const std::string& plan_json, const std::string
 
 int run_plan(const std::vector<std::string>& args) {
     std::string topology_file, reader, job_file, catalog_file, format = "json", output;
-    std::string policy, state_file, broker_url, token_file, ca_file;
+    std::string state_file, broker_url, token_file, ca_file;
     SiteTime at = 0;
     bool timing = true;
     bool compare = true;
@@ -171,7 +171,7 @@ int run_plan(const std::vector<std::string>& args) {
         else if (a == "--inner-steps") options.inner_steps = static_cast<int>(parse_int(a, value(), 1));
         else if (a == "--outer-precision") options.outer_precision = value();
         else if (a == "--streaming") options.streaming = true;
-        else if (a == "--policy") policy = value();
+        else if (a == "--policy") options.policy = value();
         else if (a == "--time-limit") options.time_limit_s = parse_seconds(a, value());
         else if (a == "--seed") options.seed = static_cast<uint64_t>(parse_int(a, value(), 0));
         else if (a == "--format") {
@@ -192,7 +192,7 @@ int run_plan(const std::vector<std::string>& args) {
     const Catalog catalog = catalog_file.empty() ? Catalog::builtin() : Catalog::with_file(catalog_file);
     if (!job_file.empty()) options.job = read_job_spec(job_file, catalog);
     const PlanRequest request = build_plan_request(options, catalog, OptionNames{}, "spiderflow plan");
-    policy = checked_policy_name(policy, "spinsearch", OptionNames{}, "spiderflow plan");
+    const auto planner = checked_planner(options.policy, "spinsearch", OptionNames{}, "spiderflow plan");
 
     // With a site state, only what is free counts: busy, reserved, drained and down GPUs are
     // gone from the topology the planner sees (nodes keep their places, so names and indices agree).
@@ -209,7 +209,6 @@ int run_plan(const std::vector<std::string>& args) {
         topology = state_file.empty() ? *full : read_site_state(state_file, full).free_view(at);
     }
     const CostModel cost(topology, catalog, cost_options);
-    const auto planner = make_planner(policy);
     PlanResult result = plan_job(*planner, request, cost);
     if (!timing) {
         result.plan.planning_ms = 0;
