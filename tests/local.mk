@@ -184,7 +184,7 @@ tests_unit_test_fedsim_LDADD = libsf_fedsim.la libspiderflow.la $(GTEST_LIBS_ALL
 # util: numbers from text (parse_int, parse_number) and comma lists
 check_PROGRAMS += tests/unit/test_util
 TESTS += tests/unit/test_util
-tests_unit_test_util_SOURCES = tests/unit/libspiderflow/util/test_parse_number.cpp
+tests_unit_test_util_SOURCES = tests/unit/libspiderflow/util/test_parse_number.cpp tests/unit/libspiderflow/util/test_split_list.cpp
 tests_unit_test_util_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_util_LDADD = libsf_util.la $(GTEST_LIBS_ALL)
 
