@@ -35,6 +35,7 @@
 #include "libspiderflow/topology/generator.h"
 #include "libspiderflow/topology/reader.h"
 #include "libspiderflow/util/errors.h"
+#include "libspiderflow/util/split_list.h"
 
 using namespace spiderflow;
 
@@ -69,19 +70,6 @@ struct Row {
     double iter_s = 0;
     std::string status;
 };
-
-std::vector<std::string> split_list(const std::string& s) {
-    std::vector<std::string> out;
-    size_t start = 0;
-    while (start <= s.size()) {
-        const size_t comma = s.find(',', start);
-        const size_t end = comma == std::string::npos ? s.size() : comma;
-        if (end > start) out.push_back(s.substr(start, end - start));
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-    }
-    return out;
-}
 
 // An empty filter lets everything through.
 bool selected(const std::vector<std::string>& filter, const std::string& name) {

@@ -181,3 +181,18 @@ tests_unit_test_fedsim_SOURCES = tests/unit/services/fedsim/fed_fixture.h tests/
 	tests/unit/services/fedsim/test_job_trace.cpp tests/unit/services/fedsim/test_wan_sharing.cpp
 tests_unit_test_fedsim_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_fedsim_LDADD = libsf_fedsim.la libspiderflow.la $(GTEST_LIBS_ALL)
+
+# util: numbers from text (parse_int, parse_number) and comma lists
+check_PROGRAMS += tests/unit/test_util
+TESTS += tests/unit/test_util
+tests_unit_test_util_SOURCES = tests/unit/libspiderflow/util/test_parse_number.cpp tests/unit/libspiderflow/util/test_split_list.cpp
+tests_unit_test_util_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_util_LDADD = libsf_util.la $(GTEST_LIBS_ALL)
+
+# the `spiderflow` option table: parsing, refusals, --help
+check_PROGRAMS += tests/unit/test_cli_options
+TESTS += tests/unit/test_cli_options
+tests_unit_test_cli_options_SOURCES = tests/unit/tools/spiderflow/test_cli_options.cpp tools/spiderflow/cli_options.cpp \
+	tools/spiderflow/cli_options.h
+tests_unit_test_cli_options_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_cli_options_LDADD = libsf_util.la $(GTEST_LIBS_ALL)

@@ -1,7 +1,10 @@
+# Every subcommand parses its options and prints its --help through the one option table (cli_options).
 bin_PROGRAMS += spiderflow
 spiderflow_SOURCES = \
 	tools/spiderflow/command.h \
 	tools/spiderflow/main.cpp \
+	tools/spiderflow/cli_options.h \
+	tools/spiderflow/cli_options.cpp \
 	tools/spiderflow/cmd_plan.cpp \
 	tools/spiderflow/cmd_topo.cpp \
 	tools/spiderflow/topo_check.h \
@@ -10,9 +13,8 @@ spiderflow_LDADD = libspiderflow.la
 # estimate command; its cost-model flags are shared with plan
 spiderflow_SOURCES += tools/spiderflow/cmd_estimate.cpp tools/spiderflow/cost_flags.h tools/spiderflow/cost_flags.cpp
 
-# coflow and simulate commands, on the shared --key value parser.
-spiderflow_SOURCES += tools/spiderflow/cli_options.h tools/spiderflow/cli_options.cpp tools/spiderflow/cmd_coflow.cpp \
-	tools/spiderflow/cmd_simulate.cpp
+# coflow and simulate commands
+spiderflow_SOURCES += tools/spiderflow/cmd_coflow.cpp tools/spiderflow/cmd_simulate.cpp
 spiderflow_LDADD += libsf_fedsim.la
 
 # launch command; reads the site config through services/slurmjob.

@@ -1,11 +1,10 @@
 #include "libspiderflow/util/key_value_conf.h"
 
-#include <cerrno>
-#include <cstdlib>
 #include <sstream>
 #include <string_view>
 
 #include "libspiderflow/util/errors.h"
+#include "libspiderflow/util/parse_number.h"
 #include "libspiderflow/util/text_file.h"
 
 namespace spiderflow {
@@ -54,26 +53,15 @@ std::vector<ConfLine> read_conf_lines(const std::string& text, const std::string
 std::string read_conf_file(const std::string& path) { return read_text_file(path, "config file"); }
 
 long conf_integer(const ConfLine& l, long lo, long hi, const std::string& source) {
-    errno = 0;
-    char* end = nullptr;
-    const long n = std::strtol(l.value.c_str(), &end, 10);
-    if (l.value.empty() || *end != '\0' || errno == ERANGE || n < lo || n > hi) {
-        throw InputError(source, l.line, l.key,
-                         "expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got '" +
-                             l.value + "'");
-    }
-    return n;
+    if (const auto n = to_int(l.value, lo, hi)) return *n;
+    throw InputError(source, l.line, l.key,
+                     "expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got '" + l.value + "'");
 }
 
 double conf_seconds(const ConfLine& l, double lo, double hi, const std::string& source) {
-    errno = 0;
-    char* end = nullptr;
-    const double d = std::strtod(l.value.c_str(), &end);
-    if (l.value.empty() || *end != '\0' || errno == ERANGE || !(d >= lo && d <= hi)) {
-        throw InputError(source, l.line, l.key, "expected seconds in [" + std::to_string(lo) + ", " +
-                                                    std::to_string(hi) + "], got '" + l.value + "'");
-    }
-    return d;
+    if (const auto d = to_number(l.value, lo, hi)) return *d;
+    throw InputError(source, l.line, l.key, "expected seconds in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                                                "], got '" + l.value + "'");
 }
 
 bool conf_bool(const ConfLine& l, const std::string& source) {

@@ -8,6 +8,8 @@ libsf_util_la_SOURCES = \
 	libspiderflow/util/json_read.h \
 	libspiderflow/util/key_value_conf.cpp \
 	libspiderflow/util/key_value_conf.h \
+	libspiderflow/util/parse_number.cpp \
+	libspiderflow/util/parse_number.h \
 	libspiderflow/util/secret_file.cpp \
 	libspiderflow/util/secret_file.h \
 	libspiderflow/util/split_list.cpp \

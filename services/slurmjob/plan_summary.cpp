@@ -1,26 +1,22 @@
 #include "services/slurmjob/plan_summary.h"
 
-#include "libspiderflow/plan/launch_contract.h"
-
 #include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <sstream>
 
 #include "libspiderflow/plan/launch_contract.h"
+#include "libspiderflow/util/parse_number.h"
 
 namespace spiderflow::slurmjob {
 namespace {
 
 constexpr const char* kPrefix = "spiderflow plan ";
 
-bool to_int(const std::string& s, int* out) {
-    if (s.empty()) return false;
-    char* end = nullptr;
-    const long v = std::strtol(s.c_str(), &end, 10);
-    if (*end != '\0' || v < 0 || v > 100000000) return false;
-    *out = static_cast<int>(v);
-    return true;
+// The summary's counts and ports: 0 .. 1e8.
+bool read_count(const std::string& s, int* out) {
+    const auto v = to_int(s, 0, 100000000);
+    if (v) *out = *v;
+    return v.has_value();
 }
 
 std::string format_parts(const std::vector<SummaryPart>& parts) {
@@ -39,8 +35,8 @@ bool parse_parts(const std::string& text, std::vector<SummaryPart>* out) {
         if (c1 == std::string::npos || x == std::string::npos || c2 == c1 || c1 == 0) return false;
         SummaryPart p;
         p.cluster = item.substr(0, c1);
-        if (!to_int(item.substr(c1 + 1, x - c1 - 1), &p.nodes) || !to_int(item.substr(x + 1, c2 - x - 1), &p.gpus_per_node) ||
-            !to_int(item.substr(c2 + 1), &p.ranks) || p.nodes == 0 || p.ranks == 0) {
+        if (!read_count(item.substr(c1 + 1, x - c1 - 1), &p.nodes) || !read_count(item.substr(x + 1, c2 - x - 1), &p.gpus_per_node) ||
+            !read_count(item.substr(c2 + 1), &p.ranks) || p.nodes == 0 || p.ranks == 0) {
             return false;
         }
         out->push_back(p);
@@ -81,9 +77,9 @@ bool parse_plan_summary(const std::string& text, PlanSummary* out) {
     s.model = kv["model"];
     const std::string nodes = kv["nodes"];
     const auto x = nodes.find('x');
-    if (s.model.empty() || x == std::string::npos || !to_int(kv["tp"], &s.tp) || !to_int(kv["pp"], &s.pp) ||
-        !to_int(kv["dp"], &s.dp) || !to_int(kv["mb"], &s.micro_batch) || !to_int(nodes.substr(0, x), &s.nodes) ||
-        !to_int(nodes.substr(x + 1), &s.gpus_per_node) || s.tp == 0 || s.pp == 0 || s.dp == 0) {
+    if (s.model.empty() || x == std::string::npos || !read_count(kv["tp"], &s.tp) || !read_count(kv["pp"], &s.pp) ||
+        !read_count(kv["dp"], &s.dp) || !read_count(kv["mb"], &s.micro_batch) || !read_count(nodes.substr(0, x), &s.nodes) ||
+        !read_count(nodes.substr(x + 1), &s.gpus_per_node) || s.tp == 0 || s.pp == 0 || s.dp == 0) {
         return false;
     }
     s.iteration_s = std::atof(kv["iter_s"].c_str());
@@ -96,9 +92,9 @@ bool parse_plan_summary(const std::string& text, PlanSummary* out) {
         const std::string master = kv["master"];
         const auto colon = master.rfind(':');
         s.xjob = kv["xjob"];
-        if (s.xjob.empty() || colon == std::string::npos || colon == 0 || !to_int(kv["xpart"], &s.xjob_part) ||
-            !to_int(kv["rank_base"], &s.rank_base) || !to_int(kv["world"], &s.world) ||
-            !to_int(master.substr(colon + 1), &s.master_port) || s.world == 0) {
+        if (s.xjob.empty() || colon == std::string::npos || colon == 0 || !read_count(kv["xpart"], &s.xjob_part) ||
+            !read_count(kv["rank_base"], &s.rank_base) || !read_count(kv["world"], &s.world) ||
+            !read_count(master.substr(colon + 1), &s.master_port) || s.world == 0) {
             return false;
         }
         s.master_addr = master.substr(0, colon);

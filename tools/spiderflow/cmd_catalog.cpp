@@ -8,21 +8,18 @@
 
 #include "libspiderflow/model/catalog.h"
 #include "libspiderflow/util/units.h"
+#include "tools/spiderflow/cli_options.h"
 #include "tools/spiderflow/command.h"
 
 namespace spiderflow::cli {
 namespace {
 
-constexpr const char* kHelp =
+constexpr const char* kUsage =
     "usage: spiderflow catalog [gpus|models] [--format text|json]\n\n"
     "Prints the built-in catalogs (libspiderflow/model/catalog/*.json): the names that topology files\n"
-    "(gpu_type) and --model accept, with their figures. Without a subcommand prints both.\n\n"
-    "  gpus           GPU types: memory (GB), peak dense bf16/fp16 TFLOPS, HBM, NVLink (per\n"
-    "                 direction) and PCIe bandwidth (GB/s), achievable fraction of peak\n"
-    "  models         model architectures: layers, hidden size, attention heads, KV heads,\n"
-    "                 FFN size (per expert for MoE), vocabulary, experts, parameters\n"
-    "  --format FMT   text (default) or json (the catalog files' units)\n\n"
-    "Exit status: 0 printed, 2 unknown subcommand or option.\n";
+    "(gpu_type) and --model accept, with their figures. Without a subcommand prints both.\n\n";
+
+constexpr const char* kFooter = "\nExit status: 0 printed, 2 unknown subcommand or option.\n";
 
 std::string num(const char* f, double x) {
     char buf[64];
@@ -122,33 +119,22 @@ nlohmann::ordered_json models_json(const Catalog& cat) {
     return arr;
 }
 
-int bad(const std::string& what) {
-    std::cerr << "spiderflow: catalog: " << what << "\n" << kHelp;
-    return kExitBadInput;
-}
-
 int run_catalog(const std::vector<std::string>& args) {
-    std::string which, format = "text";
-    for (size_t i = 1; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        if (a == "--help" || a == "-h") {
-            std::cout << kHelp;
-            return kExitOk;
-        } else if (a == "--format" && i + 1 < args.size()) {
-            format = args[++i];
-        } else if (a.rfind("--format=", 0) == 0) {
-            format = a.substr(9);
-        } else if (!a.empty() && a[0] == '-') {
-            return bad("unknown or incomplete option '" + a + "'");
-        } else if (!which.empty()) {
-            return bad("one subcommand only ('" + which + "', then '" + a + "')");
-        } else if (a != "gpus" && a != "models") {
-            return bad("unknown subcommand '" + a + "' (gpus or models)");
-        } else {
-            which = a;
-        }
+    std::string format = "text";
+    OptionTable t("spiderflow catalog", kUsage, kFooter, 17);
+    t.line("gpus", "GPU types: memory (GB), peak dense bf16/fp16 TFLOPS, HBM, NVLink (per\n"
+                   "direction) and PCIe bandwidth (GB/s), achievable fraction of peak");
+    t.line("models", "model architectures: layers, hidden size, attention heads, KV heads,\n"
+                     "FFN size (per expert for MoE), vocabulary, experts, parameters");
+    t.value("--format", "FMT", "text (default) or json (the catalog files' units)", one_of(&format, {"text", "json"}));
+    t.words(1);
+    const auto p = t.parse_or_help(args, 1, std::cout);
+    if (!p) return kExitOk;
+    const std::string which = p->words.empty() ? "" : p->words[0];
+    if (!p->words.empty() && which != "gpus" && which != "models") {
+        std::cerr << "spiderflow: catalog: unknown subcommand '" << which << "' (gpus or models)\n" << t.help();
+        return kExitBadInput;
     }
-    if (format != "text" && format != "json") return bad("--format must be text or json, not '" + format + "'");
 
     const Catalog& cat = Catalog::builtin();
     const bool gpus = which != "models", models = which != "gpus";

@@ -45,46 +45,84 @@ constexpr const char* kUsage =
     "       spiderflow coflow classes --jobs ID,ID,... [--groups]\n"
     "       spiderflow coflow tc setup|install|change|remove|clear --dev IF [options] [--dry-run]\n"
     "       spiderflow coflow set-class --job ID --level L [--share F] [--dev IF] [--link-mbit R]\n"
-    "                [--match dscp|fwmark] [--dry-run]\n\n"
-    "  schedulers  list the coflow schedulers the simulator and the controller can use\n"
-    "  trace-gen   write a synthetic trace in the coflow-benchmark format (Varys/Aalo/Sincronia)\n"
-    "  simulate    run a trace on a big switch of 1 Gbps ports: average and p95 coflow completion\n"
-    "              time per scheduler and the factor over fair sharing (fair runs too when one\n"
-    "              other scheduler is named, as the reference); --check verifies capacity and\n"
-    "              work conservation at every event; --csv writes one row per coflow and\n"
-    "              scheduler; a progress line goes to stderr when it is a terminal (--progress\n"
-    "              forces it, --no-progress stops it)\n"
-    "  simulate-plans  run training jobs given as plans (`spiderflow plan` JSON) together on the\n"
-    "              topology's WAN links: average JCT and iteration time per scheduler, the factor\n"
-    "              over fair sharing; job k arrives at k x arrival-gap seconds (default 0)\n"
-    "  classes     traffic classes for jobs listed highest priority first: NCCL_IB_TC/NCCL_IB_SL\n"
-    "              per job, or with --groups one class per communicator group (NCCL >= 2.26;\n"
-    "              then leave NCCL_IB_TC/SL unset)\n"
-    "  tc          Linux traffic control for socket transports on the WAN interface:\n"
-    "                setup   --dev IF --link-mbit R             HTB root + default class\n"
-    "                install --dev IF --link-mbit R --job N [--level L] [--share F] [--dscp D]\n"
-    "                        [--match dscp|fwmark]              add a job's class and filter\n"
-    "                change  (same options as install)          change a running job's class\n"
-    "                remove  --dev IF --job N                   drop a job's class and filter\n"
-    "                clear   --dev IF                           remove everything from IF\n"
-    "              --dry-run prints the tc commands instead of running them.\n"
-    "  set-class   change a running job's WAN class on this node to level L (0 = highest .. 5 =\n"
-    "              best effort; share from the level unless --share): interface, rate and match\n"
-    "              from the site config (wan_interface, wan_rate_mbit, tc_match) unless given; the\n"
-    "              job must have a class there (set up at job start by the SPANK plugin); with\n"
-    "              DSCP matching the filter keeps the DSCP the job's packets carry.\n";
+    "                [--match dscp|fwmark] [--dry-run]\n\n";
+
+// One table per subcommand, each with the help of all of them (the usage above lists the options).
+OptionTable coflow_table(const std::string& sub) {
+    OptionTable t("spiderflow coflow " + sub, kUsage, "", 14);
+    t.line("schedulers", "list the coflow schedulers the simulator and the controller can use");
+    t.line("trace-gen", "write a synthetic trace in the coflow-benchmark format (Varys/Aalo/Sincronia)");
+    t.line("simulate",
+           "run a trace on a big switch of 1 Gbps ports: average and p95 coflow completion\n"
+           "time per scheduler and the factor over fair sharing (fair runs too when one\n"
+           "other scheduler is named, as the reference); --check verifies capacity and\n"
+           "work conservation at every event; --csv writes one row per coflow and\n"
+           "scheduler; a progress line goes to stderr when it is a terminal (--progress\n"
+           "forces it, --no-progress stops it)");
+    t.line("simulate-plans",
+           "run training jobs given as plans (`spiderflow plan` JSON) together on the\n"
+           "topology's WAN links: average JCT and iteration time per scheduler, the factor\n"
+           "over fair sharing; job k arrives at k x arrival-gap seconds (default 0)");
+    t.line("classes",
+           "traffic classes for jobs listed highest priority first: NCCL_IB_TC/NCCL_IB_SL\n"
+           "per job, or with --groups one class per communicator group (NCCL >= 2.26;\n"
+           "then leave NCCL_IB_TC/SL unset)");
+    t.line("tc",
+           "Linux traffic control for socket transports on the WAN interface:\n"
+           "  setup   --dev IF --link-mbit R             HTB root + default class\n"
+           "  install --dev IF --link-mbit R --job N [--level L] [--share F] [--dscp D]\n"
+           "          [--match dscp|fwmark]              add a job's class and filter\n"
+           "  change  (same options as install)          change a running job's class\n"
+           "  remove  --dev IF --job N                   drop a job's class and filter\n"
+           "  clear   --dev IF                           remove everything from IF\n"
+           "--dry-run prints the tc commands instead of running them.");
+    t.line("set-class",
+           "change a running job's WAN class on this node to level L (0 = highest .. 5 =\n"
+           "best effort; share from the level unless --share): interface, rate and match\n"
+           "from the site config (wan_interface, wan_rate_mbit, tc_match) unless given; the\n"
+           "job must have a class there (set up at job start by the SPANK plugin); with\n"
+           "DSCP matching the filter keeps the DSCP the job's packets carry.");
+    const auto values = [&t](std::initializer_list<const char*> names) {
+        for (const char* n : names) t.value(n, "", "");
+    };
+    const auto flags = [&t](std::initializer_list<const char*> names) {
+        for (const char* n : names) t.flag(n, "");
+    };
+    if (sub == "trace-gen") values({"--ports", "--coflows", "--interarrival-ms", "--seed", "-o"});
+    if (sub == "simulate") {
+        values({"--trace", "--scheduler", "--port-gbps", "--csv"});
+        flags({"--check", "--progress", "--no-progress"});
+    }
+    if (sub == "simulate-plans") {
+        values({"--topology", "--plans", "--iterations", "--arrival-gap", "--scheduler"});
+        flags({"--check"});
+    }
+    if (sub == "classes") {
+        values({"--jobs"});
+        flags({"--groups"});
+    }
+    if (sub == "tc" || sub == "set-class") {
+        values({"--dev", "--link-mbit", "--job", "--level", "--share", "--match"});
+        flags({"--dry-run"});
+    }
+    if (sub == "tc") {
+        values({"--dscp"});
+        t.words(1);
+    }
+    return t;
+}
 
 int cmd_schedulers() {
     for (const auto& n : scheduler_names()) std::printf("%-10s %s\n", n.c_str(), scheduler_summary(n).c_str());
     return kExitOk;
 }
 
-int cmd_trace_gen(const Options& o) {
+int cmd_trace_gen(const Parsed& o) {
     TraceGenOptions g;
-    g.ports = static_cast<int>(o.number("--ports", g.ports));
-    g.coflows = static_cast<int>(o.number("--coflows", g.coflows));
-    g.mean_interarrival_ms = o.number("--interarrival-ms", g.mean_interarrival_ms);
-    g.seed = static_cast<uint64_t>(o.number("--seed", 1));
+    g.ports = o.integer("--ports", g.ports, 1);
+    g.coflows = o.integer("--coflows", g.coflows, 0);
+    g.mean_interarrival_ms = o.number("--interarrival-ms", g.mean_interarrival_ms, 0);
+    g.seed = static_cast<uint64_t>(o.integer<long long>("--seed", 1, 0));
     const std::string text = generate_trace(g);
     const std::string out = o.get("-o");
     if (out.empty()) {
@@ -99,7 +137,7 @@ int cmd_trace_gen(const Options& o) {
 
 std::vector<std::string> scheduler_list(const std::string& which);
 
-int cmd_simulate(const Options& o) {
+int cmd_simulate(const Parsed& o) {
     const std::string path = o.get("--trace");
     if (path.empty()) throw InputError("command line", 0, "--trace", "a trace file is required");
     const Trace trace = read_trace(path);
@@ -168,13 +206,12 @@ std::vector<std::string> scheduler_list(const std::string& which) {
     return names;
 }
 
-int cmd_simulate_plans(const Options& o) {
+int cmd_simulate_plans(const Parsed& o) {
     const std::string topo_path = o.get("--topology");
     if (topo_path.empty()) throw InputError("command line", 0, "--topology", "a topology file is required");
     const std::vector<std::string> plan_paths = split_list(o.get("--plans"));
     if (plan_paths.empty()) throw InputError("command line", 0, "--plans", "at least one plan file is required");
-    const int iterations = static_cast<int>(o.number("--iterations", 20));
-    if (iterations < 1) throw InputError("command line", 0, "--iterations", "must be >= 1");
+    const int iterations = o.integer("--iterations", 20, 1);
     const double gap = o.number("--arrival-gap", 0);
     const std::vector<std::string> names = scheduler_list(o.get("--scheduler", "all"));
     const Topology topo = read_topology(topo_path);
@@ -235,27 +272,21 @@ int cmd_simulate_plans(const Options& o) {
     return status;
 }
 
-std::vector<int> parse_jobs(const std::string& list) {
+std::vector<int> parse_jobs(const Parsed& o) {
     std::vector<int> jobs;
-    std::stringstream ss(list);
-    for (std::string tok; std::getline(ss, tok, ',');) {
+    for (const std::string& id : split_list(o.get("--jobs"))) {
         try {
-            size_t used = 0;
-            const int j = std::stoi(tok, &used);
-            if (used == tok.size() && j > 0) {
-                jobs.push_back(j);
-                continue;
-            }
-        } catch (const std::exception&) {
+            jobs.push_back(int_value(id, 1));
+        } catch (const BadValue& e) {
+            o.refuse("--jobs", e.what());
         }
-        throw InputError("command line", 0, "--jobs", "expected positive job ids separated by commas, got '" + tok + "'");
     }
     if (jobs.empty()) throw InputError("command line", 0, "--jobs", "no job ids given");
     return jobs;
 }
 
-int cmd_classes(const Options& o) {
-    for (const auto& c : classes_for_order(parse_jobs(o.get("--jobs")))) {
+int cmd_classes(const Parsed& o) {
+    for (const auto& c : classes_for_order(parse_jobs(o))) {
         std::printf("job %d level %d dscp %d share %.3f", c.job, c.level, c.dscp, c.share);
         for (const auto& [k, v] : o.flag("--groups") ? nccl_group_env(c) : nccl_job_env(c))
             std::printf(" %s=%s", k.c_str(), v.c_str());
@@ -279,7 +310,7 @@ int run_or_print(const std::vector<TcCommand>& cmds, bool dry_run) {
     return kExitFindings;
 }
 
-int cmd_tc(const Options& o) {
+int cmd_tc(const Parsed& o) {
     if (o.words.empty()) throw InputError("command line", 0, "tc", "expected setup|install|change|remove|clear");
     const std::string action = o.words[0];
     TcLink link;
@@ -290,16 +321,16 @@ int cmd_tc(const Options& o) {
         cmds = tc_setup(link);
     } else if (action == "install" || action == "change") {
         TrafficClass c;
-        c.job = static_cast<int>(o.number("--job", 0));
-        c.level = static_cast<int>(o.number("--level", 0));
-        c.dscp = static_cast<int>(o.number("--dscp", dscp_for_level(c.level)));
+        c.job = o.integer("--job", 0, 0);
+        c.level = o.integer("--level", 0, 0);
+        c.dscp = o.integer("--dscp", dscp_for_level(c.level), 0);
         c.share = o.number("--share", 0.5);
         const std::string m = o.get("--match", "dscp");
         if (m != "dscp" && m != "fwmark") throw InputError("command line", 0, "--match", "expected dscp or fwmark");
         cmds = tc_install(link, c, m == "dscp" ? TcMatch::dscp : TcMatch::fwmark);
     } else if (action == "remove") {
         link.rate_mbit = link.rate_mbit > 0 ? link.rate_mbit : 1;
-        cmds = tc_remove(link, static_cast<int>(o.number("--job", 0)));
+        cmds = tc_remove(link, o.integer("--job", 0, 0));
     } else if (action == "clear") {
         cmds = tc_clear(link);
     } else {
@@ -310,7 +341,7 @@ int cmd_tc(const Options& o) {
 
 // `set-class`: the job-level entry point for the controller. The interface, its rate and the
 // match come from the site config (traffic_control keys) unless given.
-int cmd_set_class(const Options& o) {
+int cmd_set_class(const Parsed& o) {
     slurmjob::SpiderflowConf site;
     const std::string path = slurmjob::spiderflow_conf_path();
     if (::access(path.c_str(), R_OK) == 0) site = slurmjob::load_spiderflow_conf(path);
@@ -321,36 +352,38 @@ int cmd_set_class(const Options& o) {
         throw InputError("command line", 0, "--dev", "no WAN interface: give --dev or set wan_interface in " + path);
     const std::string m = o.get("--match", site.tc_match);
     if (m != "dscp" && m != "fwmark") throw InputError("command line", 0, "--match", "expected dscp or fwmark");
-    if (o.get("--level").empty()) throw InputError("command line", 0, "--level", "a level 0..5 is required");
+    if (!o.has("--level")) throw InputError("command line", 0, "--level", "a level 0..5 is required");
     std::optional<double> share;
-    if (!o.get("--share").empty()) share = o.number("--share", 0);
+    if (o.has("--share")) share = o.number("--share", 0);
     ProcessRunner runner;
     const auto cmds = slurmjob::change_job_class(link, m == "dscp" ? TcMatch::dscp : TcMatch::fwmark,
-                                               static_cast<int>(o.number("--job", 0)),
-                                               static_cast<int>(o.number("--level", 0)), share, runner);
+                                               o.integer("--job", 0, 0), o.integer("--level", 0, 0), share, runner);
     return run_or_print(cmds, o.flag("--dry-run"));
 }
 
 int run_coflow(const std::vector<std::string>& args) {
     if (args.size() < 2 || args[1] == "--help" || args[1] == "-h") {
-        (args.size() < 2 ? std::cerr : std::cout) << kUsage;
+        (args.size() < 2 ? std::cerr : std::cout) << coflow_table("").help();
         return args.size() < 2 ? kExitBadInput : kExitOk;
     }
     const std::string sub = args[1];
-    const Options o = parse_options(args, 2, {"--check", "--groups", "--dry-run", "--progress", "--no-progress"});
-    if (o.flag("--help")) {
-        std::cout << kUsage;
-        return kExitOk;
+    static const std::vector<std::string> subs{"schedulers", "trace-gen", "simulate", "simulate-plans",
+                                               "classes", "tc", "set-class"};
+    const OptionTable table = coflow_table(sub);
+    if (std::find(subs.begin(), subs.end(), sub) == subs.end()) {
+        std::cerr << "spiderflow: unknown coflow subcommand '" << sub << "'\n" << table.help();
+        return kExitBadInput;
     }
+    const auto parsed = table.parse_or_help(args, 2, std::cout);
+    if (!parsed) return kExitOk;
+    const Parsed& o = *parsed;
     if (sub == "schedulers") return cmd_schedulers();
     if (sub == "trace-gen") return cmd_trace_gen(o);
     if (sub == "simulate") return cmd_simulate(o);
     if (sub == "simulate-plans") return cmd_simulate_plans(o);
     if (sub == "classes") return cmd_classes(o);
     if (sub == "tc") return cmd_tc(o);
-    if (sub == "set-class") return cmd_set_class(o);
-    std::cerr << "spiderflow: unknown coflow subcommand '" << sub << "'\n" << kUsage;
-    return kExitBadInput;
+    return cmd_set_class(o);
 }
 
 const Registration reg{"coflow", "coflow schedulers, traces, simulator, traffic classes (tc/NCCL)", &run_coflow};

@@ -21,70 +21,26 @@
 #include "libspiderflow/topology/reader.h"
 #include "libspiderflow/util/errors.h"
 #include "libspiderflow/util/units.h"
+#include "tools/spiderflow/cli_options.h"
 #include "tools/spiderflow/command.h"
 #include "tools/spiderflow/cost_flags.h"
 
 namespace spiderflow::cli {
 namespace {
 
-std::string help_text() {
-    return std::string() +
+constexpr const char* kUsage =
     "usage: spiderflow estimate --topology FILE (--model NAME | --job FILE) --global-batch N --seq-len S\n"
     "                           --tp T --pp P --dp D [options]\n"
     "       spiderflow estimate --topology FILE --plan PLAN.json [options]\n\n"
     "Predicts one training iteration of a job on a given layout with the shared cost model:\n"
     "iteration time and its breakdown, memory per GPU for every pipeline stage, tokens/s, MFU\n"
     "and scaling efficiency (against the same GPUs in one site). Without --plan the layout is\n"
-    "the plain one: cells filled cluster by cluster, node by node, stage-major.\n\n"
-    "  --topology FILE        federation topology (spiderflow JSON, slurm.conf or hwloc XML)\n"
-    "  --reader NAME          topology reader (default: from the file name)\n"
-    "  --model NAME           model from the built-in catalog (e.g. llama3-70b)\n"
-    "  --job FILE             job spec JSON; the options below override its values\n"
-    "  --catalog FILE         extra GPU/model catalog JSON on top of the built-in one\n"
-    "  --global-batch N       sequences per iteration\n"
-    "  --seq-len S            tokens per sequence (default 2048)\n"
-    "  --tp T --pp P --dp D   parallel degrees (default 1 each)\n"
-    "  --micro-batch M        sequences per micro-batch (default: the job's, else 1)\n"
-    "  --precision P          bf16 (default), fp16 or fp32\n"
-    + recompute_help(25) +
-    "  --zero1                shard optimizer states across data parallelism\n"
-    "  --flat-dp              one flat DP ring instead of the hierarchical all-reduce\n"
-    "  --sync MODE            sync (default) or diloco: each site trains its own replica and the\n"
-    "                         sites average pseudo-gradients every --inner-steps steps\n"
-    "  --inner-steps H        DiLoCo: inner steps between outer steps (default 100)\n"
-    "  --outer-precision P    DiLoCo: pseudo-gradients on the wire as fp32 (default), bf16 or int8\n"
-    "  --streaming            DiLoCo: overlap the outer all-reduce with the next inner steps\n"
-    "  --plan FILE            take the whole layout (and job) from a plan JSON\n"
-    "  --dp-overlap F         fraction of the DP all-reduce hidden behind backward (default 0.5)\n"
-    "  --virtual-stages V     interleaved 1F1B with V chunks per GPU (default 1)\n"
-    + sequence_parallel_help(25) +
-    "  --flash-attention      count FlashAttention activation memory (no s x s scores)\n"
-    "  --format FMT           text (default) or json\n\n"
-    "Exit status: 0 the layout fits, 1 it does not (the reason is printed), 2 bad input.\n";
-}
+    "the plain one: cells filled cluster by cluster, node by node, stage-major.\n\n";
+
+constexpr const char* kFooter = "\nExit status: 0 the layout fits, 1 it does not (the reason is printed), 2 bad input.\n";
 
 [[noreturn]] void usage_error(const std::string& field, const std::string& what) {
     throw InputError("spiderflow estimate", 0, field, what);
-}
-
-int parse_int(const std::string& opt, const std::string& s, int min_value) {
-    try {
-        size_t used = 0;
-        const long long v = std::stoll(s, &used);
-        if (used == s.size() && v >= min_value && v <= 100000000LL) return static_cast<int>(v);
-    } catch (const std::exception&) {
-    }
-    usage_error(opt, "needs an integer >= " + std::to_string(min_value) + ", not '" + s + "'");
-}
-
-double parse_fraction(const std::string& opt, const std::string& s) {
-    try {
-        size_t used = 0;
-        const double v = std::stod(s, &used);
-        if (used == s.size() && v >= 0 && v <= 1) return v;
-    } catch (const std::exception&) {
-    }
-    usage_error(opt, "needs a number between 0 and 1, not '" + s + "'");
 }
 
 std::string read_text(const std::string& path) {
@@ -105,51 +61,55 @@ struct Args {
     CostOptions options;
 };
 
-Args parse_args(const std::vector<std::string>& args) {
-    Args a;
-    for (size_t i = 1; i < args.size(); ++i) {
-        const std::string& o = args[i];
-        auto value = [&]() -> const std::string& {
-            if (i + 1 >= args.size()) usage_error(o, "needs a value");
-            return args[++i];
-        };
-        if (o == "--topology") a.topology = value();
-        else if (o == "--reader") a.reader = value();
-        else if (o == "--model") a.model = value();
-        else if (o == "--job") a.job = value();
-        else if (o == "--catalog") a.catalog = value();
-        else if (o == "--plan") a.plan = value();
-        else if (o == "--format") a.format = value();
-        else if (o == "--global-batch") a.global_batch = parse_int(o, value(), 1);
-        else if (o == "--seq-len") a.seq_len = parse_int(o, value(), 1);
-        else if (o == "--tp") a.tp = parse_int(o, value(), 1);
-        else if (o == "--pp") a.pp = parse_int(o, value(), 1);
-        else if (o == "--dp") a.dp = parse_int(o, value(), 1);
-        else if (o == "--micro-batch") a.micro_batch = parse_int(o, value(), 1);
-        else if (o == "--precision") a.precision = value();
-        else if (auto r = parse_recompute_flag(o, "spiderflow estimate")) {
-            a.recompute = r;
-            a.options.recompute_granularity = r->granularity;
-        }
-        else if (o == "--zero1") a.zero1 = true;
-        else if (o == "--flat-dp") a.flat_dp = true;
-        else if (o == "--sync") a.sync.sync = value();
-        else if (o == "--inner-steps") a.sync.inner_steps = parse_int(o, value(), 1);
-        else if (o == "--outer-precision") a.sync.outer_precision = value();
-        else if (o == "--streaming") a.sync.streaming = true;
-        else if (o == "--dp-overlap") a.options.dp_overlap = parse_fraction(o, value());
-        else if (o == "--virtual-stages") a.options.virtual_stages = parse_int(o, value(), 1);
-        else if (o == "--sequence-parallel") a.options.sequence_parallel = true;
-        else if (o == "--flash-attention") a.options.flash_attention = true;
-        else usage_error(o, "unknown option (see spiderflow estimate --help)");
-    }
+// Fills `a` from the command line; false when --help was asked for (and printed).
+bool parse_args(const std::vector<std::string>& args, Args& a) {
+    OptionTable t("spiderflow estimate", kUsage, kFooter, 25);
+    t.value("--topology", "FILE", "federation topology (spiderflow JSON, slurm.conf or hwloc XML)", store(&a.topology));
+    t.value("--reader", "NAME", "topology reader (default: from the file name)", store(&a.reader));
+    t.value("--model", "NAME", "model from the built-in catalog (e.g. llama3-70b)", store(&a.model));
+    t.value("--job", "FILE", "job spec JSON; the options below override its values", store(&a.job));
+    t.value("--catalog", "FILE", "extra GPU/model catalog JSON on top of the built-in one", store(&a.catalog));
+    t.value("--global-batch", "N", "sequences per iteration", integer(&a.global_batch, 1));
+    t.value("--seq-len", "S", "tokens per sequence (default 2048)", integer(&a.seq_len, 1));
+    t.value("--tp", "T", "", integer(&a.tp, 1));
+    t.value("--pp", "P", "", integer(&a.pp, 1));
+    t.value("--dp", "D", "", integer(&a.dp, 1));
+    t.line("--tp T --pp P --dp D", "parallel degrees (default 1 each)");
+    t.value("--micro-batch", "M", "sequences per micro-batch (default: the job's, else 1)",
+            integer(&a.micro_batch, 1));
+    t.value("--precision", "P", "bf16 (default), fp16 or fp32", store(&a.precision));
+    add_recompute_option(t, [&a](const RecomputeChoice& r) {
+        a.recompute = r;
+        a.options.recompute_granularity = r.granularity;
+    });
+    t.flag("--zero1", "shard optimizer states across data parallelism", set(&a.zero1));
+    t.flag("--flat-dp", "one flat DP ring instead of the hierarchical all-reduce", set(&a.flat_dp));
+    t.value("--sync", "MODE",
+            "sync (default) or diloco: each site trains its own replica and the\n"
+            "sites average pseudo-gradients every --inner-steps steps",
+            store(&a.sync.sync));
+    t.value("--inner-steps", "H", "DiLoCo: inner steps between outer steps (default 100)",
+            integer(&a.sync.inner_steps, 1));
+    t.value("--outer-precision", "P", "DiLoCo: pseudo-gradients on the wire as fp32 (default), bf16 or int8",
+            store(&a.sync.outer_precision));
+    t.flag("--streaming", "DiLoCo: overlap the outer all-reduce with the next inner steps",
+           [&a](const std::string&) { a.sync.streaming = true; });
+    t.value("--plan", "FILE", "take the whole layout (and job) from a plan JSON", store(&a.plan));
+    t.value("--dp-overlap", "F", "fraction of the DP all-reduce hidden behind backward (default 0.5)",
+            number(&a.options.dp_overlap, 0, 1));
+    t.value("--virtual-stages", "V", "interleaved 1F1B with V chunks per GPU (default 1)",
+            integer(&a.options.virtual_stages, 1));
+    add_sequence_parallel_option(t, &a.options.sequence_parallel);
+    t.flag("--flash-attention", "count FlashAttention activation memory (no s x s scores)",
+           set(&a.options.flash_attention));
+    t.value("--format", "FMT", "text (default) or json", one_of(&a.format, {"text", "json"}));
+    if (!t.parse_or_help(args, 1, std::cout)) return false;
     if (a.topology.empty()) usage_error("--topology", "is required");
-    if (a.format != "text" && a.format != "json") usage_error("--format", "must be text or json");
     if (a.plan.empty()) {
         if (a.model.empty() == a.job.empty()) usage_error("--model", "give exactly one of --model and --job");
         if (a.job.empty() && a.global_batch == 0) usage_error("--global-batch", "is required with --model");
     }
-    return a;
+    return true;
 }
 
 JobSpec job_from_args(const Args& a, const Catalog& catalog) {
@@ -264,13 +224,8 @@ void print_json(const Plan& plan, const Prediction& p, const std::vector<cost::S
 }
 
 int run_estimate(const std::vector<std::string>& args) {
-    for (const auto& a : args) {
-        if (a == "--help" || a == "-h") {
-            std::cout << help_text();
-            return kExitOk;
-        }
-    }
-    const Args a = parse_args(args);
+    Args a;
+    if (!parse_args(args, a)) return kExitOk;
     const Catalog catalog = a.catalog.empty() ? Catalog::builtin() : Catalog::with_file(a.catalog);
     const Topology topo = read_topology(a.topology, a.reader);
     Plan plan;

@@ -9,22 +9,20 @@
 #include <nlohmann/json.hpp>
 
 #include "libspiderflow/util/errors.h"
+#include "tools/spiderflow/cli_options.h"
 #include "tools/spiderflow/command.h"
 #include "tools/spiderflow/federation_view.h"
 
 namespace spiderflow::cli {
 namespace {
 
-constexpr const char* kHelp =
+constexpr const char* kUsage =
     "usage: spiderflow federation --broker URL [--token-file FILE] [--ca FILE] [--format text|json]\n\n"
     "Shows the federation as its broker sees it (doc/broker-api.md): per cluster whether and when\n"
     "it last published, its free GPUs per GPU type, drained and down nodes, and each\n"
-    "inter-cluster link's figure, measured or nominal.\n\n"
-    "  --broker URL       the broker, e.g. https://broker.example.org:8760\n"
-    "  --token-file FILE  a reader's (or a cluster's) token, in a file only you can read\n"
-    "  --ca FILE          the CA certificate that signs the broker's certificate\n"
-    "  --format FMT       text (default) or json\n\n"
-    "Exit status: 0 shown, 2 bad options, 3 the broker could not be reached or refused.\n";
+    "inter-cluster link's figure, measured or nominal.\n\n";
+
+constexpr const char* kFooter = "\nExit status: 0 shown, 2 bad options, 3 the broker could not be reached or refused.\n";
 
 [[noreturn]] void usage_error(const std::string& field, const std::string& what) {
     throw InputError("spiderflow federation", 0, field, what);
@@ -32,24 +30,13 @@ constexpr const char* kHelp =
 
 int run_federation(const std::vector<std::string>& args) {
     std::string url, token_file, ca, format = "text";
-    for (size_t i = 1; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        if (a == "--help" || a == "-h") {
-            std::cout << kHelp;
-            return kExitOk;
-        }
-        auto value = [&]() -> const std::string& {
-            if (i + 1 >= args.size()) usage_error(a, "needs a value");
-            return args[++i];
-        };
-        if (a == "--broker") url = value();
-        else if (a == "--token-file") token_file = value();
-        else if (a == "--ca") ca = value();
-        else if (a == "--format") format = value();
-        else usage_error(a, "unknown option (see 'spiderflow federation --help')");
-    }
+    OptionTable t("spiderflow federation", kUsage, kFooter, 21);
+    t.value("--broker", "URL", "the broker, e.g. https://broker.example.org:8760", store(&url));
+    t.value("--token-file", "FILE", "a reader's (or a cluster's) token, in a file only you can read", store(&token_file));
+    t.value("--ca", "FILE", "the CA certificate that signs the broker's certificate", store(&ca));
+    t.value("--format", "FMT", "text (default) or json", one_of(&format, {"text", "json"}));
+    if (!t.parse_or_help(args, 1, std::cout)) return kExitOk;
     if (url.empty()) usage_error("--broker", "is required");
-    if (format != "text" && format != "json") usage_error("--format", "must be text or json");
     try {
         const BrokerClient client(broker_endpoint(url, token_file, ca));
         const nlohmann::json clusters = nlohmann::json::parse(client.get("/v1/clusters"));

@@ -11,6 +11,7 @@
 #include "libspiderflow/util/errors.h"
 #include "services/slurmjob/hostlist.h"
 #include "services/slurmjob/spiderflow_conf.h"
+#include "tools/spiderflow/cli_options.h"
 #include "tools/spiderflow/command.h"
 #include "tools/spiderflow/job_plan_source.h"
 #include "tools/spiderflow/launch_hosts.h"
@@ -18,40 +19,24 @@
 namespace spiderflow::cli {
 namespace {
 
-constexpr const char* kHelp =
+constexpr const char* kUsage =
     "usage: spiderflow job-plan [JOBID] [--format json|text|hosts] [--topology FILE]\n\n"
     "Prints the plan job_submit/spiderflow gave a job (default: the job this runs in, $SLURM_JOB_ID).\n"
-    "A batch job carries its plan in its environment; salloc and srun jobs in their AdminComment.\n\n"
-    "  --format json    the plan JSON (default)\n"
-    "  --format text    the plan explained (needs the topology)\n"
-    "  --format hosts   one host per rank, in rank order, for this job's nodes: what\n"
-    "                   `spiderflow launch` gives srun as SLURM_HOSTFILE\n"
-    "  --topology FILE  topology to resolve node names (default: the site config's)\n";
+    "A batch job carries its plan in its environment; salloc and srun jobs in their AdminComment.\n\n";
 
 int run_job_plan(const std::vector<std::string>& args) {
-    std::string job_id, format = "json", topology_path;
-    for (size_t i = 1; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= args.size()) throw InputError("spiderflow job-plan", 0, a, "needs a value");
-            return args[++i];
-        };
-        if (a == "--help" || a == "-h") {
-            std::cout << kHelp;
-            return kExitOk;
-        } else if (a == "--format") {
-            format = value();
-        } else if (a == "--topology") {
-            topology_path = value();
-        } else if (!a.empty() && a[0] != '-' && job_id.empty()) {
-            job_id = a;
-        } else {
-            throw InputError("spiderflow job-plan", 0, a, "unknown option (see --help)");
-        }
-    }
-    if (format != "json" && format != "text" && format != "hosts") {
-        throw InputError("spiderflow job-plan", 0, "--format", "expected json, text or hosts, got '" + format + "'");
-    }
+    std::string format = "json", topology_path;
+    OptionTable t("spiderflow job-plan", kUsage, "", 19);
+    t.value("--format", "FMT", "", one_of(&format, {"json", "text", "hosts"}));
+    t.line("--format json", "the plan JSON (default)");
+    t.line("--format text", "the plan explained (needs the topology)");
+    t.line("--format hosts", "one host per rank, in rank order, for this job's nodes: what\n"
+                             "`spiderflow launch` gives srun as SLURM_HOSTFILE");
+    t.value("--topology", "FILE", "topology to resolve node names (default: the site config's)", store(&topology_path));
+    t.words(1);
+    const auto p = t.parse_or_help(args, 1, std::cout);
+    if (!p) return kExitOk;
+    const std::string job_id = p->words.empty() ? "" : p->words[0];
     const JobPlanText found = job_plan_text(job_id);
     if (topology_path.empty()) {
         const std::string conf = slurmjob::spiderflow_conf_path();

@@ -9,61 +9,53 @@
 #include <nlohmann/json.hpp>
 
 #include "libspiderflow/util/errors.h"
+#include "tools/spiderflow/cli_options.h"
 #include "tools/spiderflow/command.h"
 #include "tools/spiderflow/federation_view.h"
 
 namespace spiderflow::cli {
 namespace {
 
-constexpr const char* kJobsHelp =
+constexpr const char* kJobsUsage =
     "usage: spiderflow jobs --broker URL [--token-file FILE] [--ca FILE] [--format text|json] [ID]\n\n"
     "Lists the cross-site jobs the broker holds: each job's state, its parts with their clusters,\n"
     "nodes, ranks and Slurm job ids, the common start, and why a job failed. With ID, that job\n"
-    "alone with its history.\n\n"
-    "  --broker URL       the broker (several, comma-separated, for brokers sharing MariaDB)\n"
-    "  --token-file FILE  a reader's (or a cluster's) token, in a file only you can read\n"
-    "  --ca FILE          the CA certificate that signs the broker's certificate\n"
-    "  --format FMT       text (default) or json\n\n"
-    "Exit status: 0 shown, 2 bad options, 3 the broker could not be reached or refused.\n";
+    "alone with its history.\n\n";
 
-constexpr const char* kCancelHelp =
+constexpr const char* kJobsFooter =
+    "\nExit status: 0 shown, 2 bad options, 3 the broker could not be reached or refused.\n";
+
+constexpr const char* kCancelUsage =
     "usage: spiderflow cancel --broker URL --token-file FILE [--ca FILE] [--reason TEXT] ID\n\n"
     "Ends every part of cross-site job ID (and removes their reservations). Needs the token of a\n"
     "cluster that holds a part of the job (an admin's tool). A user ends a cross-site job with\n"
-    "scancel of its part on any cluster: the other parts end with it.\n\n"
+    "scancel of its part on any cluster: the other parts end with it.\n\n";
+
+constexpr const char* kCancelFooter =
     "Exit status: 0 cancelled, 2 bad options, 3 the broker could not be reached or refused.\n";
 
 struct Options {
     std::string url, token_file, ca, format = "text", reason, id;
 };
 
-Options parse(const std::vector<std::string>& args, const char* command, const char* help, bool* helped) {
-    Options o;
-    auto bad = [&](const std::string& field, const std::string& what) {
-        throw InputError(std::string("spiderflow ") + command, 0, field, what);
-    };
-    for (size_t i = 1; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        if (a == "--help" || a == "-h") {
-            std::cout << help;
-            *helped = true;
-            return o;
-        }
-        auto value = [&]() -> const std::string& {
-            if (i + 1 >= args.size()) bad(a, "needs a value");
-            return args[++i];
-        };
-        if (a == "--broker") o.url = value();
-        else if (a == "--token-file") o.token_file = value();
-        else if (a == "--ca") o.ca = value();
-        else if (a == "--format") o.format = value();
-        else if (a == "--reason") o.reason = value();
-        else if (!a.empty() && a[0] != '-' && o.id.empty()) o.id = a;
-        else bad(a, std::string("unknown option (see 'spiderflow ") + command + " --help')");
-    }
-    if (o.url.empty()) bad("--broker", "is required");
-    if (o.format != "text" && o.format != "json") bad("--format", "must be text or json");
-    return o;
+// jobs and cancel take the same options; jobs lists them in its --help, cancel names them in its usage.
+// False when --help was asked for (and printed).
+bool parse(const std::vector<std::string>& args, const std::string& command, const char* usage, const char* footer,
+           bool list_options, Options& o) {
+    OptionTable t("spiderflow " + command, usage, footer, 21);
+    auto listed = [list_options](const char* help) { return list_options ? help : ""; };
+    t.value("--broker", "URL", listed("the broker (several, comma-separated, for brokers sharing MariaDB)"), store(&o.url));
+    t.value("--token-file", "FILE", listed("a reader's (or a cluster's) token, in a file only you can read"),
+            store(&o.token_file));
+    t.value("--ca", "FILE", listed("the CA certificate that signs the broker's certificate"), store(&o.ca));
+    t.value("--format", "FMT", listed("text (default) or json"), one_of(&o.format, {"text", "json"}));
+    t.value("--reason", "TEXT", "", store(&o.reason));
+    t.words(1);
+    const auto p = t.parse_or_help(args, 1, std::cout);
+    if (!p) return false;
+    if (!p->words.empty()) o.id = p->words[0];
+    if (o.url.empty()) throw InputError(t.command(), 0, "--broker", "is required");
+    return true;
 }
 
 std::string when(int64_t t) {
@@ -101,9 +93,8 @@ void print_job(const nlohmann::json& j, bool history) {
 }
 
 int run_jobs(const std::vector<std::string>& args) {
-    bool helped = false;
-    const Options o = parse(args, "jobs", kJobsHelp, &helped);
-    if (helped) return kExitOk;
+    Options o;
+    if (!parse(args, "jobs", kJobsUsage, kJobsFooter, true, o)) return kExitOk;
     try {
         const BrokerClient client(broker_endpoint(o.url, o.token_file, o.ca));
         const nlohmann::json answer = nlohmann::json::parse(client.get(o.id.empty() ? "/v1/xjobs" : "/v1/xjobs/" + o.id));
@@ -125,9 +116,8 @@ int run_jobs(const std::vector<std::string>& args) {
 }
 
 int run_cancel(const std::vector<std::string>& args) {
-    bool helped = false;
-    const Options o = parse(args, "cancel", kCancelHelp, &helped);
-    if (helped) return kExitOk;
+    Options o;
+    if (!parse(args, "cancel", kCancelUsage, kCancelFooter, false, o)) return kExitOk;
     if (o.id.empty()) throw InputError("spiderflow cancel", 0, "ID", "names no cross-site job (see 'spiderflow jobs')");
     if (o.token_file.empty()) throw InputError("spiderflow cancel", 0, "--token-file", "is required: a cluster's token");
     try {

@@ -21,6 +21,7 @@
 #include "services/slurmjob/job_traffic.h"
 #include "services/slurmjob/rank_order.h"
 #include "services/slurmjob/spiderflow_conf.h"
+#include "tools/spiderflow/cli_options.h"
 #include "tools/spiderflow/command.h"
 #include "tools/spiderflow/job_plan_source.h"
 #include "tools/spiderflow/launch_hosts.h"
@@ -28,7 +29,7 @@
 namespace spiderflow::cli {
 namespace {
 
-constexpr const char* kHelp =
+constexpr const char* kUsage =
     "usage: spiderflow launch [--dry-run] [--plan FILE] [--launcher srun|torchrun]\n"
     "                         [--megatron|--no-megatron] [--topology FILE] [--traffic-level L]\n"
     "                         [--group-classes] -- PROGRAM [ARGS...]\n\n"
@@ -39,23 +40,7 @@ constexpr const char* kHelp =
     "Megatron-LM's pretrain_gpt.py gets --tensor/--pipeline-model-parallel-size, the layer split,\n"
     "micro/global batch and timeouts from the plan.\n"
     "In a part of a cross-site job (doc/federation.md) it starts this cluster's share of the plan,\n"
-    "one task per GPU; the tasks' RANK and SLURM_PROCID are global across the parts.\n\n"
-    "  --plan FILE       plan JSON (default: the job's own plan: its environment, or for salloc and\n"
-    "                    srun jobs its AdminComment; see `spiderflow job-plan`)\n"
-    "  --launcher NAME   srun (default) or torchrun\n"
-    "  --megatron        add Megatron-LM flags (default: when PROGRAM runs pretrain_gpt.py)\n"
-    "  --topology FILE   compute the crossed links' RTT from this topology instead of the job's env\n"
-    "  --traffic-level L the job's traffic class level, 0 (highest) .. 5 (best effort; default:\n"
-    "                    $SLURM_SPANK_SPIDERFLOW_TRAFFIC_LEVEL, then $SPIDERFLOW_TRAFFIC_LEVEL). With the\n"
-    "                    site's nccl_group_classes, exports SPIDERFLOW_NCCL_TC_EP/PP/DP for the\n"
-    "                    framework's communicator configs (NCCL >= 2.26) and unsets NCCL_IB_TC/SL;\n"
-    "                    otherwise sets the job's NCCL_IB_TC/SL\n"
-    "  --group-classes   per-communicator-group classes for this job even when the site's\n"
-    "                    nccl_group_classes is off (the framework must pass them to NCCL >= 2.26)\n"
-    "  --lighthouse URL  a DiLoCo plan (doc/diloco.md): torchft's lighthouse, reachable from every\n"
-    "                    site (default: $TORCHFT_LIGHTHOUSE). Each site starts its own torchft replica\n"
-    "                    group: one torchrun per node running torchtitan with its DiLoCo flags\n"
-    "  --dry-run         print the script and exit\n";
+    "one task per GPU; the tasks' RANK and SLURM_PROCID are global across the parts.\n\n";
 
 std::string env_or(const char* a, const char* b) {
     if (const char* v = std::getenv(a); v && *v) return v;
@@ -78,43 +63,38 @@ int run_launch(const std::vector<std::string>& args) {
     bool dry_run = false, group_classes = false;
     std::string plan_path, topology_path, traffic_level;
     LaunchRequest req;
-    size_t i = 1;
-    auto value = [&](const std::string& opt) -> std::string {
-        if (i + 1 >= args.size()) throw InputError("spiderflow launch", 0, opt, "needs a value");
-        return args[++i];
-    };
-    for (; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        if (a == "--") {
-            ++i;
-            break;
-        }
-        if (a == "--help" || a == "-h") {
-            std::cout << kHelp;
-            return kExitOk;
-        } else if (a == "--dry-run") {
-            dry_run = true;
-        } else if (a == "--plan") {
-            plan_path = value(a);
-        } else if (a == "--launcher") {
-            req.launcher = value(a);
-        } else if (a == "--megatron") {
-            req.megatron = 1;
-        } else if (a == "--no-megatron") {
-            req.megatron = 0;
-        } else if (a == "--topology") {
-            topology_path = value(a);
-        } else if (a == "--group-classes") {
-            group_classes = true;
-        } else if (a == "--lighthouse") {
-            req.lighthouse = value(a);
-        } else if (a == "--traffic-level") {
-            traffic_level = value(a);
-        } else {
-            throw InputError("spiderflow launch", 0, a, "unknown option (see --help); the program goes after '--'");
-        }
-    }
-    req.command.assign(args.begin() + static_cast<long>(std::min(i, args.size())), args.end());
+    OptionTable t("spiderflow launch", kUsage, "", 20);
+    t.value("--plan", "FILE",
+            "plan JSON (default: the job's own plan: its environment, or for salloc and\n"
+            "srun jobs its AdminComment; see `spiderflow job-plan`)",
+            store(&plan_path));
+    t.value("--launcher", "NAME", "srun (default) or torchrun", store(&req.launcher));
+    t.flag("--megatron", "add Megatron-LM flags (default: when PROGRAM runs pretrain_gpt.py)",
+           [&req](const std::string&) { req.megatron = 1; });
+    t.flag("--no-megatron", "", [&req](const std::string&) { req.megatron = 0; });
+    t.value("--topology", "FILE", "compute the crossed links' RTT from this topology instead of the job's env",
+            store(&topology_path));
+    t.value("--traffic-level", "L",
+            "the job's traffic class level, 0 (highest) .. 5 (best effort; default:\n"
+            "$SLURM_SPANK_SPIDERFLOW_TRAFFIC_LEVEL, then $SPIDERFLOW_TRAFFIC_LEVEL). With the\n"
+            "site's nccl_group_classes, exports SPIDERFLOW_NCCL_TC_EP/PP/DP for the\n"
+            "framework's communicator configs (NCCL >= 2.26) and unsets NCCL_IB_TC/SL;\n"
+            "otherwise sets the job's NCCL_IB_TC/SL",
+            store(&traffic_level));
+    t.flag("--group-classes",
+           "per-communicator-group classes for this job even when the site's\n"
+           "nccl_group_classes is off (the framework must pass them to NCCL >= 2.26)",
+           set(&group_classes));
+    t.value("--lighthouse", "URL",
+            "a DiLoCo plan (doc/diloco.md): torchft's lighthouse, reachable from every\n"
+            "site (default: $TORCHFT_LIGHTHOUSE). Each site starts its own torchft replica\n"
+            "group: one torchrun per node running torchtitan with its DiLoCo flags",
+            store(&req.lighthouse));
+    t.flag("--dry-run", "print the script and exit", set(&dry_run));
+    t.rest().unknown_hint("the program goes after '--'");
+    auto p = t.parse_or_help(args, 1, std::cout);
+    if (!p) return kExitOk;
+    req.command = std::move(p->rest);
     if (req.lighthouse.empty()) req.lighthouse = env_or("TORCHFT_LIGHTHOUSE", "TORCHFT_LIGHTHOUSE");
     slurmjob::SpiderflowConf site = spiderflow_conf();
     if (topology_path.empty()) topology_path = site.topology;

@@ -5,7 +5,6 @@
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -25,6 +24,8 @@
 #include "libspiderflow/site/site_json.h"
 #include "libspiderflow/topology/reader.h"
 #include "libspiderflow/util/errors.h"
+#include "libspiderflow/util/split_list.h"
+#include "tools/spiderflow/cli_options.h"
 #include "tools/spiderflow/command.h"
 #include "tools/spiderflow/cost_flags.h"
 #include "tools/spiderflow/federation_view.h"
@@ -32,88 +33,26 @@
 namespace spiderflow::cli {
 namespace {
 
-std::string help_text() {
-    return std::string() +
+constexpr const char* kUsage =
     "usage: spiderflow plan --topology FILE (--model NAME | --job FILE) --global-batch N --seq-len S\n"
     "                       --gpus N [options]\n\n"
     "Chooses clusters, nodes and GPUs, the parallel degrees and the layer split for one training\n"
-    "job, and predicts its iteration time with the shared cost model.\n\n"
-    "  --topology FILE      federation topology (spiderflow JSON, slurm.conf or hwloc XML)\n"
-    "  --reader NAME        topology reader (default: from the file name)\n"
-    "  --model NAME         model from the built-in catalog (e.g. llama3-70b)\n"
-    "  --job FILE           job spec JSON; the options below override its values\n"
-    "                       (its \"recompute\" decides activation recomputation; without it,\n"
-    "                       recompute is turned on only when no layout fits memory otherwise)\n"
-    "  --catalog FILE       extra GPU/model catalog JSON on top of the built-in one\n"
-    "  --state FILE         site state snapshot (doc/site-state.md): plan on the GPUs free in it\n"
-    "  --at T               with --state: on the GPUs free at time T (default 0, the snapshot's now)\n"
-    "  --broker URL         plan on what is free now in the live federation (doc/broker-api.md);\n"
-    "                       its topology replaces --topology\n"
-    "  --token-file FILE    with --broker: a token, in a file only you can read\n"
-    "  --ca FILE            with --broker: the CA certificate that signs the broker's\n"
-    "  --global-batch N     sequences per iteration\n"
-    "  --seq-len S          tokens per sequence\n"
-    "  --gpus N             GPUs wanted\n"
-    "  --gpus-mode MODE     exact (default), at-most or best\n"
-    "  --objective OBJ      time (shortest iteration, default) or throughput (per GPU); also\n"
-    "                       iteration_time / throughput_per_gpu, as sbatch --llm-objective spells them\n"
-    "  --allow C1,C2        only these clusters\n"
-    "  --forbid C3,...      never these clusters\n"
-    "  --tp T --pp P --dp D fix parallel degrees (only the placement is searched)\n"
-    "  --micro-batch M      fix the micro-batch size\n"
-    "  --precision P        bf16 (default), fp16 or fp32, as `spiderflow estimate` takes it\n"
-    + recompute_help(23) + sequence_parallel_help(23) +
-    "  --sync MODE          sync (default): every step all-reduces gradients over all replicas;\n"
-    "                       diloco: each site trains its own replica and the sites average\n"
-    "                       pseudo-gradients every --inner-steps steps (a different optimiser:\n"
-    "                       loss per token differs); either: plan both, show the trade, keep sync\n"
-    "  --inner-steps H      DiLoCo: inner steps between outer steps (default 100)\n"
-    "  --outer-precision P  DiLoCo: pseudo-gradients on the wire as fp32 (default), bf16 or int8\n"
-    "  --streaming          DiLoCo: overlap the outer all-reduce with the next inner steps\n"
-    "  --policy NAME        spinsearch (default), global-ilp, genetic, greedy, first-fit, exhaustive\n"
-    "  --time-limit S       planning time limit in seconds (default: the policy's)\n"
-    "  --seed N             random seed (default 1); same inputs and seed give the same plan\n"
-    "  --format FMT         json (default), text or svg\n"
-    "  -o FILE              write to FILE instead of standard output\n"
-    "  --no-timing          leave the planning time out, so the same inputs print the same bytes\n"
-    "  --no-compare         text: leave out the comparison with the best plan in one site and the\n"
-    "                       best plan on fewer GPUs (each is planned too, which takes longer)\n\n"
-    "Exit status: 0 planned, 2 bad input or impossible request (the message says which\n"
+    "job, and predicts its iteration time with the shared cost model.\n\n";
+
+constexpr const char* kFooter =
+    "\nExit status: 0 planned, 2 bad input or impossible request (the message says which\n"
     "constraint failed and what would fit).\n";
-}
 
 [[noreturn]] void usage_error(const std::string& field, const std::string& what) {
     throw InputError("spiderflow plan", 0, field, what);
 }
 
-long long parse_int(const std::string& opt, const std::string& s, long long min_value) {
-    try {
-        size_t used = 0;
-        const long long v = std::stoll(s, &used);
-        if (used == s.size() && v >= min_value && v <= 2147483647LL) return v;
-    } catch (const std::exception&) {
-    }
-    usage_error(opt, "needs an integer >= " + std::to_string(min_value) + ", not '" + s + "'");
-}
-
-double parse_seconds(const std::string& opt, const std::string& s) {
-    try {
-        size_t used = 0;
-        const double v = std::stod(s, &used);
-        if (used == s.size() && v > 0 && v < 1e7) return v;
-    } catch (const std::exception&) {
-    }
-    usage_error(opt, "needs a positive number of seconds, not '" + s + "'");
-}
-
-std::vector<std::string> split_list(const std::string& opt, const std::string& s) {
-    std::vector<std::string> out;
-    std::stringstream in(s);
-    std::string item;
-    while (std::getline(in, item, ','))
-        if (!item.empty()) out.push_back(item);
-    if (out.empty()) usage_error(opt, "needs a comma-separated list of cluster names");
-    return out;
+// --allow and --forbid: cluster names between commas.
+Handler cluster_list(std::vector<std::string>* dest) {
+    return [dest](const std::string& v) {
+        *dest = split_list(v);
+        if (dest->empty()) throw BadValue("needs a comma-separated list of cluster names");
+    };
 }
 
 // The plan JSON with "sync_comparison" added last; plan readers ignore keys they do not know.
@@ -131,58 +70,73 @@ int run_plan(const std::vector<std::string>& args) {
     bool compare = true;
     RequestOptions options;
     CostOptions cost_options;
-    for (size_t i = 1; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        if (a == "--help" || a == "-h") {
-            std::cout << help_text();
-            return kExitOk;
-        }
-        auto value = [&]() -> const std::string& {
-            if (i + 1 >= args.size()) usage_error(a, "needs a value");
-            return args[++i];
-        };
-        if (a == "--topology") topology_file = value();
-        else if (a == "--reader") reader = value();
-        else if (a == "--model") options.model = value();
-        else if (a == "--job") job_file = value();
-        else if (a == "--catalog") catalog_file = value();
-        else if (a == "--state") state_file = value();
-        else if (a == "--broker") broker_url = value();
-        else if (a == "--token-file") token_file = value();
-        else if (a == "--ca") ca_file = value();
-        else if (a == "--at") at = static_cast<SiteTime>(parse_int(a, value(), 0));
-        else if (a == "--global-batch") options.global_batch = static_cast<int>(parse_int(a, value(), 1));
-        else if (a == "--seq-len") options.seq_len = static_cast<int>(parse_int(a, value(), 1));
-        else if (a == "--gpus") options.gpus = static_cast<int>(parse_int(a, value(), 1));
-        else if (a == "--gpus-mode") options.gpu_mode = gpu_count_mode_from_string(value(), "spiderflow plan", a);
-        else if (a == "--objective") options.objective = value();
-        else if (a == "--allow") options.allowed_clusters = split_list(a, value());
-        else if (a == "--forbid") options.forbidden_clusters = split_list(a, value());
-        else if (a == "--tp") options.tp = static_cast<int>(parse_int(a, value(), 1));
-        else if (a == "--pp") options.pp = static_cast<int>(parse_int(a, value(), 1));
-        else if (a == "--dp") options.dp = static_cast<int>(parse_int(a, value(), 1));
-        else if (a == "--micro-batch") options.micro_batch = static_cast<int>(parse_int(a, value(), 1));
-        else if (a == "--precision") options.precision = value();
-        else if (auto r = parse_recompute_flag(a, "spiderflow plan")) {
-            options.recompute = r->recompute;
-            cost_options.recompute_granularity = r->granularity;
-        } else if (a == "--sequence-parallel") cost_options.sequence_parallel = true;
-        else if (a == "--sync") options.sync = value();
-        else if (a == "--inner-steps") options.inner_steps = static_cast<int>(parse_int(a, value(), 1));
-        else if (a == "--outer-precision") options.outer_precision = value();
-        else if (a == "--streaming") options.streaming = true;
-        else if (a == "--policy") options.policy = value();
-        else if (a == "--time-limit") options.time_limit_s = parse_seconds(a, value());
-        else if (a == "--seed") options.seed = static_cast<uint64_t>(parse_int(a, value(), 0));
-        else if (a == "--format") {
-            format = value();
-            if (format != "json" && format != "text" && format != "svg")
-                usage_error(a, "must be json, text or svg, not '" + format + "'");
-        } else if (a == "-o" || a == "--output") output = value();
-        else if (a == "--no-timing") timing = false;
-        else if (a == "--no-compare") compare = false;
-        else usage_error(a, "unknown option (see 'spiderflow plan --help')");
-    }
+    OptionTable t("spiderflow plan", kUsage, kFooter, 23);
+    t.value("--topology", "FILE", "federation topology (spiderflow JSON, slurm.conf or hwloc XML)", store(&topology_file));
+    t.value("--reader", "NAME", "topology reader (default: from the file name)", store(&reader));
+    t.value("--model", "NAME", "model from the built-in catalog (e.g. llama3-70b)", store(&options.model));
+    t.value("--job", "FILE",
+            "job spec JSON; the options below override its values\n"
+            "(its \"recompute\" decides activation recomputation; without it,\n"
+            "recompute is turned on only when no layout fits memory otherwise)",
+            store(&job_file));
+    t.value("--catalog", "FILE", "extra GPU/model catalog JSON on top of the built-in one", store(&catalog_file));
+    t.value("--state", "FILE", "site state snapshot (doc/site-state.md): plan on the GPUs free in it", store(&state_file));
+    t.value("--at", "T", "with --state: on the GPUs free at time T (default 0, the snapshot's now)",
+            integer<SiteTime>(&at, 0));
+    t.value("--broker", "URL",
+            "plan on what is free now in the live federation (doc/broker-api.md);\n"
+            "its topology replaces --topology",
+            store(&broker_url));
+    t.value("--token-file", "FILE", "with --broker: a token, in a file only you can read", store(&token_file));
+    t.value("--ca", "FILE", "with --broker: the CA certificate that signs the broker's", store(&ca_file));
+    t.value("--global-batch", "N", "sequences per iteration", integer(&options.global_batch, 1));
+    t.value("--seq-len", "S", "tokens per sequence", integer(&options.seq_len, 1));
+    t.value("--gpus", "N", "GPUs wanted", integer(&options.gpus, 1));
+    t.value("--gpus-mode", "MODE", "exact (default), at-most or best", [&](const std::string& v) {
+        options.gpu_mode = gpu_count_mode_from_string(v, "spiderflow plan", "--gpus-mode");
+    });
+    t.value("--objective", "OBJ",
+            "time (shortest iteration, default) or throughput (per GPU); also\n"
+            "iteration_time / throughput_per_gpu, as sbatch --llm-objective spells them",
+            store(&options.objective));
+    t.value("--allow", "C1,C2", "only these clusters", cluster_list(&options.allowed_clusters));
+    t.value("--forbid", "C3,...", "never these clusters", cluster_list(&options.forbidden_clusters));
+    t.value("--tp", "T", "", integer(&options.tp, 1));
+    t.value("--pp", "P", "", integer(&options.pp, 1));
+    t.value("--dp", "D", "", integer(&options.dp, 1));
+    t.line("--tp T --pp P --dp D", "fix parallel degrees (only the placement is searched)");
+    t.value("--micro-batch", "M", "fix the micro-batch size", integer(&options.micro_batch, 1));
+    t.value("--precision", "P", "bf16 (default), fp16 or fp32, as `spiderflow estimate` takes it", store(&options.precision));
+    add_recompute_option(t, [&](const RecomputeChoice& r) {
+        options.recompute = r.recompute;
+        cost_options.recompute_granularity = r.granularity;
+    });
+    add_sequence_parallel_option(t, &cost_options.sequence_parallel);
+    t.value("--sync", "MODE",
+            "sync (default): every step all-reduces gradients over all replicas;\n"
+            "diloco: each site trains its own replica and the sites average\n"
+            "pseudo-gradients every --inner-steps steps (a different optimiser:\n"
+            "loss per token differs); either: plan both, show the trade, keep sync",
+            store(&options.sync));
+    t.value("--inner-steps", "H", "DiLoCo: inner steps between outer steps (default 100)", integer(&options.inner_steps, 1));
+    t.value("--outer-precision", "P", "DiLoCo: pseudo-gradients on the wire as fp32 (default), bf16 or int8",
+            store(&options.outer_precision));
+    t.flag("--streaming", "DiLoCo: overlap the outer all-reduce with the next inner steps",
+           [&](const std::string&) { options.streaming = true; });
+    t.value("--policy", "NAME", "spinsearch (default), global-ilp, genetic, greedy, first-fit, exhaustive", store(&options.policy));
+    t.value("--time-limit", "S", "planning time limit in seconds (default: the policy's)",
+            number(&options.time_limit_s, 0.001, 1e7));
+    t.value("--seed", "N", "random seed (default 1); same inputs and seed give the same plan",
+            [&](const std::string& v) { options.seed = static_cast<uint64_t>(int_value<int>(v, 0)); });
+    t.value("--format", "FMT", "json (default), text or svg", one_of(&format, {"json", "text", "svg"}));
+    t.value("-o", "FILE", "write to FILE instead of standard output", store(&output));
+    t.value("--output", "FILE", "", store(&output));
+    t.flag("--no-timing", "leave the planning time out, so the same inputs print the same bytes", set(&timing, false));
+    t.flag("--no-compare",
+           "text: leave out the comparison with the best plan in one site and the\n"
+           "best plan on fewer GPUs (each is planned too, which takes longer)",
+           set(&compare, false));
+    if (!t.parse_or_help(args, 1, std::cout)) return kExitOk;
     if (topology_file.empty() && broker_url.empty()) usage_error("--topology", "is required (or --broker)");
     if (!broker_url.empty() && (!topology_file.empty() || !state_file.empty())) {
         usage_error("--broker", "takes the topology and state from the broker: drop --topology and --state");

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -21,13 +22,15 @@
 #include "libspiderflow/site/site_state.h"
 #include "libspiderflow/topology/reader.h"
 #include "libspiderflow/util/errors.h"
+#include "libspiderflow/util/parse_number.h"
 #include "libspiderflow/util/units.h"
+#include "tools/spiderflow/cli_options.h"
 #include "tools/spiderflow/command.h"
 
 namespace spiderflow::cli {
 namespace {
 
-constexpr const char* kHelp =
+constexpr const char* kUsage =
     "usage: spiderflow query --topology FILE [--state SNAPSHOT] [--now T] [SCRIPT]\n\n"
     "Replays a script over the site state of a topology (empty, or read from a snapshot) and\n"
     "prints each line as '> line' followed by what happened. SCRIPT is a file; without it, or\n"
@@ -47,13 +50,10 @@ constexpr const char* kHelp =
     "  snapshot                           the site state as a JSON snapshot\n"
     "  # ...                              a comment\n\n"
     "Nodes are CLUSTER:NODE, or NODE when its name is unique; node lists take Slurm hostlists\n"
-    "(oregon:or-gpu[001-008]=8). A failing line prints 'error: line N: ...' and the script goes on.\n\n"
-    "  --topology FILE   federation topology (spiderflow JSON, slurm.conf or hwloc XML)\n"
-    "  --reader NAME     topology reader (default: from the file name)\n"
-    "  --state FILE      start from this site-state snapshot (doc/site-state.md)\n"
-    "  --catalog FILE    extra GPU/model catalog JSON on top of the built-in one\n"
-    "  --now T           the current time (default 0)\n\n"
-    "Exit status: 0 every line succeeded, 1 some line failed, 2 bad arguments or input files.\n";
+    "(oregon:or-gpu[001-008]=8). A failing line prints 'error: line N: ...' and the script goes on.\n\n";
+
+constexpr const char* kFooter =
+    "\nExit status: 0 every line succeeded, 1 some line failed, 2 bad arguments or input files.\n";
 
 constexpr const char* kSource = "spiderflow query";
 
@@ -61,33 +61,17 @@ constexpr const char* kSource = "spiderflow query";
 
 SiteTime parse_time(const std::string& s, bool forever_ok) {
     if (forever_ok && s == "forever") return kForever;
-    try {
-        size_t used = 0;
-        const long long v = std::stoll(s, &used);
-        if (used == s.size()) return v;
-    } catch (const std::exception&) {
-    }
+    if (const auto v = to_int<SiteTime>(s)) return *v;
     usage("'" + s + "' is not a time (integer seconds" + std::string(forever_ok ? " or 'forever')" : ")"));
 }
 
-int parse_int(const std::string& what, const std::string& s) {
-    try {
-        size_t used = 0;
-        const long v = std::stol(s, &used);
-        if (used == s.size() && v >= 1 && v <= 100000000L) return static_cast<int>(v);
-    } catch (const std::exception&) {
-    }
-    usage(what + " must be a positive integer, not '" + s + "'");
+// GLOBAL_BATCH, GPUS, S of a plan line.
+int count(const std::string& what, const std::string& s) {
+    return parse_int(s, 1, std::numeric_limits<int>::max(), kSource, 0, what);
 }
 
-double parse_number(const std::string& what, const std::string& s) {
-    try {
-        size_t used = 0;
-        const double v = std::stod(s, &used);
-        if (used == s.size()) return v;
-    } catch (const std::exception&) {
-    }
-    usage(what + " must be a number, not '" + s + "'");
+double figure(const std::string& what, const std::string& s) {
+    return parse_number(s, -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity(), kSource, 0, what);
 }
 
 std::string fixed(double v, int digits) {
@@ -210,8 +194,8 @@ void cmd_unreserve(Session& s, const std::vector<std::string>& w) {
 
 void cmd_link(Session& s, const std::vector<std::string>& w) {
     if (w.size() != 5) usage("usage: link A B GBPS MS");
-    const double gbps = parse_number("GBPS", w[3]);
-    const double ms = parse_number("MS", w[4]);
+    const double gbps = figure("GBPS", w[3]);
+    const double ms = figure("MS", w[4]);
     const Topology& t = s.state.topology();
     const int a = t.cluster_index(w[1]);
     const int b = t.cluster_index(w[2]);
@@ -267,12 +251,12 @@ void cmd_plan(Session& s, const std::vector<std::string>& w) {
     const ModelArch* m = s.catalog.model(w[1]);
     if (m == nullptr) usage("unknown model '" + w[1] + "' (see spiderflow catalog models)");
     job.model = *m;
-    job.global_batch = parse_int("GLOBAL_BATCH", w[2]);
-    job.gpus = parse_int("GPUS", w[3]);
+    job.global_batch = count("GLOBAL_BATCH", w[2]);
+    job.gpus = count("GPUS", w[3]);
     job.gpu_mode = GpuCountMode::exact;
     size_t i = 4;
     if (w.size() >= 6 && w[4] == "seq") {
-        job.seq_len = parse_int("S", w[5]);
+        job.seq_len = count("S", w[5]);
         i = 6;
     }
     const SiteTime at = optional_at(w, i, s.now, use);
@@ -400,27 +384,18 @@ int replay(Session& s, std::istream& script) {
 }
 
 int run_query(const std::vector<std::string>& args) {
-    std::string topology_file, reader, state_file, catalog_file, script_file;
+    std::string topology_file, reader, state_file, catalog_file;
     SiteTime now = 0;
-    for (size_t i = 1; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        if (a == "--help" || a == "-h") {
-            std::cout << kHelp;
-            return kExitOk;
-        }
-        auto value = [&]() -> const std::string& {
-            if (i + 1 >= args.size()) throw InputError(kSource, 0, a, "needs a value");
-            return args[++i];
-        };
-        if (a == "--topology") topology_file = value();
-        else if (a == "--reader") reader = value();
-        else if (a == "--state") state_file = value();
-        else if (a == "--catalog") catalog_file = value();
-        else if (a == "--now") now = parse_time(value(), false);
-        else if (a.size() > 1 && a[0] == '-') throw InputError(kSource, 0, a, "unknown option (see spiderflow query --help)");
-        else if (script_file.empty()) script_file = a;
-        else throw InputError(kSource, 0, a, "only one script file");
-    }
+    OptionTable t(kSource, kUsage, kFooter, 20);
+    t.value("--topology", "FILE", "federation topology (spiderflow JSON, slurm.conf or hwloc XML)", store(&topology_file));
+    t.value("--reader", "NAME", "topology reader (default: from the file name)", store(&reader));
+    t.value("--state", "FILE", "start from this site-state snapshot (doc/site-state.md)", store(&state_file));
+    t.value("--catalog", "FILE", "extra GPU/model catalog JSON on top of the built-in one", store(&catalog_file));
+    t.value("--now", "T", "the current time (default 0)", integer(&now, std::numeric_limits<SiteTime>::min()));
+    t.words(1);
+    const auto p = t.parse_or_help(args, 1, std::cout);
+    if (!p) return kExitOk;
+    const std::string script_file = p->words.empty() ? "" : p->words[0];
     if (topology_file.empty()) throw InputError(kSource, 0, "--topology", "is required");
 
     auto topology = std::make_shared<const Topology>(read_topology(topology_file, reader));

@@ -45,50 +45,64 @@ constexpr const char* kUsage =
     "(FIFO with EASY backfill by default), are placed by a policy against what is free at that\n"
     "moment, and train for their iterations at the cost model's iteration time, slowed by the\n"
     "jobs they share WAN links with as the flow-level simulator says under --network (a coflow\n"
-    "scheduler: `spiderflow coflow schedulers`; default fair).\n\n"
-    "  --topology FILE     the federation (`spiderflow topo show`); or --clusters N: a generated\n"
-    "                      one (`spiderflow topo generate`), --topology-seed S (default 1)\n"
-    "  --trace FILE        a job stream (CSV; columns in doc/simulate.md); --helios FILE: a Helios\n"
-    "                      cluster_log.csv (converted as convert-helios does); --generate N: N\n"
-    "                      jobs shaped after the Helios traces, --seed S, offered load --load L\n"
-    "                      (GPU-seconds asked per GPU-second; default 0.9)\n"
-    "  --policy LIST       placement policies, each run on the same trace (default spinsearch;\n"
-    "                      all = every one but exhaustive, which only small cases allow):\n"
-    "                      slurm-alone, slurm-federation, spinsearch, global-ilp, genetic,\n"
-    "                      greedy, first-fit, exhaustive\n"
-    "  --queue             backfill (default) or fifo\n"
-    "  --planner-time-limit S   each planner call's limit (default: the policy's own)\n"
-    "  --cross-site-start S     seconds a cross-site job holds its GPUs before training starts\n"
-    "                      (the broker's common start and the launcher's barrier; default 5)\n"
-    "  --slack F           planner policies hold a job back from a placement that runs more than\n"
-    "                      (1 + F) x as long as its best, until it has waited what it would lose\n"
-    "                      (default 0.25; none: start wherever it fits now)\n"
-    "  --jobs-csv FILE     one row per job and policy: queueing delay, JCT, iteration time,\n"
-    "                      placement, cross-site or not, why it could not run\n"
-    "  --summary-csv FILE  one row per policy; --timeline-csv FILE: busy GPUs and tokens/s at\n"
-    "                      every event\n"
-    "  --check             verify at every event that no cluster's GPUs are over-allocated\n"
-    "  --no-timing         leave the wall-clock figures out of the text (for diffs)\n"
-    "  --progress          a progress line on stderr (default when stderr is a terminal)\n\n"
-    "Output is the same for the same inputs, except the wall-clock figures (scheduling\n"
+    "scheduler: `spiderflow coflow schedulers`; default fair).\n\n";
+
+constexpr const char* kFooter =
+    "\nOutput is the same for the same inputs, except the wall-clock figures (scheduling\n"
     "overhead) and policies a time limit cuts short.\n";
 
-// A whole number option >= min (counts, depths, seeds); InputError naming it otherwise.
-long whole(const Options& o, const std::string& key, double def, double min) {
-    const double v = o.number(key, def);
-    if (v != std::floor(v) || v < min || v > 1e12)
-        throw InputError("command line", 0, key, "expected a whole number >= " + std::to_string(static_cast<long>(min)));
-    return static_cast<long>(v);
+// The run and its two helpers (gen-trace, convert-helios) share one table: the options each
+// takes are in the usage, the lines below explain the run's.
+OptionTable simulate_table() {
+    OptionTable t("spiderflow simulate", kUsage, kFooter, 22);
+    t.value("--topology", "FILE",
+            "the federation (`spiderflow topo show`); or --clusters N: a generated\n"
+            "one (`spiderflow topo generate`), --topology-seed S (default 1)");
+    t.value("--clusters", "N", "");
+    t.value("--topology-seed", "S", "");
+    t.value("--trace", "FILE",
+            "a job stream (CSV; columns in doc/simulate.md); --helios FILE: a Helios\n"
+            "cluster_log.csv (converted as convert-helios does); --generate N: N\n"
+            "jobs shaped after the Helios traces, --seed S, offered load --load L\n"
+            "(GPU-seconds asked per GPU-second; default 0.9)");
+    for (const char* n : {"--helios", "--generate", "--seed", "--load"}) t.value(n, "", "");
+    t.value("--policy", "LIST",
+            "placement policies, each run on the same trace (default spinsearch;\n"
+            "all = every one but exhaustive, which only small cases allow):\n"
+            "slurm-alone, slurm-federation, spinsearch, global-ilp, genetic,\n"
+            "greedy, first-fit, exhaustive");
+    t.value("--network", "SCHEDULER", "");
+    t.value("--queue", "", "backfill (default) or fifo");
+    // These two start their descriptions further right, as they always have.
+    t.value("--planner-time-limit", "S", " each planner call's limit (default: the policy's own)");
+    t.value("--cross-site-start", "S",
+            "   seconds a cross-site job holds its GPUs before training starts\n"
+            "(the broker's common start and the launcher's barrier; default 5)");
+    t.value("--slack", "F",
+            "planner policies hold a job back from a placement that runs more than\n"
+            "(1 + F) x as long as its best, until it has waited what it would lose\n"
+            "(default 0.25; none: start wherever it fits now)");
+    t.value("--backfill-depth", "N", "");
+    t.value("--jobs-csv", "FILE",
+            "one row per job and policy: queueing delay, JCT, iteration time,\n"
+            "placement, cross-site or not, why it could not run");
+    t.value("--summary-csv", "FILE",
+            "one row per policy; --timeline-csv FILE: busy GPUs and tokens/s at\n"
+            "every event");
+    t.value("--timeline-csv", "FILE", "");
+    t.flag("--check", "verify at every event that no cluster's GPUs are over-allocated");
+    t.flag("--no-timing", "leave the wall-clock figures out of the text (for diffs)");
+    t.flag("--progress", "a progress line on stderr (default when stderr is a terminal)");
+    t.flag("--no-progress", "");
+    // gen-trace and convert-helios
+    for (const char* n : {"--jobs", "--gpu-scale", "--max-gpus", "--duration-scale", "--min-gpus", "--max-jobs", "-o"}) {
+        t.value(n, "", "");
+    }
+    t.words(2);   // gen-trace, or convert-helios CLUSTER_LOG.csv
+    return t;
 }
 
-// A number option >= 0 (seconds, factors).
-double non_negative(const Options& o, const std::string& key, double def) {
-    const double v = o.number(key, def);
-    if (!(v >= 0) || !std::isfinite(v)) throw InputError("command line", 0, key, "expected a number >= 0");
-    return v;
-}
-
-Topology federation(const Options& o) {
+Topology federation(const Parsed& o) {
     if (!o.get("--topology").empty()) {
         if (!o.get("--clusters").empty())
             throw InputError("command line", 0, "--clusters", "give --topology or --clusters, not both");
@@ -97,8 +111,8 @@ Topology federation(const Options& o) {
     if (o.get("--clusters").empty())
         throw InputError("command line", 0, "--topology", "the federation is required: --topology FILE or --clusters N");
     GeneratorOptions g;
-    g.clusters = static_cast<int>(whole(o, "--clusters", 8, 1));
-    g.seed = static_cast<uint64_t>(whole(o, "--topology-seed", 1, 0));
+    g.clusters = o.integer("--clusters", 8, 1);
+    g.seed = static_cast<uint64_t>(o.integer<long long>("--topology-seed", 1, 0));
     return generate_topology(g);
 }
 
@@ -117,29 +131,29 @@ void write_out(const std::string& path, const std::string& text, const std::stri
     if (!(f << text)) throw InputError(path, 0, "", "cannot write " + what);
 }
 
-HeliosGenOptions gen_options(const Options& o, const Topology& t, const char* jobs_key) {
+HeliosGenOptions gen_options(const Parsed& o, const Topology& t, const char* jobs_key) {
     HeliosGenOptions g;
     g.homes = homes_of(t);
-    g.jobs = static_cast<int>(whole(o, jobs_key, 100, 1));
-    g.seed = static_cast<uint64_t>(whole(o, "--seed", 1, 0));
+    g.jobs = o.integer(jobs_key, 100, 1);
+    g.seed = static_cast<uint64_t>(o.integer<long long>("--seed", 1, 0));
     g.load = o.number("--load", g.load);
-    g.gpu_scale = non_negative(o, "--gpu-scale", 1);
-    g.max_gpus = static_cast<int>(whole(o, "--max-gpus", 0, 0));
-    g.duration_scale = non_negative(o, "--duration-scale", 1);
+    g.gpu_scale = o.number("--gpu-scale", 1, 0);
+    g.max_gpus = o.integer("--max-gpus", 0, 0);
+    g.duration_scale = o.number("--duration-scale", 1, 0);
     return g;
 }
 
-HeliosReadOptions helios_options(const Options& o, const Topology& t) {
+HeliosReadOptions helios_options(const Parsed& o, const Topology& t) {
     HeliosReadOptions h;
     h.homes = homes_of(t);
-    h.min_gpus = static_cast<int>(whole(o, "--min-gpus", h.min_gpus, 1));
-    h.gpu_scale = non_negative(o, "--gpu-scale", 1);
-    h.max_gpus = static_cast<int>(whole(o, "--max-gpus", 0, 0));
-    h.max_jobs = static_cast<size_t>(whole(o, "--max-jobs", 0, 0));
+    h.min_gpus = o.integer("--min-gpus", h.min_gpus, 1);
+    h.gpu_scale = o.number("--gpu-scale", 1, 0);
+    h.max_gpus = o.integer("--max-gpus", 0, 0);
+    h.max_jobs = static_cast<size_t>(o.integer<long long>("--max-jobs", 0, 0));
     return h;
 }
 
-int cmd_gen_trace(const Options& o) {
+int cmd_gen_trace(const Parsed& o) {
     const Topology t = federation(o);
     const JobTrace trace = generate_helios_like(gen_options(o, t, "--jobs"));
     write_out(o.get("-o"), job_trace_csv(trace), "the trace");
@@ -149,7 +163,7 @@ int cmd_gen_trace(const Options& o) {
     return kExitOk;
 }
 
-int cmd_convert_helios(const Options& o) {
+int cmd_convert_helios(const Parsed& o) {
     if (o.words.size() != 2) throw InputError("command line", 0, "", "convert-helios takes one CLUSTER_LOG.csv");
     const Topology t = federation(o);
     const JobTrace trace = read_helios_log(o.words[1], helios_options(o, t));
@@ -185,7 +199,7 @@ std::string prefixed(const std::string& policy, const std::string& csv, bool hea
     return out;
 }
 
-int cmd_run(const Options& o) {
+int cmd_run(const Parsed& o) {
     const Catalog& catalog = Catalog::builtin();
     const Topology topo = federation(o);
     JobTrace trace;
@@ -203,11 +217,11 @@ int cmd_run(const Options& o) {
     if (queue != "backfill" && queue != "fifo")
         throw InputError("command line", 0, "--queue", "expected backfill or fifo, got '" + queue + "'");
     so.backfill = queue == "backfill";
-    so.backfill_depth = static_cast<int>(whole(o, "--backfill-depth", so.backfill_depth, 0));
-    so.planner_time_limit_s = non_negative(o, "--planner-time-limit", 0);
-    so.cross_site_start_s = non_negative(o, "--cross-site-start", so.cross_site_start_s);
-    so.slack = o.get("--slack") == "none" ? -1 : non_negative(o, "--slack", so.slack);
-    so.seed = static_cast<uint64_t>(whole(o, "--seed", 1, 0));
+    so.backfill_depth = o.integer("--backfill-depth", so.backfill_depth, 0);
+    so.planner_time_limit_s = o.number("--planner-time-limit", 0, 0);
+    so.cross_site_start_s = o.number("--cross-site-start", so.cross_site_start_s, 0);
+    so.slack = o.get("--slack") == "none" ? -1 : o.number("--slack", so.slack, 0);
+    so.seed = static_cast<uint64_t>(o.integer<long long>("--seed", 1, 0));
     so.check_invariants = o.flag("--check");
     const bool progress = o.flag("--progress") || (!o.flag("--no-progress") && isatty(STDERR_FILENO));
     const std::vector<std::string> policies = policy_list(o.get("--policy", "spinsearch"));
@@ -244,17 +258,17 @@ int cmd_run(const Options& o) {
 
 int run_simulate(const std::vector<std::string>& args) {
     try {
-        const Options o = parse_options(args, 1, {"--check", "--progress", "--no-progress", "--no-timing"});
-        if (o.flag("--help")) {
-            std::printf("%s", kUsage);
-            return kExitOk;
-        }
+        const auto parsed = simulate_table().parse_or_help(args, 1, std::cout);
+        if (!parsed) return kExitOk;
+        const Parsed& o = *parsed;
         const std::string what = o.words.empty() ? "" : o.words[0];
         if (what == "gen-trace") return cmd_gen_trace(o);
         if (what == "convert-helios") return cmd_convert_helios(o);
         if (!what.empty())
             throw InputError("command line", 0, what, "unknown word (expected gen-trace, convert-helios or options)");
         return cmd_run(o);
+    } catch (const OptionError&) {
+        throw;   // worded as every command's
     } catch (const InputError& e) {
         std::fprintf(stderr, "spiderflow simulate: %s\n", e.what());
         return kExitBadInput;

@@ -12,6 +12,7 @@
 #include "libspiderflow/topology/topology_json.h"
 #include "libspiderflow/util/errors.h"
 #include "libspiderflow/util/units.h"
+#include "tools/spiderflow/cli_options.h"
 #include "tools/spiderflow/command.h"
 #include "tools/spiderflow/topo_check.h"
 
@@ -23,42 +24,20 @@ constexpr const char* kUsage =
     "       spiderflow topo generate --clusters N [--seed S] [--nearest K] [-o FILE]\n"
     "       spiderflow topo check ARGS...   (see 'spiderflow topo check --help')\n";
 
-constexpr const char* kShowHelp =
+constexpr const char* kShowUsage =
     "usage: spiderflow topo show FILE [--reader NAME] [--format text|json]\n\n"
     "Reads a topology and prints its clusters (nodes, GPUs per type, intra-cluster figures)\n"
     "and the matrix of widest paths between clusters: bottleneck bandwidth in Gbps / summed\n"
-    "latency in ms; '*' marks pairs routed over more than one link, listed below the matrix.\n\n"
-    "  --reader NAME   spiderflow, slurm or hwloc (default: from the file name)\n"
-    "  --format FMT    text (default) or json\n";
+    "latency in ms; '*' marks pairs routed over more than one link, listed below the matrix.\n\n";
 
-constexpr const char* kGenerateHelp =
+constexpr const char* kGenerateUsage =
     "usage: spiderflow topo generate --clusters N [--seed S] [--nearest K] [-o FILE]\n\n"
     "Writes a synthetic federation in the spiderflow topology format: N clusters (1-1024)\n"
     "around real metro areas, heterogeneous GPUs, link figures from distance. The same seed\n"
     "gives the same file. Up to 16 clusters are fully meshed; above that each cluster links\n"
-    "to its K nearest (default 4) and to its metro's hub.\n\n"
-    "  --clusters N    number of clusters (required)\n"
-    "  --seed S        random seed (default 1)\n"
-    "  --nearest K     nearest neighbours per cluster in sparse graphs (default 4)\n"
-    "  -o FILE         write to FILE instead of standard output\n";
+    "to its K nearest (default 4) and to its metro's hub.\n\n";
 
 [[noreturn]] void usage_error(const std::string& what) { throw InputError("spiderflow topo", 0, "", what); }
-
-// Value after an option, or a usage error.
-const std::string& value_of(const std::vector<std::string>& args, size_t& i) {
-    if (i + 1 >= args.size()) usage_error("option " + args[i] + " needs a value");
-    return args[++i];
-}
-
-long parse_long(const std::string& opt, const std::string& s) {
-    try {
-        size_t used = 0;
-        const long v = std::stol(s, &used);
-        if (used == s.size()) return v;
-    } catch (const std::exception&) {
-    }
-    usage_error("option " + opt + " needs an integer, not '" + s + "'");
-}
 
 std::string fmt(const char* f, double x) {
     char buf[64];
@@ -197,25 +176,14 @@ void show_json(const Topology& t, const std::string& file, std::ostream& out) {
 }
 
 int run_show(const std::vector<std::string>& args) {
-    std::string file, reader, format = "text";
-    for (size_t i = 1; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        if (a == "--help" || a == "-h") {
-            std::cout << kShowHelp;
-            return kExitOk;
-        } else if (a == "--reader") {
-            reader = value_of(args, i);
-        } else if (a == "--format") {
-            format = value_of(args, i);
-            if (format != "text" && format != "json") usage_error("--format must be text or json, not '" + format + "'");
-        } else if (!a.empty() && a[0] == '-') {
-            usage_error("unknown option '" + a + "' for topo show");
-        } else if (file.empty()) {
-            file = a;
-        } else {
-            usage_error("topo show takes one FILE");
-        }
-    }
+    std::string reader, format = "text";
+    OptionTable opts("spiderflow topo show", kShowUsage, "", 18);
+    opts.value("--reader", "NAME", "spiderflow, slurm or hwloc (default: from the file name)", store(&reader));
+    opts.value("--format", "FMT", "text (default) or json", one_of(&format, {"text", "json"}));
+    opts.words(1);
+    const auto p = opts.parse_or_help(args, 1, std::cout);
+    if (!p) return kExitOk;
+    const std::string file = p->words.empty() ? "" : p->words[0];
     if (file.empty()) usage_error("topo show needs a FILE");
     const Topology t = read_topology(file, reader);
     if (format == "json") show_json(t, file, std::cout);
@@ -227,31 +195,14 @@ int run_generate(const std::vector<std::string>& args) {
     GeneratorOptions opt;
     opt.clusters = 0;
     std::string output;
-    for (size_t i = 1; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        if (a == "--help" || a == "-h") {
-            std::cout << kGenerateHelp;
-            return kExitOk;
-        } else if (a == "--clusters") {
-            const long v = parse_long(a, value_of(args, i));
-            if (v < 1 || v > GeneratorOptions::kMaxClusters) {
-                usage_error("--clusters must be between 1 and " + std::to_string(GeneratorOptions::kMaxClusters));
-            }
-            opt.clusters = static_cast<int>(v);
-        } else if (a == "--seed") {
-            const long v = parse_long(a, value_of(args, i));
-            if (v < 0) usage_error("--seed must be >= 0");
-            opt.seed = static_cast<uint64_t>(v);
-        } else if (a == "--nearest") {
-            const long v = parse_long(a, value_of(args, i));
-            if (v < 1 || v > 64) usage_error("--nearest must be between 1 and 64");
-            opt.nearest = static_cast<int>(v);
-        } else if (a == "-o" || a == "--output") {
-            output = value_of(args, i);
-        } else {
-            usage_error("unknown argument '" + a + "' for topo generate");
-        }
-    }
+    OptionTable opts("spiderflow topo generate", kGenerateUsage, "", 18);
+    opts.value("--clusters", "N", "number of clusters (required)", integer(&opt.clusters, 1, GeneratorOptions::kMaxClusters));
+    opts.value("--seed", "S", "random seed (default 1)",
+            [&opt](const std::string& v) { opt.seed = static_cast<uint64_t>(int_value<long long>(v, 0)); });
+    opts.value("--nearest", "K", "nearest neighbours per cluster in sparse graphs (default 4)", integer(&opt.nearest, 1, 64));
+    opts.value("-o", "FILE", "write to FILE instead of standard output", store(&output));
+    opts.value("--output", "FILE", "", store(&output));
+    if (!opts.parse_or_help(args, 1, std::cout)) return kExitOk;
     if (opt.clusters == 0) usage_error("topo generate needs --clusters N");
     const Topology t = generate_topology(opt);
     if (output.empty()) {

@@ -1,10 +1,10 @@
 // The cost-model flags `spiderflow estimate` and `spiderflow plan` both take, parsed one way.
 #pragma once
 
-#include <optional>
-#include <string>
+#include <functional>
 
 #include "libspiderflow/cost/cost_model.h"
+#include "tools/spiderflow/cli_options.h"
 
 namespace spiderflow::cli {
 
@@ -13,12 +13,10 @@ struct RecomputeChoice {
     bool recompute = false;
     RecomputeGranularity granularity = RecomputeGranularity::full;
 };
-// --help lines of the two flags, descriptions starting at `column` as the command's other lines do.
-std::string recompute_help(int column);
-std::string sequence_parallel_help(int column);
 
-// `arg` is "--recompute" or "--recompute=MODE"; nullopt for any other argument. Throws
-// InputError(source, 0, "--recompute", ...) naming the modes for an unknown one.
-std::optional<RecomputeChoice> parse_recompute_flag(const std::string& arg, const std::string& source);
+// --recompute[=MODE] (MODE none, selective or full; bare: full), handing the choice to `on`.
+void add_recompute_option(OptionTable& table, std::function<void(const RecomputeChoice&)> on);
+// --sequence-parallel, setting *dest.
+void add_sequence_parallel_option(OptionTable& table, bool* dest);
 
 }  // namespace spiderflow::cli

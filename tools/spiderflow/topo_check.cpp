@@ -18,6 +18,7 @@
 #include "libspiderflow/topology/slurm_conf.h"
 #include "libspiderflow/topology/slurm_reader.h"
 #include "libspiderflow/util/errors.h"
+#include "tools/spiderflow/cli_options.h"
 #include "tools/spiderflow/command.h"
 
 namespace spiderflow::cli {
@@ -30,21 +31,17 @@ const char* const kUsage =
     "Checks a topology the way sites get burned: nodes in slurm.conf missing from topology.conf\n"
     "(or the reverse), switches reaching no node, a switch tier that disconnects the tree,\n"
     "switches joined through undefined names, GPU counts that disagree with gres.conf,\n"
-    "cluster pairs with no path or links with missing figures.\n\n"
-    "  FILE            our topology JSON, hwloc XML, or a slurm.conf (gres.conf and\n"
-    "                  topology.conf are read from the same directory)\n"
-    "  --reader NAME   spiderflow, slurm or hwloc (default: from the file name)\n"
-    "  --format FMT    text (default) or json\n\n"
-    "With --topology and --slurm-conf, compares one cluster of our topology JSON with the site's\n"
+    "cluster pairs with no path or links with missing figures.\n\n";
+
+const char* const kCompareHelp =
+    "\nWith --topology and --slurm-conf, compares one cluster of our topology JSON with the site's\n"
     "Slurm files (gres.conf and topology.conf read from beside slurm.conf) and reports each\n"
     "disagreement: a GPU node only in the JSON (the planner may place ranks there and the job\n"
     "then pends forever), a GPU node only in slurm.conf (never planned onto), GPU counts or\n"
     "types that differ, a node on another leaf switch, a switch in one only or with other child\n"
-    "switches. Run 'spiderflow topo check slurm.conf' for mistakes inside the Slurm files.\n\n"
-    "  --topology FILE    our topology JSON\n"
-    "  --slurm-conf FILE  the site's slurm.conf\n"
-    "  --cluster NAME     the JSON cluster to compare (default: slurm.conf's ClusterName)\n\n"
-    "Exit status: 0 no findings, 1 findings (errors or warnings), 2 unreadable input.\n";
+    "switches. Run 'spiderflow topo check slurm.conf' for mistakes inside the Slurm files.\n\n";
+
+const char* const kFooter = "\nExit status: 0 no findings, 1 findings (errors or warnings), 2 unreadable input.\n";
 
 bool is_slurm(const std::string& file, const std::string& reader) {
     if (!reader.empty()) return reader == "slurm";
@@ -225,46 +222,34 @@ struct Options {
     std::string topology, slurm_conf, cluster;  // the comparison
 };
 
+OptionTable check_table(Options& o) {
+    OptionTable t("spiderflow topo check", kUsage, kFooter, 18);
+    t.line("FILE", "our topology JSON, hwloc XML, or a slurm.conf (gres.conf and\n"
+                   "topology.conf are read from the same directory)");
+    t.value("--reader", "NAME", "spiderflow, slurm or hwloc (default: from the file name)", store(&o.reader));
+    t.value("--format", "FMT", "text (default) or json", one_of(&o.format, {"text", "json"}));
+    t.section(kCompareHelp, 21);
+    t.value("--topology", "FILE", "our topology JSON", store(&o.topology));
+    t.value("--slurm-conf", "FILE", "the site's slurm.conf", store(&o.slurm_conf));
+    t.value("--cluster", "NAME", "the JSON cluster to compare (default: slurm.conf's ClusterName)", store(&o.cluster));
+    t.words(1);
+    return t;
+}
+
 // Fills `o`; returns an exit status when the command is done (help, usage error), else -1.
 int parse_options(const std::vector<std::string>& args, Options& o) {
-    const std::pair<const char*, std::string*> valued[] = {{"--reader", &o.reader},         {"--format", &o.format},
-                                                           {"--topology", &o.topology},     {"--slurm-conf", &o.slurm_conf},
-                                                           {"--cluster", &o.cluster}};
-    for (size_t i = 1; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        if (a == "--help" || a == "-h") {
-            std::cout << kUsage;
-            return kExitOk;
-        }
-        bool taken = false;
-        for (const auto& [name, dest] : valued) {
-            const std::string eq = std::string(name) + "=";
-            if (a == name && i + 1 < args.size()) *dest = args[++i];
-            else if (a.rfind(eq, 0) == 0) *dest = a.substr(eq.size());
-            else continue;
-            taken = true;
-            break;
-        }
-        if (taken) continue;
-        if (!a.empty() && a[0] == '-') {
-            std::cerr << "spiderflow: topo check: unknown or incomplete option '" << a << "'\n" << kUsage;
-            return kExitBadInput;
-        }
-        if (!o.file.empty()) {
-            std::cerr << "spiderflow: topo check: one FILE only ('" << a << "')\n" << kUsage;
-            return kExitBadInput;
-        }
-        o.file = a;
-    }
+    const OptionTable t = check_table(o);
+    const auto p = t.parse_or_help(args, 1, std::cout);
+    if (!p) return kExitOk;
+    if (!p->words.empty()) o.file = p->words[0];
     const bool compare = !o.topology.empty() || !o.slurm_conf.empty() || !o.cluster.empty();
     std::string bad;
-    if (o.format != "text" && o.format != "json") bad = "--format must be text or json, not '" + o.format + "'";
-    else if (compare && (o.topology.empty() || o.slurm_conf.empty()))
+    if (compare && (o.topology.empty() || o.slurm_conf.empty()))
         bad = "--topology and --slurm-conf go together (and --cluster only with them)";
     else if (compare && (!o.file.empty() || !o.reader.empty())) bad = "give FILE or --topology/--slurm-conf, not both";
     else if (!compare && o.file.empty()) bad = "nothing to check: give FILE, or --topology and --slurm-conf";
     if (bad.empty()) return -1;
-    std::cerr << "spiderflow: topo check: " << bad << "\n" << kUsage;
+    std::cerr << "spiderflow: topo check: " << bad << "\n" << t.help();
     return kExitBadInput;
 }
 
