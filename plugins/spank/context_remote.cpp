@@ -20,18 +20,15 @@ extern "C" {
 #include "libspiderflow/topology/reader.h"
 #include "services/slurmjob/hostlist.h"
 #include "services/slurmjob/job_traffic.h"
+#include "libspiderflow/util/parse_number.h"
 #include "libspiderflow/util/split_list.h"
 #include "plugins/spank/stepd_state.h"
 
 namespace spiderflow::plugin::spank {
 namespace {
 
-int to_int(const std::string& s, int fallback) {
-    if (s.empty()) return fallback;
-    char* end = nullptr;
-    const long v = std::strtol(s.c_str(), &end, 10);
-    return *end == '\0' ? static_cast<int>(v) : fallback;
-}
+// A number Slurm or the plan put in the environment; `fallback` when it is absent or not one.
+int to_int(const std::string& s, int fallback) { return spiderflow::to_int<int>(s).value_or(fallback); }
 
 void set(spank_t sp, const std::string& k, const std::string& v, bool overwrite) {
     if (spank_setenv(sp, k.c_str(), v.c_str(), overwrite ? 1 : 0) != ESPANK_SUCCESS && overwrite) {
