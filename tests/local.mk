@@ -1,5 +1,12 @@
 # Unit tests: one GoogleTest binary per component, listed by each component below.
 
+# util: the one JSON field reader and the one whole-file reader
+check_PROGRAMS += tests/unit/test_util
+TESTS += tests/unit/test_util
+tests_unit_test_util_SOURCES = tests/unit/libspiderflow/util/test_json_read.cpp tests/unit/libspiderflow/util/test_text_file.cpp
+tests_unit_test_util_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_util_LDADD = libsf_util.la $(GTEST_LIBS_ALL)
+
 # milp
 check_PROGRAMS += tests/unit/test_milp
 TESTS += tests/unit/test_milp
