@@ -116,7 +116,7 @@ std::vector<std::string> split_list(const std::string& opt, const std::string& s
     return out;
 }
 
-// The plan JSON with "sync_comparison" added last; plan readers ignore keys they do not know.
+// The plan JSON with "sync_comparison" added last; the plan reader knows the key and ignores its content.
 std::string with_sync_comparison(const std::string& plan_json, const std::string& comparison_json) {
     nlohmann::ordered_json j = nlohmann::ordered_json::parse(plan_json);
     j["sync_comparison"] = nlohmann::ordered_json::parse(comparison_json);
