@@ -32,6 +32,7 @@
 #include "libspiderflow/site/site_delta.h"
 #include "libspiderflow/site/site_json.h"
 #include "libspiderflow/topology/reader.h"
+#include "libspiderflow/util/text_file.h"
 
 using namespace spiderflow;
 using Clock = std::chrono::steady_clock;
@@ -169,8 +170,8 @@ private:
 // utime + stime of a process, in seconds (/proc/PID/stat fields 14 and 15, after the command
 // name, which may hold spaces and parentheses).
 double cpu_seconds(int pid) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string text;
+    if (!read_whole_file("/proc/" + std::to_string(pid) + "/stat", text)) return -1;
     const size_t close = text.rfind(')');
     if (close == std::string::npos) return -1;
     std::vector<std::string> fields;

@@ -1,5 +1,13 @@
 # Unit tests: one GoogleTest binary per component, listed by each component below.
 
+# util: the one JSON field reader, the one whole-file reader, numbers from text, comma lists
+check_PROGRAMS += tests/unit/test_util
+TESTS += tests/unit/test_util
+tests_unit_test_util_SOURCES = tests/unit/libspiderflow/util/test_json_read.cpp tests/unit/libspiderflow/util/test_text_file.cpp \
+	tests/unit/libspiderflow/util/test_parse_number.cpp tests/unit/libspiderflow/util/test_split_list.cpp
+tests_unit_test_util_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_util_LDADD = libsf_util.la $(GTEST_LIBS_ALL)
+
 # milp
 check_PROGRAMS += tests/unit/test_milp
 TESTS += tests/unit/test_milp
@@ -182,12 +190,6 @@ tests_unit_test_fedsim_SOURCES = tests/unit/services/fedsim/fed_fixture.h tests/
 tests_unit_test_fedsim_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_fedsim_LDADD = libsf_fedsim.la libspiderflow.la $(GTEST_LIBS_ALL)
 
-# util: numbers from text (parse_int, parse_number) and comma lists
-check_PROGRAMS += tests/unit/test_util
-TESTS += tests/unit/test_util
-tests_unit_test_util_SOURCES = tests/unit/libspiderflow/util/test_parse_number.cpp tests/unit/libspiderflow/util/test_split_list.cpp
-tests_unit_test_util_CXXFLAGS = $(TEST_CXXFLAGS)
-tests_unit_test_util_LDADD = libsf_util.la $(GTEST_LIBS_ALL)
 
 # the `spiderflow` option table: parsing, refusals, --help
 check_PROGRAMS += tests/unit/test_cli_options

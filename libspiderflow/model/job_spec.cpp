@@ -3,12 +3,11 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "libspiderflow/model/model_json.h"
 #include "libspiderflow/util/errors.h"
 #include "libspiderflow/util/json_read.h"
+#include "libspiderflow/util/text_file.h"
 
 namespace spiderflow {
 
@@ -28,15 +27,13 @@ SyncSpec parse_sync(const nlohmann::json& j, const std::string& source) {
         return sync;
     }
     if (!j.is_object()) throw InputError(source, 0, "sync", "expected \"sync\", \"diloco\" or an object with \"mode\"");
-    jr::only_keys(j, {"mode", "inner_steps", "outer_precision", "streaming"}, source, "sync");
-    if (j.contains("mode")) sync.mode = sync_mode_from_string(jr::get_string(j.at("mode"), source, "sync.mode"), source, "sync.mode");
-    if (j.contains("inner_steps"))
-        sync.inner_steps = jr::get_int(j.at("inner_steps"), source, "sync.inner_steps", 1, kMaxInnerSteps);
-    if (j.contains("outer_precision")) {
-        sync.outer_precision = outer_precision_from_string(
-            jr::get_string(j.at("outer_precision"), source, "sync.outer_precision"), source, "sync.outer_precision");
+    const jr::Object o(j, source, "sync", {"mode", "inner_steps", "outer_precision", "streaming"});
+    if (o.has("mode")) sync.mode = sync_mode_from_string(o.string("mode"), source, "sync.mode");
+    sync.inner_steps = o.integer_or("inner_steps", sync.inner_steps, 1, kMaxInnerSteps);
+    if (o.has("outer_precision")) {
+        sync.outer_precision = outer_precision_from_string(o.string("outer_precision"), source, "sync.outer_precision");
     }
-    if (j.contains("streaming")) sync.streaming = jr::get_bool(j.at("streaming"), source, "sync.streaming");
+    sync.streaming = o.boolean_or("streaming", sync.streaming);
     return sync;
 }
 
@@ -137,13 +134,11 @@ GpuCountMode gpu_count_mode_from_string(const std::string& s, const std::string&
 }
 
 JobSpec parse_job_spec(const std::string& json_text, const std::string& source, const Catalog& catalog) {
-    const nlohmann::json j = jr::parse(json_text, source);
-    jr::only_keys(j,
-                  {"model", "seq_len", "global_batch", "micro_batch", "precision", "optimizer", "recompute", "zero1",
-                   "gpus", "gpu_mode", "sync"},
-                  source, "");
+    const nlohmann::json doc = jr::parse(json_text, source);
+    const jr::Object j(doc, source, "",
+                       {"model", "seq_len", "global_batch", "micro_batch", "precision", "optimizer", "recompute", "zero1",
+                        "gpus", "gpu_mode", "sync"});
     JobSpec spec;
-    if (!j.contains("model")) throw InputError(source, 0, "model", "missing required key");
     const auto& m = j.at("model");
     if (m.is_string()) {
         const std::string name = m.get<std::string>();
@@ -151,43 +146,41 @@ JobSpec parse_job_spec(const std::string& json_text, const std::string& source, 
         if (arch == nullptr) {
             std::string known;
             for (const auto& n : catalog.model_names()) known += (known.empty() ? "" : ", ") + n;
-            throw InputError(source, 0, "model", "unknown model '" + name + "' (known: " + known + ")");
+            j.fail_at("model", "unknown model '" + name + "' (known: " + known + ")");
         }
         spec.model = *arch;
     } else if (m.is_object()) {
         spec.model = model_arch_from_json(m, source, "model", false);
         if (spec.model.name.empty()) spec.model.name = "custom";
     } else {
-        throw InputError(source, 0, "model", "expected a catalog name or an object with dimensions");
+        j.fail_at("model", "expected a catalog name or an object with dimensions");
     }
-    if (!j.contains("global_batch")) throw InputError(source, 0, "global_batch", "missing required key");
-    spec.global_batch = jr::get_int(j.at("global_batch"), source, "global_batch", 1, 100000000);
-    if (j.contains("seq_len")) spec.seq_len = jr::get_int(j.at("seq_len"), source, "seq_len", 1, 1 << 22);
-    if (j.contains("micro_batch")) spec.micro_batch = jr::get_int(j.at("micro_batch"), source, "micro_batch", 0, 100000000);
-    if (j.contains("precision")) {
+    spec.global_batch = j.integer("global_batch", 1, 100000000);
+    spec.seq_len = j.integer_or("seq_len", spec.seq_len, 1, 1 << 22);
+    spec.micro_batch = j.integer_or("micro_batch", spec.micro_batch, 0, 100000000);
+    if (j.has("precision")) {
+        const std::string precision = j.string("precision");
         try {
-            spec.precision = precision_from_string(jr::get_string(j.at("precision"), source, "precision"));
+            spec.precision = precision_from_string(precision);
         } catch (const InputError& e) {
-            throw InputError(source, 0, "precision", e.problem());
+            j.fail_at("precision", e.problem());  // the same words, this file's name
         }
     }
-    if (j.contains("optimizer")) {
-        const std::string opt = jr::get_string(j.at("optimizer"), source, "optimizer");
+    if (j.has("optimizer")) {
+        const std::string opt = j.string("optimizer");
         if (lower(opt) != "adam" && lower(opt) != "adamw") {
-            throw InputError(source, 0, "optimizer", "unsupported optimizer '" + opt + "' (adam)");
+            j.fail_at("optimizer", "unsupported optimizer '" + opt + "' (adam)");
         }
     }
-    if (j.contains("recompute")) {
-        spec.recompute = jr::get_bool(j.at("recompute"), source, "recompute");
+    if (j.has("recompute")) {
+        spec.recompute = j.boolean("recompute");
         spec.recompute_stated = true;
     }
-    if (j.contains("zero1")) spec.zero1 = jr::get_bool(j.at("zero1"), source, "zero1");
-    if (j.contains("gpus")) spec.gpus = jr::get_int(j.at("gpus"), source, "gpus", 0, 10000000);
-    if (j.contains("gpu_mode")) {
-        spec.gpu_mode = gpu_count_mode_from_string(jr::get_string(j.at("gpu_mode"), source, "gpu_mode"), source, "gpu_mode");
-    }
-    if (j.contains("sync")) spec.sync = parse_sync(j.at("sync"), source);
-    if (spec.gpu_mode != GpuCountMode::best && j.contains("gpu_mode") && spec.gpus == 0) {
+    spec.zero1 = j.boolean_or("zero1", spec.zero1);
+    spec.gpus = j.integer_or("gpus", spec.gpus, 0, 10000000);
+    if (j.has("gpu_mode")) spec.gpu_mode = gpu_count_mode_from_string(j.string("gpu_mode"), source, "gpu_mode");
+    if (j.has("sync")) spec.sync = parse_sync(j.at("sync"), source);
+    if (spec.gpu_mode != GpuCountMode::best && j.has("gpu_mode") && spec.gpus == 0) {
         throw InputError(source, 0, "gpus", std::string("gpu_mode ") + to_string(spec.gpu_mode) + " needs gpus > 0");
     }
     try {
@@ -199,11 +192,9 @@ JobSpec parse_job_spec(const std::string& json_text, const std::string& source, 
 }
 
 JobSpec read_job_spec(const std::string& path, const Catalog& catalog) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(path, 0, "", std::string("cannot read job spec: ") + std::strerror(errno));
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parse_job_spec(text.str(), path, catalog);
+    std::string text;
+    if (!read_whole_file(path, text)) throw InputError(path, 0, "", std::string("cannot read job spec: ") + std::strerror(errno));
+    return parse_job_spec(text, path, catalog);
 }
 
 }  // namespace spiderflow

@@ -3,6 +3,7 @@
 #include "libspiderflow/plan/plan_json.h"
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,8 @@
 namespace spiderflow {
 namespace {
 
-using jsonread::join;
+using jsonread::item;
+using jsonread::Object;
 using nlohmann::json;
 using nlohmann::ordered_json;
 
@@ -176,225 +178,178 @@ std::string plan_to_json(const Plan& plan, const Topology& topology, int indent)
 
 namespace {
 
-// Reads fields out of the parsed document; every failure names the JSON path.
-class Reader {
-public:
-    explicit Reader(std::string source) : source_(std::move(source)) {}
+constexpr int kIntMax = std::numeric_limits<int>::max();
 
-    [[noreturn]] void fail(const std::string& field, const std::string& what) const {
-        throw InputError(source_, 0, field, what);
-    }
-
-    const json& member(const json& obj, const std::string& path, const char* key) const {
-        if (!obj.is_object()) fail(path, "expected an object");
-        auto it = obj.find(key);
-        if (it == obj.end()) fail(join(path, key), "missing");
-        return *it;
-    }
-
-    int get_int(const json& obj, const std::string& path, const char* key, int min_value) const {
-        const json& v = member(obj, path, key);
-        const std::string f = join(path, key);
-        if (!v.is_number_integer()) fail(f, "expected an integer");
-        const auto x = v.get<long long>();
-        if (x < min_value || x > 2147483647LL) fail(f, "out of range (" + std::to_string(x) + ")");
-        return static_cast<int>(x);
-    }
-
-    double get_double(const json& obj, const std::string& path, const char* key, bool required = true) const {
-        if (!required && (!obj.is_object() || !obj.contains(key))) return 0;
-        const json& v = member(obj, path, key);
-        const std::string f = join(path, key);
-        if (!v.is_number()) fail(f, "expected a number");
-        const double d = v.get<double>();
-        if (!std::isfinite(d)) fail(f, "not a finite number");
-        return d;
-    }
-
-    bool get_bool(const json& obj, const std::string& path, const char* key) const {
-        const json& v = member(obj, path, key);
-        if (!v.is_boolean()) fail(join(path, key), "expected true or false");
-        return v.get<bool>();
-    }
-
-    std::string get_string(const json& obj, const std::string& path, const char* key) const {
-        const json& v = member(obj, path, key);
-        if (!v.is_string()) fail(join(path, key), "expected a string");
-        return v.get<std::string>();
-    }
-
-    const std::string& source() const { return source_; }
-
-private:
-    std::string source_;
-};
-
-ModelArch read_model(const Reader& rd, const json& j, const std::string& path) {
+ModelArch read_model(const Object& j) {
+    j.only({"name", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab", "experts", "experts_per_token",
+            "gated_ffn", "tied_embeddings"});
     ModelArch m;
-    m.name = rd.get_string(j, path, "name");
-    m.layers = rd.get_int(j, path, "layers", 1);
-    m.hidden = rd.get_int(j, path, "hidden", 1);
-    m.heads = rd.get_int(j, path, "heads", 1);
-    m.kv_heads = rd.get_int(j, path, "kv_heads", 1);
-    m.ffn_hidden = rd.get_int(j, path, "ffn_hidden", 1);
-    m.vocab = rd.get_int(j, path, "vocab", 1);
-    m.experts = rd.get_int(j, path, "experts", 0);
-    m.experts_per_token = rd.get_int(j, path, "experts_per_token", 0);
-    m.gated_ffn = rd.get_bool(j, path, "gated_ffn");
-    m.tied_embeddings = rd.get_bool(j, path, "tied_embeddings");
+    m.name = j.string("name");
+    m.layers = j.integer("layers", 1, kIntMax);
+    m.hidden = j.integer("hidden", 1, kIntMax);
+    m.heads = j.integer("heads", 1, kIntMax);
+    m.kv_heads = j.integer("kv_heads", 1, kIntMax);
+    m.ffn_hidden = j.integer("ffn_hidden", 1, kIntMax);
+    m.vocab = j.integer("vocab", 1, kIntMax);
+    m.experts = j.integer("experts", 0, kIntMax);
+    m.experts_per_token = j.integer("experts_per_token", 0, kIntMax);
+    m.gated_ffn = j.boolean("gated_ffn");
+    m.tied_embeddings = j.boolean("tied_embeddings");
     return m;
 }
 
-JobSpec read_job(const Reader& rd, const json& j, const std::string& path) {
+JobSpec read_job(const Object& j) {
+    j.only({"model", "seq_len", "global_batch", "micro_batch", "precision", "recompute", "zero1", "gpus", "gpu_mode",
+            "sync"});
     JobSpec job;
-    job.model = read_model(rd, rd.member(j, path, "model"), join(path, "model"));
-    job.seq_len = rd.get_int(j, path, "seq_len", 1);
-    job.global_batch = rd.get_int(j, path, "global_batch", 1);
-    job.micro_batch = rd.get_int(j, path, "micro_batch", 0);
-    const std::string prec = rd.get_string(j, path, "precision");
+    job.model = read_model(j.object("model"));
+    job.seq_len = j.integer("seq_len", 1, kIntMax);
+    job.global_batch = j.integer("global_batch", 1, kIntMax);
+    job.micro_batch = j.integer("micro_batch", 0, kIntMax);
+    const std::string prec = j.string("precision");
     if (prec == "bf16") job.precision = Precision::bf16;
     else if (prec == "fp16") job.precision = Precision::fp16;
     else if (prec == "fp32") job.precision = Precision::fp32;
-    else rd.fail(join(path, "precision"), "unknown precision '" + prec + "' (bf16, fp16, fp32)");
-    job.recompute = rd.get_bool(j, path, "recompute");
-    job.zero1 = rd.get_bool(j, path, "zero1");
-    job.gpus = rd.get_int(j, path, "gpus", 0);
-    const std::string mode = rd.get_string(j, path, "gpu_mode");
+    else j.fail_at("precision", "unknown precision '" + prec + "' (bf16, fp16, fp32)");
+    job.recompute = j.boolean("recompute");
+    job.zero1 = j.boolean("zero1");
+    job.gpus = j.integer("gpus", 0, kIntMax);
+    const std::string mode = j.string("gpu_mode");
     try {
         job.gpu_mode = gpu_count_mode_from_string(mode, "plan", "gpu_mode");
     } catch (const InputError& e) {
-        rd.fail(join(path, "gpu_mode"), e.problem());
+        j.fail_at("gpu_mode", e.problem());
     }
-    if (j.contains("sync")) {
-        const json& sj = rd.member(j, path, "sync");
-        const std::string sp = join(path, "sync");
+    if (j.has("sync")) {
+        const Object sj = j.object("sync", {"mode", "inner_steps", "outer_precision", "streaming"});
+        const std::string sync_mode = sj.string("mode");
+        const std::string outer = sj.string("outer_precision");
         try {
-            job.sync.mode = sync_mode_from_string(rd.get_string(sj, sp, "mode"), "plan", "mode");
-            job.sync.outer_precision =
-                outer_precision_from_string(rd.get_string(sj, sp, "outer_precision"), "plan", "outer_precision");
+            job.sync.mode = sync_mode_from_string(sync_mode, "plan", "mode");
         } catch (const InputError& e) {
-            rd.fail(join(sp, e.field()), e.problem());
+            sj.fail_at("mode", e.problem());
         }
-        job.sync.inner_steps = rd.get_int(sj, sp, "inner_steps", 1);
-        job.sync.streaming = rd.get_bool(sj, sp, "streaming");
+        try {
+            job.sync.outer_precision = outer_precision_from_string(outer, "plan", "outer_precision");
+        } catch (const InputError& e) {
+            sj.fail_at("outer_precision", e.problem());
+        }
+        job.sync.inner_steps = sj.integer("inner_steps", 1, kIntMax);
+        job.sync.streaming = sj.boolean("streaming");
     }
     return job;
 }
 
-Prediction read_prediction(const Reader& rd, const json& j) {
-    const std::string path = "prediction";
+Prediction read_prediction(const Object& j) {
+    j.only({"feasible", "infeasible_reason", "iteration_s", "breakdown", "tokens_per_s", "mfu", "scaling_efficiency",
+            "memory", "outer_step"});
     Prediction p;
-    p.feasible = rd.get_bool(j, path, "feasible");
-    if (!p.feasible) p.infeasible_reason = rd.get_string(j, path, "infeasible_reason");
-    p.iteration_s = rd.get_double(j, path, "iteration_s");
-    const json& br = rd.member(j, path, "breakdown");
-    const std::string bp = "prediction.breakdown";
-    p.compute_s = rd.get_double(br, bp, "compute_s");
-    p.tp_comm_s = rd.get_double(br, bp, "tp_comm_s");
-    p.pp_comm_s = rd.get_double(br, bp, "pp_comm_s");
-    p.dp_comm_s = rd.get_double(br, bp, "dp_comm_s");
-    p.bubble_s = rd.get_double(br, bp, "bubble_s");
-    p.optimizer_s = rd.get_double(br, bp, "optimizer_s");
-    p.tokens_per_s = rd.get_double(j, path, "tokens_per_s");
-    p.mfu = rd.get_double(j, path, "mfu");
-    p.scaling_efficiency = rd.get_double(j, path, "scaling_efficiency");
-    const json& mem = rd.member(j, path, "memory");
-    p.max_memory_bytes = rd.get_double(mem, "prediction.memory", "max_per_gpu_bytes");
-    const json& ps = rd.member(mem, "prediction.memory", "per_stage_per_gpu_bytes");
-    if (!ps.is_array()) rd.fail("prediction.memory.per_stage_per_gpu_bytes", "expected an array");
+    p.feasible = j.boolean("feasible");
+    if (!p.feasible) p.infeasible_reason = j.string("infeasible_reason");
+    p.iteration_s = j.number("iteration_s");
+    const Object br =
+        j.object("breakdown", {"compute_s", "tp_comm_s", "pp_comm_s", "dp_comm_s", "bubble_s", "optimizer_s"});
+    p.compute_s = br.number("compute_s");
+    p.tp_comm_s = br.number("tp_comm_s");
+    p.pp_comm_s = br.number("pp_comm_s");
+    p.dp_comm_s = br.number("dp_comm_s");
+    p.bubble_s = br.number("bubble_s");
+    p.optimizer_s = br.number("optimizer_s");
+    p.tokens_per_s = j.number("tokens_per_s");
+    p.mfu = j.number("mfu");
+    p.scaling_efficiency = j.number("scaling_efficiency");
+    const Object mem = j.object("memory", {"max_per_gpu_bytes", "per_stage_per_gpu_bytes"});
+    p.max_memory_bytes = mem.number("max_per_gpu_bytes");
+    const json& ps = mem.array("per_stage_per_gpu_bytes");
     for (size_t i = 0; i < ps.size(); ++i) {
-        const std::string f = "prediction.memory.per_stage_per_gpu_bytes[" + std::to_string(i) + "]";
-        if (!ps[i].is_number()) rd.fail(f, "expected a number");
-        p.stage_memory_bytes.push_back(ps[i].get<double>());
+        p.stage_memory_bytes.push_back(
+            jsonread::get_number(ps[i], mem.source(), item(mem.path_of("per_stage_per_gpu_bytes"), i)));
     }
-    if (j.contains("outer_step")) {
-        const json& o = rd.member(j, path, "outer_step");
-        const std::string op = "prediction.outer_step";
-        p.outer_allreduce_s = rd.get_double(o, op, "allreduce_s");
-        p.outer_exposed_s = rd.get_double(o, op, "exposed_s");
-        p.outer_wan_bytes = rd.get_double(o, op, "wan_bytes");
-        p.compute_utilisation = rd.get_double(o, op, "compute_utilisation");
+    if (j.has("outer_step")) {
+        const Object o = j.object("outer_step", {"allreduce_s", "exposed_s", "wan_bytes", "compute_utilisation"});
+        p.outer_allreduce_s = o.number("allreduce_s");
+        p.outer_exposed_s = o.number("exposed_s");
+        p.outer_wan_bytes = o.number("wan_bytes");
+        p.compute_utilisation = o.number("compute_utilisation");
     }
     return p;
 }
 
 // Cluster/node of one cell: by name against the topology when given (indices, if written,
 // must agree), else by the written indices.
-void resolve_cell(const Reader& rd, const json& cj, const std::string& path, const Topology* topo, StageCell& cell) {
-    cell.first_gpu = rd.get_int(cj, path, "first_gpu", 0);
-    cell.cluster = rd.get_int(cj, path, "cluster_index", 0);
-    cell.node = rd.get_int(cj, path, "node_index", 0);
+void resolve_cell(const Object& cj, const Topology* topo, StageCell& cell) {
+    cell.first_gpu = cj.integer("first_gpu", 0, kIntMax);
+    cell.cluster = cj.integer("cluster_index", 0, kIntMax);
+    cell.node = cj.integer("node_index", 0, kIntMax);
     if (!topo) return;
-    const std::string cname = rd.get_string(cj, path, "cluster");
+    const std::string cname = cj.string("cluster");
     const int c = topo->cluster_index(cname);
-    if (c < 0) rd.fail(path + ".cluster", "no cluster '" + cname + "' in topology '" + topo->name + "'");
+    if (c < 0) cj.fail_at("cluster", "no cluster '" + cname + "' in topology '" + topo->name + "'");
     if (c != cell.cluster)
-        rd.fail(path + ".cluster_index", "is " + std::to_string(cell.cluster) + " but cluster '" + cname +
-                                             "' has index " + std::to_string(c) + " in the topology");
+        cj.fail_at("cluster_index", "is " + std::to_string(cell.cluster) + " but cluster '" + cname + "' has index " +
+                                        std::to_string(c) + " in the topology");
     const Cluster& cl = topo->clusters[c];
-    const std::string nname = rd.get_string(cj, path, "node");
+    const std::string nname = cj.string("node");
     const int n = cl.node_index(nname);
-    if (n < 0) rd.fail(path + ".node", "no node '" + nname + "' in cluster '" + cname + "'");
+    if (n < 0) cj.fail_at("node", "no node '" + nname + "' in cluster '" + cname + "'");
     if (n != cell.node)
-        rd.fail(path + ".node_index", "is " + std::to_string(cell.node) + " but node '" + nname + "' has index " +
-                                          std::to_string(n) + " in cluster '" + cname + "'");
+        cj.fail_at("node_index", "is " + std::to_string(cell.node) + " but node '" + nname + "' has index " +
+                                     std::to_string(n) + " in cluster '" + cname + "'");
 }
 
 }  // namespace
 
 Plan plan_from_json(const std::string& text, const std::string& source, const Topology* topology) {
-    const json j = jsonread::parse(text, source);
-    Reader rd(source);
-    if (!j.is_object()) rd.fail("", "a plan must be a JSON object");
-    if (rd.get_string(j, "", "schema") != kSchemaName)
-        rd.fail("schema", std::string("expected \"") + kSchemaName + "\"");
-    const int version = rd.get_int(j, "", "version", 0);
+    const json doc = jsonread::parse(text, source);
+    const Object j(doc, source, "");
+    // Schema and version before the keys, so that a newer plan says "version", not "unknown key".
+    if (j.string("schema") != kSchemaName) j.fail_at("schema", std::string("expected \"") + kSchemaName + "\"");
+    const int version = j.integer("version", 0, kIntMax);
     if (version != Plan::kSchemaVersion)
-        rd.fail("version", "plan schema version " + std::to_string(version) + " is not supported (this build reads " +
-                               std::to_string(Plan::kSchemaVersion) + ")");
+        j.fail_at("version", "plan schema version " + std::to_string(version) + " is not supported (this build reads " +
+                                 std::to_string(Plan::kSchemaVersion) + ")");
+    // sync_comparison is what `spiderflow plan --sync either` adds for people; taken and ignored.
+    j.only({"schema", "version", "topology", "policy", "planning_ms", "job", "degrees", "hierarchical_dp",
+            "layers_per_stage", "cells", "ranks", "prediction", "sync_comparison"});
 
     Plan plan;
-    plan.policy = rd.get_string(j, "", "policy");
-    plan.planning_ms = rd.get_double(j, "", "planning_ms");
-    plan.job = read_job(rd, rd.member(j, "", "job"), "job");
+    j.string_or("topology", "");
+    plan.policy = j.string("policy");
+    plan.planning_ms = j.number("planning_ms");
+    plan.job = read_job(j.object("job"));
 
-    const json& deg = rd.member(j, "", "degrees");
-    plan.tp = rd.get_int(deg, "degrees", "tp", 1);
-    plan.pp = rd.get_int(deg, "degrees", "pp", 1);
-    plan.dp = rd.get_int(deg, "degrees", "dp", 1);
-    plan.micro_batch = rd.get_int(deg, "degrees", "micro_batch", 1);
-    plan.num_micro_batches = rd.get_int(deg, "degrees", "num_micro_batches", 1);
-    if (deg.contains("world_size") && rd.get_int(deg, "degrees", "world_size", 1) != plan.world_size())
-        rd.fail("degrees.world_size", "does not equal tp * pp * dp = " + std::to_string(plan.world_size()));
-    plan.hierarchical_dp = rd.get_bool(j, "", "hierarchical_dp");
+    const Object deg = j.object("degrees", {"tp", "pp", "dp", "world_size", "micro_batch", "num_micro_batches"});
+    plan.tp = deg.integer("tp", 1, kIntMax);
+    plan.pp = deg.integer("pp", 1, kIntMax);
+    plan.dp = deg.integer("dp", 1, kIntMax);
+    plan.micro_batch = deg.integer("micro_batch", 1, kIntMax);
+    plan.num_micro_batches = deg.integer("num_micro_batches", 1, kIntMax);
+    if (deg.has("world_size") && deg.integer("world_size", 1, kIntMax) != plan.world_size())
+        deg.fail_at("world_size", "does not equal tp * pp * dp = " + std::to_string(plan.world_size()));
+    plan.hierarchical_dp = j.boolean("hierarchical_dp");
 
-    const json& lps = rd.member(j, "", "layers_per_stage");
-    if (!lps.is_array()) rd.fail("layers_per_stage", "expected an array");
+    const json& lps = j.array("layers_per_stage");
     for (size_t i = 0; i < lps.size(); ++i) {
-        const std::string f = "layers_per_stage[" + std::to_string(i) + "]";
-        if (!lps[i].is_number_integer()) rd.fail(f, "expected an integer");
-        const auto x = lps[i].get<long long>();
-        if (x < -2147483648LL || x > 2147483647LL) rd.fail(f, "out of range (" + std::to_string(x) + ")");
-        plan.layers_per_stage.push_back(static_cast<int>(x));
+        plan.layers_per_stage.push_back(
+            jsonread::get_int(lps[i], source, item("layers_per_stage", i), std::numeric_limits<int>::min(), kIntMax));
     }
 
-    const json& cells = rd.member(j, "", "cells");
-    if (!cells.is_array()) rd.fail("cells", "expected an array");
+    const std::vector<Object> cells = j.objects(
+        "cells", {"stage", "replica", "cluster", "cluster_index", "node", "node_index", "first_gpu"});
     const size_t want = static_cast<size_t>(plan.pp) * plan.dp;
     if (cells.size() != want)
-        rd.fail("cells", "has " + std::to_string(cells.size()) + " entries, expected pp * dp = " + std::to_string(want));
+        j.fail_at("cells", "has " + std::to_string(cells.size()) + " entries, expected pp * dp = " + std::to_string(want));
     plan.cells.assign(want, StageCell{});
     std::vector<bool> seen(want, false);
-    for (size_t i = 0; i < cells.size(); ++i) {
-        const std::string path = "cells[" + std::to_string(i) + "]";
-        const int s = rd.get_int(cells[i], path, "stage", 0);
-        const int r = rd.get_int(cells[i], path, "replica", 0);
-        if (s >= plan.pp) rd.fail(path + ".stage", "must be below pp = " + std::to_string(plan.pp));
-        if (r >= plan.dp) rd.fail(path + ".replica", "must be below dp = " + std::to_string(plan.dp));
+    for (const Object& cell : cells) {
+        const int s = cell.integer("stage", 0, kIntMax);
+        const int r = cell.integer("replica", 0, kIntMax);
+        if (s >= plan.pp) cell.fail_at("stage", "must be below pp = " + std::to_string(plan.pp));
+        if (r >= plan.dp) cell.fail_at("replica", "must be below dp = " + std::to_string(plan.dp));
         const size_t idx = static_cast<size_t>(s) * plan.dp + r;
-        if (seen[idx]) rd.fail(path, "duplicate cell for stage " + std::to_string(s) + ", replica " + std::to_string(r));
+        if (seen[idx]) cell.fail("duplicate cell for stage " + std::to_string(s) + ", replica " + std::to_string(r));
         seen[idx] = true;
-        resolve_cell(rd, cells[i], path, topology, plan.cells[idx]);
+        resolve_cell(cell, topology, plan.cells[idx]);
     }
     // Layer split, GPU ranges and GPUs shared by two cells: the plan's own rules, the same
     // for a file as for a plan built in memory.
@@ -402,30 +357,28 @@ Plan plan_from_json(const std::string& text, const std::string& source, const To
 
     // Ranks are derived from the cells; a hand-edited plan whose ranks disagree is refused
     // rather than silently launched with the cells' layout.
-    if (j.contains("ranks")) {
-        const json& ranks = j["ranks"];
-        if (!ranks.is_array()) rd.fail("ranks", "expected an array");
+    if (j.has("ranks")) {
+        const std::vector<Object> ranks = j.objects(
+            "ranks", {"rank", "cluster", "node", "cluster_index", "node_index", "gpu", "tp", "pp", "dp", "first_layer",
+                      "num_layers"});
         const auto derived = plan.ranks();
         if (ranks.size() != derived.size())
-            rd.fail("ranks", "has " + std::to_string(ranks.size()) + " entries, expected world size " +
-                                 std::to_string(derived.size()));
+            j.fail_at("ranks", "has " + std::to_string(ranks.size()) + " entries, expected world size " +
+                                   std::to_string(derived.size()));
         for (size_t i = 0; i < ranks.size(); ++i) {
-            const std::string path = "ranks[" + std::to_string(i) + "]";
             const RankPlacement& d = derived[i];
-            const int vals[] = {rd.get_int(ranks[i], path, "rank", 0), rd.get_int(ranks[i], path, "gpu", 0),
-                                rd.get_int(ranks[i], path, "tp", 0), rd.get_int(ranks[i], path, "pp", 0),
-                                rd.get_int(ranks[i], path, "dp", 0), rd.get_int(ranks[i], path, "cluster_index", 0),
-                                rd.get_int(ranks[i], path, "node_index", 0)};
-            const int want_vals[] = {d.rank, d.gpu, d.tp, d.pp, d.dp, d.cluster, d.node};
             const char* names[] = {"rank", "gpu", "tp", "pp", "dp", "cluster_index", "node_index"};
+            const int want_vals[] = {d.rank, d.gpu, d.tp, d.pp, d.dp, d.cluster, d.node};
+            int vals[7];
+            for (int k = 0; k < 7; ++k) vals[k] = ranks[i].integer(names[k], 0, kIntMax);
             for (int k = 0; k < 7; ++k)
                 if (vals[k] != want_vals[k])
-                    rd.fail(path + "." + names[k], "is " + std::to_string(vals[k]) + " but the cells give " +
-                                                       std::to_string(want_vals[k]));
+                    ranks[i].fail_at(names[k], "is " + std::to_string(vals[k]) + " but the cells give " +
+                                                   std::to_string(want_vals[k]));
         }
     }
 
-    plan.prediction = read_prediction(rd, rd.member(j, "", "prediction"));
+    plan.prediction = read_prediction(j.object("prediction"));
     return plan;
 }
 

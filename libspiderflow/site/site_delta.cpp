@@ -43,35 +43,35 @@ std::string delta_to_json(const SiteDelta& delta, int indent) {
 }
 
 SiteDelta delta_from_json(const std::string& text, const std::string& source) {
-    const json o = jsonread::parse(text, source);
-    jsonread::require_object(o, source, "");
-    const std::string kind = jsonread::get_string(sitejson::member(o, "delta", source, ""), source, "delta");
+    const json doc = jsonread::parse(text, source);
+    const jsonread::Object o(doc, source, "");
+    const std::string kind = o.string("delta");
     if (kind == "node_state_changed") {
-        jsonread::only_keys(o, {"delta", "cluster", "node", "state", "reason", "features"}, source, "");
-        return sitejson::get_node_state(o, source, "");
+        o.only({"delta", "cluster", "node", "state", "reason", "features"});
+        return sitejson::get_node_state(o);
     }
     if (kind == "job_allocated") {
-        jsonread::only_keys(o, {"delta", "job", "start", "end", "nodes"}, source, "");
-        return JobAllocated{sitejson::get_allocation(o, source, "")};
+        o.only({"delta", "job", "start", "end", "nodes"});
+        return JobAllocated{sitejson::get_allocation(o)};
     }
     if (kind == "job_released") {
-        jsonread::only_keys(o, {"delta", "job"}, source, "");
-        return JobReleased{sitejson::get_name(o, "job", source, "")};
+        o.only({"delta", "job"});
+        return JobReleased{o.name("job")};
     }
     if (kind == "reservation_added") {
-        jsonread::only_keys(o, {"delta", "name", "start", "end", "nodes"}, source, "");
-        return ReservationAdded{sitejson::get_reservation(o, source, "")};
+        o.only({"delta", "name", "start", "end", "nodes"});
+        return ReservationAdded{sitejson::get_reservation(o)};
     }
     if (kind == "reservation_removed") {
-        jsonread::only_keys(o, {"delta", "name"}, source, "");
-        return ReservationRemoved{sitejson::get_name(o, "name", source, "")};
+        o.only({"delta", "name"});
+        return ReservationRemoved{o.name("name")};
     }
     if (kind == "link_measured") {
-        jsonread::only_keys(o, {"delta", "a", "b", "gbps", "latency_ms", "timestamp", "source"}, source, "");
-        return LinkMeasured{sitejson::get_measurement(o, source, "")};
+        o.only({"delta", "a", "b", "gbps", "latency_ms", "timestamp", "source"});
+        return LinkMeasured{sitejson::get_measurement(o)};
     }
-    throw InputError(source, 0, "delta",
-                     "unknown delta '" + kind +
+    o.fail_at("delta",
+              "unknown delta '" + kind +
                          "' (known: node_state_changed, job_allocated, job_released, reservation_added, "
                          "reservation_removed, link_measured)");
 }

@@ -3,37 +3,34 @@
 // libspiderflow/site. Readers are strict and name the field path in every InputError.
 #pragma once
 
-#include <initializer_list>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "libspiderflow/site/site_delta.h"
 #include "libspiderflow/site/site_types.h"
+#include "libspiderflow/util/json_read.h"
 
 namespace spiderflow::sitejson {
 
+using jsonread::Object;
 using nlohmann::json;
 using nlohmann::ordered_json;
 
 // Times are integers; kForever is written as null.
 ordered_json time_value(SiteTime t);
-SiteTime get_time(const json& obj, const char* key, const std::string& source, const std::string& path);
-
-// The member `key` of obj, InputError "missing" when absent.
-const json& member(const json& obj, const char* key, const std::string& source, const std::string& path);
-std::string get_name(const json& obj, const char* key, const std::string& source, const std::string& path);
+SiteTime get_time(const Object& o, const char* key);
 
 // Fields written into / read from an object the caller owns (the caller checks its keys, since
 // a delta adds its "delta" field to the same object).
 void put_allocation(ordered_json& o, const JobAllocation& a);
-JobAllocation get_allocation(const json& o, const std::string& source, const std::string& path);
+JobAllocation get_allocation(const Object& o);
 void put_reservation(ordered_json& o, const Reservation& r);
-Reservation get_reservation(const json& o, const std::string& source, const std::string& path);
+Reservation get_reservation(const Object& o);
 void put_measurement(ordered_json& o, const LinkMeasurement& m);
-LinkMeasurement get_measurement(const json& o, const std::string& source, const std::string& path);
+LinkMeasurement get_measurement(const Object& o);
 // cluster, node, state, reason and (when present) features.
 void put_node_state(ordered_json& o, const NodeStateChanged& s);
-NodeStateChanged get_node_state(const json& o, const std::string& source, const std::string& path);
+NodeStateChanged get_node_state(const Object& o);
 
 }  // namespace spiderflow::sitejson

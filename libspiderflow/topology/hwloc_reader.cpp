@@ -9,10 +9,8 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <numeric>
-#include <sstream>
 #include <tuple>
 #include <type_traits>
 
@@ -23,6 +21,7 @@
 #include "libspiderflow/topology/gpu_alias.h"
 #include "libspiderflow/topology/readers.h"
 #include "libspiderflow/util/errors.h"
+#include "libspiderflow/util/text_file.h"
 #include "libspiderflow/util/units.h"
 
 namespace spiderflow {
@@ -152,11 +151,7 @@ bool is_nvidia_gpu_pci(hwloc_obj_t pci) {
 }  // namespace
 
 Topology HwlocReader::read(const std::string& path) const {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(path, 0, "", "cannot open file");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return parse(ss.str(), path);
+    return parse(read_text_file(path), path);
 }
 
 Topology HwlocReader::parse(const std::string& text, const std::string& source) const {

@@ -4,11 +4,11 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "libspiderflow/topology/slurm_conf.h"
 #include "libspiderflow/util/errors.h"
+#include "libspiderflow/util/text_file.h"
 
 namespace spiderflow::slurm {
 namespace {
@@ -145,14 +145,6 @@ std::vector<GresSpec> parse_gres(const std::string& value, const std::string& so
         out.push_back(g);
     }
     return out;
-}
-
-std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(path, 0, "", "cannot open file");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
 }
 
 // key (lower-case) -> value of one logical line, with the first key remembered.
@@ -389,14 +381,14 @@ TopologyConf parse_topology_conf(const std::string& text, const std::string& sou
 SlurmFiles load_slurm_files(const std::string& slurm_conf_path) {
     namespace fs = std::filesystem;
     SlurmFiles site;
-    site.slurm = parse_slurm_conf(read_file(slurm_conf_path), slurm_conf_path);
+    site.slurm = parse_slurm_conf(read_text_file(slurm_conf_path), slurm_conf_path);
     fs::path dir = fs::path(slurm_conf_path).parent_path();
     std::error_code ec;
     fs::path gres = dir / "gres.conf";
-    if (fs::is_regular_file(gres, ec)) site.gres = parse_gres_conf(read_file(gres.string()), gres.string());
+    if (fs::is_regular_file(gres, ec)) site.gres = parse_gres_conf(read_text_file(gres.string()), gres.string());
     else site.gres.path = gres.string();
     fs::path topo = dir / "topology.conf";
-    if (fs::is_regular_file(topo, ec)) site.topology = parse_topology_conf(read_file(topo.string()), topo.string());
+    if (fs::is_regular_file(topo, ec)) site.topology = parse_topology_conf(read_text_file(topo.string()), topo.string());
     else site.topology.path = topo.string();
     return site;
 }

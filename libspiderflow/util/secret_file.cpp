@@ -2,9 +2,9 @@
 
 #include <sys/stat.h>
 
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
+
+#include "libspiderflow/util/text_file.h"
 
 namespace spiderflow {
 
@@ -15,13 +15,11 @@ std::string read_secret_file(const std::string& path, const std::string& what) {
         throw std::runtime_error(what + " file " + path + " is readable by others; chmod 600 it (the " + what +
                                  " is not used)");
     }
-    std::ifstream in(path);
-    std::ostringstream text;
-    text << in.rdbuf();
-    const std::string t = text.str();
+    std::string t;
+    if (!read_whole_file(path, t)) throw std::runtime_error("cannot read " + what + " file " + path);
     const auto b = t.find_first_not_of(" \t\r\n");
     const auto e = t.find_last_not_of(" \t\r\n");
-    if (!in || b == std::string::npos) throw std::runtime_error(what + " file " + path + " is empty");
+    if (b == std::string::npos) throw std::runtime_error(what + " file " + path + " is empty");
     return t.substr(b, e - b + 1);
 }
 

@@ -7,12 +7,19 @@
 
 namespace spiderflow {
 
-std::string read_text_file(const std::string& path, const std::string& what) {
-    std::ifstream f(path);
-    if (!f) throw InputError(path, 0, "", "cannot open " + what);
+bool read_whole_file(const std::string& path, std::string& out) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) return false;
     std::ostringstream text;
     text << f.rdbuf();
-    return text.str();
+    out = text.str();
+    return true;
+}
+
+std::string read_text_file(const std::string& path, const std::string& what) {
+    std::string text;
+    if (!read_whole_file(path, text)) throw InputError(path, 0, "", "cannot open " + what);
+    return text;
 }
 
 }  // namespace spiderflow

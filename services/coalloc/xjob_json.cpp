@@ -3,106 +3,59 @@
 #include <cctype>
 #include <limits>
 
-#include "libspiderflow/util/errors.h"
 #include "libspiderflow/util/json_read.h"
 
 namespace spiderflow::coalloc {
 namespace {
 
+using jsonread::Object;
 using nlohmann::json;
 using nlohmann::ordered_json;
 
-const json& member(const json& obj, const char* key, const std::string& source, const std::string& path) {
-    auto it = obj.find(key);
-    if (it == obj.end()) throw InputError(source, 0, jsonread::join(path, key), "missing");
-    return *it;
-}
+constexpr int64_t kI64Max = std::numeric_limits<int64_t>::max();
+constexpr int kIntMax = std::numeric_limits<int>::max();
 
-int64_t get_i64(const json& obj, const char* key, const std::string& source, const std::string& path,
-                int64_t lo = 0, int64_t hi = std::numeric_limits<int64_t>::max()) {
-    const json& v = member(obj, key, source, path);
-    const std::string at = jsonread::join(path, key);
-    if (!v.is_number_integer()) throw InputError(source, 0, at, "expected an integer");
-    const bool too_big = v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(hi);
-    const int64_t x = too_big ? hi : v.get<int64_t>();
-    if (too_big || x < lo || x > hi) {
-        throw InputError(source, 0, at, "out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
-    }
-    return x;
-}
-
-int get_count(const json& obj, const char* key, const std::string& source, const std::string& path, int lo, int hi) {
-    return static_cast<int>(get_i64(obj, key, source, path, lo, hi));
-}
-
-std::string get_str(const json& obj, const char* key, const std::string& source, const std::string& path) {
-    return jsonread::get_string(member(obj, key, source, path), source, jsonread::join(path, key));
-}
-
-std::string opt_str(const json& obj, const char* key, const std::string& source, const std::string& path) {
-    return obj.contains(key) ? get_str(obj, key, source, path) : std::string();
-}
-
-int64_t opt_i64(const json& obj, const char* key, const std::string& source, const std::string& path) {
-    return obj.contains(key) ? get_i64(obj, key, source, path) : 0;
-}
-
-bool opt_bool(const json& obj, const char* key, const std::string& source, const std::string& path) {
-    return obj.contains(key) && jsonread::get_bool(obj.at(key), source, jsonread::join(path, key));
-}
-
-std::vector<std::string> get_names(const json& obj, const char* key, const std::string& source, const std::string& path) {
-    std::vector<std::string> out;
-    if (!obj.contains(key)) return out;
-    const json& a = obj.at(key);
-    const std::string at = jsonread::join(path, key);
-    if (!a.is_array()) throw InputError(source, 0, at, "expected an array of names");
-    for (size_t i = 0; i < a.size(); ++i) out.push_back(jsonread::get_string(a[i], source, at + "[" + std::to_string(i) + "]"));
-    return out;
+// A list of node or reservation names; absent is empty.
+std::vector<std::string> get_names(const Object& o, const char* key) {
+    return o.has(key) ? o.strings(key) : std::vector<std::string>();
 }
 
 // A cluster, user or account name as it travels: a Slurm name, never a path or an option.
-std::string get_name(const json& obj, const char* key, const std::string& source, const std::string& path,
-                     bool allow_empty = false) {
-    const std::string s = obj.contains(key) || !allow_empty ? get_str(obj, key, source, path) : std::string();
+std::string get_name(const Object& o, const char* key, bool allow_empty = false) {
+    const std::string s = o.has(key) || !allow_empty ? o.string(key) : std::string();
     if (s.empty() && allow_empty) return s;
-    if (s.empty() || s.size() > 128) throw InputError(source, 0, jsonread::join(path, key), "expected a name of 1 to 128 characters");
+    if (s.empty() || s.size() > 128) o.fail_at(key, "expected a name of 1 to 128 characters");
     for (char c : s) {
         const bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' || c == ':';
-        if (!ok) throw InputError(source, 0, jsonread::join(path, key), "'" + s + "' holds a character a Slurm name does not");
+        if (!ok) o.fail_at(key, "'" + s + "' holds a character a Slurm name does not");
     }
     return s;
 }
 
 // A batch script's text: Slurm wants "#!" first; 1 MiB is far beyond any training launcher.
-std::string get_script(const json& obj, const std::string& source, const std::string& path) {
-    const std::string s = get_str(obj, "script", source, path);
-    const std::string at = jsonread::join(path, "script");
-    if (s.rfind("#!", 0) != 0) throw InputError(source, 0, at, "a batch script starts with #! (its interpreter)");
-    if (s.size() > (1u << 20)) throw InputError(source, 0, at, "longer than 1 MiB");
+std::string get_script(const Object& o) {
+    const std::string s = o.string("script");
+    if (s.rfind("#!", 0) != 0) o.fail_at("script", "a batch script starts with #! (its interpreter)");
+    if (s.size() > (1u << 20)) o.fail_at("script", "longer than 1 MiB");
     return s;
 }
 
 // The plan's settings for the parts' steps: SPIDERFLOW_* names only (the broker never sets
 // anything else in a job's environment), values on one line, 64 KiB in all.
-std::vector<std::pair<std::string, std::string>> get_step_env(const json& obj, const std::string& source,
-                                                              const std::string& path) {
+std::vector<std::pair<std::string, std::string>> get_step_env(const Object& o) {
     std::vector<std::pair<std::string, std::string>> out;
-    if (!obj.contains("step_env")) return out;
-    const std::string at = jsonread::join(path, "step_env");
-    const json& e = obj.at("step_env");
-    if (!e.is_object()) throw InputError(source, 0, at, "expected an object of SPIDERFLOW_* names and values");
+    if (!o.has("step_env")) return out;
+    const Object e = o.object("step_env");
     size_t bytes = 0;
-    for (auto it = e.begin(); it != e.end(); ++it) {
+    for (auto it = e.value().begin(); it != e.value().end(); ++it) {
         const std::string& name = it.key();
         bool ok = name.rfind("SPIDERFLOW_", 0) == 0 && name.size() <= 64;
         for (char c : name) ok = ok && (std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_');
-        if (!ok) throw InputError(source, 0, at, "'" + name + "' is not a SPIDERFLOW_* variable name");
-        if (!it.value().is_string()) throw InputError(source, 0, at + "." + name, "expected a string");
-        const std::string v = it.value().get<std::string>();
-        if (v.find_first_of(std::string("\n\0", 2)) != std::string::npos) throw InputError(source, 0, at + "." + name, "holds a line break");
+        if (!ok) e.fail("'" + name + "' is not a SPIDERFLOW_* variable name");
+        const std::string v = e.string(name.c_str());
+        if (v.find_first_of(std::string("\n\0", 2)) != std::string::npos) e.fail_at(name.c_str(), "holds a line break");
         bytes += name.size() + v.size();
-        if (bytes > (64u << 10)) throw InputError(source, 0, at, "larger than 64 KiB");
+        if (bytes > (64u << 10)) e.fail("larger than 64 KiB");
         out.emplace_back(name, v);
     }
     return out;
@@ -116,20 +69,20 @@ void put_step_env(ordered_json& j, const std::vector<std::pair<std::string, std:
 }
 
 // A host name or IP address for MASTER_ADDR: what resolvers and sockets take, nothing else.
-std::string get_address(const json& obj, const std::string& source, const std::string& path) {
-    const std::string s = get_str(obj, "address", source, path);
+std::string get_address(const Object& o) {
+    const std::string s = o.string("address");
     bool ok = !s.empty() && s.size() <= 253 && s[0] != '-';
     for (char c : s) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == ':' || c == '_');
-    if (!ok) throw InputError(source, 0, jsonread::join(path, "address"), "'" + s + "' is not a host name or IP address");
+    if (!ok) o.fail_at("address", "'" + s + "' is not a host name or IP address");
     return s;
 }
 
-PartSpec get_spec(const json& p, const std::string& source, const std::string& path) {
+PartSpec get_spec(const Object& p) {
     PartSpec s;
-    s.cluster = get_name(p, "cluster", source, path);
-    s.nodes = get_count(p, "nodes", source, path, 1, 100000);
-    s.gpus_per_node = get_count(p, "gpus_per_node", source, path, 0, 1024);
-    s.ranks = get_count(p, "ranks", source, path, 1, 10000000);
+    s.cluster = get_name(p, "cluster");
+    s.nodes = p.integer("nodes", 1, 100000);
+    s.gpus_per_node = p.integer("gpus_per_node", 0, 1024);
+    s.ranks = p.integer("ranks", 1, 10000000);
     return s;
 }
 
@@ -140,16 +93,10 @@ void put_spec(ordered_json& o, const PartSpec& s) {
     o["ranks"] = s.ranks;
 }
 
-const json& get_array(const json& obj, const char* key, const std::string& source, const std::string& path) {
-    const json& a = member(obj, key, source, path);
-    if (!a.is_array()) throw InputError(source, 0, jsonread::join(path, key), "expected an array");
-    return a;
-}
-
-void get_extras(const json& j, const std::string& source, XJob* job) {
-    job->home_job = static_cast<uint32_t>(j.contains("home_job") ? get_i64(j, "home_job", source, "", 1, UINT32_MAX - 1) : 0);
-    job->step_env = get_step_env(j, source, "");
-    job->one_task_per_node = opt_bool(j, "one_task_per_node", source, "");
+void get_extras(const Object& j, XJob* job) {
+    job->home_job = static_cast<uint32_t>(j.i64_or("home_job", 0, 1, UINT32_MAX - 1));
+    job->step_env = get_step_env(j);
+    job->one_task_per_node = j.boolean_or("one_task_per_node", false);
 }
 
 }  // namespace
@@ -173,24 +120,17 @@ ordered_json xjob_request_to_json(const XJob& job) {
     return j;
 }
 
-XJob xjob_request_from_json(const json& j, const std::string& source) {
-    jsonread::require_object(j, source, "");
-    jsonread::only_keys(j, {"id", "user", "account", "time_limit_s", "script", "home_job", "step_env", "one_task_per_node", "parts"},
-                        source, "");
+XJob xjob_request_from_json(const json& doc, const std::string& source) {
+    const Object j(doc, source, "",
+                   {"id", "user", "account", "time_limit_s", "script", "home_job", "step_env", "one_task_per_node", "parts"});
     XJob job;
-    job.id = get_name(j, "id", source, "");
-    job.user = get_name(j, "user", source, "");
-    job.account = get_name(j, "account", source, "", true);
-    job.time_limit_s = get_i64(j, "time_limit_s", source, "", 1, 366LL * 24 * 3600);
-    job.script = get_script(j, source, "");
-    get_extras(j, source, &job);
-    const json& parts = get_array(j, "parts", source, "");
-    for (size_t i = 0; i < parts.size(); ++i) {
-        const std::string path = "parts[" + std::to_string(i) + "]";
-        jsonread::require_object(parts[i], source, path);
-        jsonread::only_keys(parts[i], {"cluster", "nodes", "gpus_per_node", "ranks"}, source, path);
-        job.parts.push_back(Part{get_spec(parts[i], source, path)});
-    }
+    job.id = get_name(j, "id");
+    job.user = get_name(j, "user");
+    job.account = get_name(j, "account", true);
+    job.time_limit_s = j.i64("time_limit_s", 1, 366LL * 24 * 3600);
+    job.script = get_script(j);
+    get_extras(j, &job);
+    for (const Object& p : j.objects("parts", {"cluster", "nodes", "gpus_per_node", "ranks"})) job.parts.push_back(Part{get_spec(p)});
     return job;
 }
 
@@ -233,64 +173,51 @@ ordered_json xjob_to_json(const XJob& job, bool with_script) {
     return j;
 }
 
-XJob xjob_from_json(const json& j, const std::string& source) {
-    jsonread::require_object(j, source, "");
-    jsonread::only_keys(j,
-                        {"id", "user", "account", "time_limit_s", "script", "home_job", "step_env", "one_task_per_node", "parts", "seq", "home", "state", "attempt", "requeues",
-                         "submitted_at", "seeking_since", "not_before", "start_at", "state_since", "reason", "setback", "requeue", "world_size", "master_port", "rendezvous",
-                         "events"},
-                        source, "");
+XJob xjob_from_json(const json& doc, const std::string& source) {
+    const Object j(doc, source, "",
+                   {"id", "user", "account", "time_limit_s", "script", "home_job", "step_env", "one_task_per_node", "parts", "seq", "home", "state", "attempt", "requeues",
+                    "submitted_at", "seeking_since", "not_before", "start_at", "state_since", "reason", "setback", "requeue", "world_size", "master_port", "rendezvous",
+                    "events"});
     XJob job;
-    job.id = get_name(j, "id", source, "");
-    job.user = get_name(j, "user", source, "");
-    job.account = get_name(j, "account", source, "", true);
-    job.time_limit_s = get_i64(j, "time_limit_s", source, "", 1);
-    job.script = get_script(j, source, "");
-    get_extras(j, source, &job);
-    job.seq = static_cast<uint64_t>(get_i64(j, "seq", source, ""));
-    job.home = get_name(j, "home", source, "");
-    if (!state_from_name(get_str(j, "state", source, ""), &job.state)) throw InputError(source, 0, "state", "unknown state");
-    job.attempt = get_count(j, "attempt", source, "", 0, std::numeric_limits<int>::max());
-    job.requeues = get_count(j, "requeues", source, "", 0, std::numeric_limits<int>::max());
-    job.submitted_at = get_i64(j, "submitted_at", source, "");
-    job.seeking_since = opt_i64(j, "seeking_since", source, "");
-    job.not_before = get_i64(j, "not_before", source, "");
-    job.start_at = get_i64(j, "start_at", source, "");
-    job.state_since = get_i64(j, "state_since", source, "");
-    job.reason = get_str(j, "reason", source, "");
-    job.setback = opt_str(j, "setback", source, "");
-    job.requeue = opt_bool(j, "requeue", source, "");
-    job.master_port = j.contains("master_port") ? get_count(j, "master_port", source, "", 0, 65535) : 0;
-    const json& parts = get_array(j, "parts", source, "");
-    for (size_t i = 0; i < parts.size(); ++i) {
-        const std::string path = "parts[" + std::to_string(i) + "]";
-        const json& o = parts[i];
-        jsonread::require_object(o, source, path);
-        jsonread::only_keys(o,
-                            {"cluster", "nodes", "gpus_per_node", "ranks", "first_rank", "offer", "reservation", "node_list",
-                             "to_release", "job_id", "running", "ended", "abandoned", "end_reason", "address"},
-                            source, path);
-        Part p{get_spec(o, source, path)};
-        p.offer = opt_i64(o, "offer", source, path);
-        p.reservation = opt_str(o, "reservation", source, path);
-        p.nodes = get_names(o, "node_list", source, path);
-        p.address = o.contains("address") ? get_address(o, source, path) : std::string();
-        p.to_release = get_names(o, "to_release", source, path);
-        p.job_id = static_cast<uint32_t>(o.contains("job_id") ? get_i64(o, "job_id", source, path, 0, UINT32_MAX) : 0);
-        p.running = opt_bool(o, "running", source, path);
-        p.ended = opt_bool(o, "ended", source, path);
-        p.abandoned = opt_bool(o, "abandoned", source, path);
-        p.end_reason = opt_str(o, "end_reason", source, path);
+    job.id = get_name(j, "id");
+    job.user = get_name(j, "user");
+    job.account = get_name(j, "account", true);
+    job.time_limit_s = j.i64("time_limit_s", 1, kI64Max);
+    job.script = get_script(j);
+    get_extras(j, &job);
+    job.seq = static_cast<uint64_t>(j.i64("seq", 0, kI64Max));
+    job.home = get_name(j, "home");
+    if (!state_from_name(j.string("state"), &job.state)) j.fail_at("state", "unknown state");
+    job.attempt = j.integer("attempt", 0, kIntMax);
+    job.requeues = j.integer("requeues", 0, kIntMax);
+    job.submitted_at = j.i64("submitted_at", 0, kI64Max);
+    job.seeking_since = j.i64_or("seeking_since", 0, 0, kI64Max);
+    job.not_before = j.i64("not_before", 0, kI64Max);
+    job.start_at = j.i64("start_at", 0, kI64Max);
+    job.state_since = j.i64("state_since", 0, kI64Max);
+    job.reason = j.string("reason");
+    job.setback = j.string_or("setback", "");
+    job.requeue = j.boolean_or("requeue", false);
+    job.master_port = j.integer_or("master_port", 0, 0, 65535);
+    const std::vector<Object> parts =
+        j.objects("parts", {"cluster", "nodes", "gpus_per_node", "ranks", "first_rank", "offer", "reservation", "node_list",
+                            "to_release", "job_id", "running", "ended", "abandoned", "end_reason", "address"});
+    for (const Object& o : parts) {
+        Part p{get_spec(o)};
+        p.offer = o.i64_or("offer", 0, 0, kI64Max);
+        p.reservation = o.string_or("reservation", "");
+        p.nodes = get_names(o, "node_list");
+        p.address = o.has("address") ? get_address(o) : std::string();
+        p.to_release = get_names(o, "to_release");
+        p.job_id = static_cast<uint32_t>(o.i64_or("job_id", 0, 0, UINT32_MAX));
+        p.running = o.boolean_or("running", false);
+        p.ended = o.boolean_or("ended", false);
+        p.abandoned = o.boolean_or("abandoned", false);
+        p.end_reason = o.string_or("end_reason", "");
         job.parts.push_back(std::move(p));
     }
-    if (j.contains("events")) {
-        const json& events = get_array(j, "events", source, "");
-        for (size_t i = 0; i < events.size(); ++i) {
-            const std::string path = "events[" + std::to_string(i) + "]";
-            jsonread::require_object(events[i], source, path);
-            jsonread::only_keys(events[i], {"at", "text"}, source, path);
-            job.events.push_back({get_i64(events[i], "at", source, path), get_str(events[i], "text", source, path)});
-        }
+    if (j.has("events")) {
+        for (const Object& e : j.objects("events", {"at", "text"})) job.events.push_back({e.i64("at", 0, kI64Max), e.string("text")});
     }
     return job;
 }
@@ -340,42 +267,40 @@ ordered_json order_to_json(const Order& o) {
     return j;
 }
 
-Order order_from_json(const json& j, const std::string& source, const std::string& path) {
-    jsonread::require_object(j, source, path);
-    jsonread::only_keys(j,
-                        {"order", "xjob", "part", "attempt", "user", "account", "nodes", "gpus_per_node", "not_before",
-                         "duration_s", "start_at", "reservation", "job_name", "script", "world_size", "first_rank", "master_node",
-                         "master_port", "job_id", "reason", "held_job", "step_env", "one_task_per_node"},
-                        source, path);
+Order order_from_json(const json& doc, const std::string& source, const std::string& path) {
+    const Object j(doc, source, path,
+                   {"order", "xjob", "part", "attempt", "user", "account", "nodes", "gpus_per_node", "not_before",
+                    "duration_s", "start_at", "reservation", "job_name", "script", "world_size", "first_rank", "master_node",
+                    "master_port", "job_id", "reason", "held_job", "step_env", "one_task_per_node"});
     Order o;
-    const std::string kind = get_str(j, "order", source, path);
+    const std::string kind = j.string("order");
     bool known = false;
     for (OrderKind k : {OrderKind::WillRun, OrderKind::Reserve, OrderKind::Release, OrderKind::Submit, OrderKind::Cancel}) {
         if (kind == order_name(k)) o.kind = k, known = true;
     }
-    if (!known) throw InputError(source, 0, jsonread::join(path, "order"), "unknown order '" + kind + "'");
-    o.xjob = get_name(j, "xjob", source, path);
-    o.part = static_cast<size_t>(get_i64(j, "part", source, path, 0, 100000));
-    o.attempt = get_count(j, "attempt", source, path, 0, std::numeric_limits<int>::max());
-    o.user = get_name(j, "user", source, path);
-    o.account = get_name(j, "account", source, path, true);
-    o.nodes = get_count(j, "nodes", source, path, 1, 100000);
-    o.gpus_per_node = get_count(j, "gpus_per_node", source, path, 0, 1024);
-    o.not_before = opt_i64(j, "not_before", source, path);
-    o.duration_s = opt_i64(j, "duration_s", source, path);
-    o.start_at = opt_i64(j, "start_at", source, path);
-    o.reservation = j.contains("reservation") ? get_name(j, "reservation", source, path) : std::string();
-    o.job_name = j.contains("job_name") ? get_name(j, "job_name", source, path) : std::string();
-    o.script = j.contains("script") ? get_script(j, source, path) : std::string();
-    o.world_size = j.contains("world_size") ? get_count(j, "world_size", source, path, 1, 10000000) : 0;
-    o.first_rank = j.contains("first_rank") ? get_count(j, "first_rank", source, path, 0, 10000000) : 0;
-    o.master_node = j.contains("master_node") ? get_name(j, "master_node", source, path, true) : std::string();
-    o.master_port = j.contains("master_port") ? get_count(j, "master_port", source, path, 0, 65535) : 0;
-    o.job_id = static_cast<uint32_t>(j.contains("job_id") ? get_i64(j, "job_id", source, path, 0, UINT32_MAX) : 0);
-    o.reason = opt_str(j, "reason", source, path);
-    o.held_job = static_cast<uint32_t>(j.contains("held_job") ? get_i64(j, "held_job", source, path, 1, UINT32_MAX - 1) : 0);
-    o.step_env = get_step_env(j, source, path);
-    o.one_task_per_node = opt_bool(j, "one_task_per_node", source, path);
+    if (!known) j.fail_at("order", "unknown order '" + kind + "'");
+    o.xjob = get_name(j, "xjob");
+    o.part = static_cast<size_t>(j.i64("part", 0, 100000));
+    o.attempt = j.integer("attempt", 0, kIntMax);
+    o.user = get_name(j, "user");
+    o.account = get_name(j, "account", true);
+    o.nodes = j.integer("nodes", 1, 100000);
+    o.gpus_per_node = j.integer("gpus_per_node", 0, 1024);
+    o.not_before = j.i64_or("not_before", 0, 0, kI64Max);
+    o.duration_s = j.i64_or("duration_s", 0, 0, kI64Max);
+    o.start_at = j.i64_or("start_at", 0, 0, kI64Max);
+    o.reservation = j.has("reservation") ? get_name(j, "reservation") : std::string();
+    o.job_name = j.has("job_name") ? get_name(j, "job_name") : std::string();
+    o.script = j.has("script") ? get_script(j) : std::string();
+    o.world_size = j.integer_or("world_size", 0, 1, 10000000);
+    o.first_rank = j.integer_or("first_rank", 0, 0, 10000000);
+    o.master_node = j.has("master_node") ? get_name(j, "master_node", true) : std::string();
+    o.master_port = j.integer_or("master_port", 0, 0, 65535);
+    o.job_id = static_cast<uint32_t>(j.i64_or("job_id", 0, 0, UINT32_MAX));
+    o.reason = j.string_or("reason", "");
+    o.held_job = static_cast<uint32_t>(j.i64_or("held_job", 0, 1, UINT32_MAX - 1));
+    o.step_env = get_step_env(j);
+    o.one_task_per_node = j.boolean_or("one_task_per_node", false);
     return o;
 }
 
@@ -417,43 +342,37 @@ ordered_json report_to_json(const Report& r) {
     return j;
 }
 
-Report report_from_json(const json& j, const std::string& source, const std::string& path) {
-    jsonread::require_object(j, source, path);
-    jsonread::only_keys(j,
-                        {"report", "xjob", "part", "attempt", "earliest_start", "reservation", "node_list", "address", "job_id",
-                         "completed", "reason"},
-                        source, path);
+Report report_from_json(const json& doc, const std::string& source, const std::string& path) {
+    const Object j(doc, source, path,
+                   {"report", "xjob", "part", "attempt", "earliest_start", "reservation", "node_list", "address", "job_id",
+                    "completed", "reason"});
     Report r;
-    const std::string kind = get_str(j, "report", source, path);
-    if (!report_from_name(kind, &r.kind)) {
-        throw InputError(source, 0, jsonread::join(path, "report"), "unknown report '" + kind + "'");
-    }
-    r.xjob = get_name(j, "xjob", source, path);
-    r.part = static_cast<size_t>(get_i64(j, "part", source, path, 0, 100000));
-    r.attempt = get_count(j, "attempt", source, path, 0, std::numeric_limits<int>::max());
+    const std::string kind = j.string("report");
+    if (!report_from_name(kind, &r.kind)) j.fail_at("report", "unknown report '" + kind + "'");
+    r.xjob = get_name(j, "xjob");
+    r.part = static_cast<size_t>(j.i64("part", 0, 100000));
+    r.attempt = j.integer("attempt", 0, kIntMax);
     switch (r.kind) {
     case ReportKind::Offer:
-        r.earliest_start = get_i64(j, "earliest_start", source, path, 1);
+        r.earliest_start = j.i64("earliest_start", 1, kI64Max);
         break;
     case ReportKind::Reserved:
     case ReportKind::Released:
-        r.reservation = get_name(j, "reservation", source, path);
+        r.reservation = get_name(j, "reservation");
         break;
     case ReportKind::Submitted:
     case ReportKind::Running:
-        r.job_id = static_cast<uint32_t>(get_i64(j, "job_id", source, path, 1, UINT32_MAX));
+        r.job_id = static_cast<uint32_t>(j.i64("job_id", 1, UINT32_MAX));
         break;
     default:
         break;
     }
-    if (r.kind == ReportKind::ReserveFailed && j.contains("reservation")) r.reservation = get_name(j, "reservation", source, path);
-    if (r.kind == ReportKind::Ended && j.contains("job_id")) {
-        r.job_id = static_cast<uint32_t>(get_i64(j, "job_id", source, path, 0, UINT32_MAX));
-    }
-    r.nodes = get_names(j, "node_list", source, path);
-    r.address = j.contains("address") ? get_address(j, source, path) : std::string();
-    r.completed = opt_bool(j, "completed", source, path);
-    r.reason = opt_str(j, "reason", source, path);
+    if (r.kind == ReportKind::ReserveFailed && j.has("reservation")) r.reservation = get_name(j, "reservation");
+    if (r.kind == ReportKind::Ended) r.job_id = static_cast<uint32_t>(j.i64_or("job_id", 0, 0, UINT32_MAX));
+    r.nodes = get_names(j, "node_list");
+    r.address = j.has("address") ? get_address(j) : std::string();
+    r.completed = j.boolean_or("completed", false);
+    r.reason = j.string_or("reason", "");
     if (r.reason.size() > 4096) r.reason.resize(4096);
     return r;
 }

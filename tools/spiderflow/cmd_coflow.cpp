@@ -24,6 +24,7 @@
 #include "libspiderflow/topology/reader.h"
 #include "libspiderflow/util/errors.h"
 #include "libspiderflow/util/split_list.h"
+#include "libspiderflow/util/text_file.h"
 #include "libspiderflow/util/units.h"
 #include "services/slurmjob/job_traffic.h"
 #include "services/slurmjob/spiderflow_conf.h"
@@ -219,11 +220,7 @@ int cmd_simulate_plans(const Parsed& o) {
     const Network net = Network::from_topology(topo);
     Workload w;
     for (size_t k = 0; k < plan_paths.size(); ++k) {
-        std::ifstream in(plan_paths[k]);
-        if (!in) throw InputError(plan_paths[k], 0, "", "cannot open plan file");
-        std::stringstream text;
-        text << in.rdbuf();
-        const Plan plan = plan_from_json(text.str(), plan_paths[k], &topo);
+        const Plan plan = plan_from_json(read_text_file(plan_paths[k], "plan file"), plan_paths[k], &topo);
         // Compute windows from the slowest GPU type among the plan's cells.
         double flops = 0;
         for (const auto& cell : plan.cells) {

@@ -1,10 +1,8 @@
 // `spiderflow estimate`: the cost model's prediction for one job on one given layout.
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -20,6 +18,7 @@
 #include "libspiderflow/planner/request_builder.h"
 #include "libspiderflow/topology/reader.h"
 #include "libspiderflow/util/errors.h"
+#include "libspiderflow/util/text_file.h"
 #include "libspiderflow/util/units.h"
 #include "tools/spiderflow/cli_options.h"
 #include "tools/spiderflow/command.h"
@@ -41,14 +40,6 @@ constexpr const char* kFooter = "\nExit status: 0 the layout fits, 1 it does not
 
 [[noreturn]] void usage_error(const std::string& field, const std::string& what) {
     throw InputError("spiderflow estimate", 0, field, what);
-}
-
-std::string read_text(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(path, 0, "", "cannot read file");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
 }
 
 struct Args {
@@ -230,7 +221,9 @@ int run_estimate(const std::vector<std::string>& args) {
     const Topology topo = read_topology(a.topology, a.reader);
     Plan plan;
     if (!a.plan.empty()) {
-        plan = plan_from_json(read_text(a.plan), a.plan, &topo);
+        std::string text;
+        if (!read_whole_file(a.plan, text)) throw InputError(a.plan, 0, "", "cannot read file");
+        plan = plan_from_json(text, a.plan, &topo);
     } else {
         plan = make_sequential_plan(topo, job_from_args(a, catalog), a.tp, a.pp, a.dp, a.micro_batch);
     }

@@ -55,7 +55,7 @@ Handler cluster_list(std::vector<std::string>* dest) {
     };
 }
 
-// The plan JSON with "sync_comparison" added last; plan readers ignore keys they do not know.
+// The plan JSON with "sync_comparison" added last; the plan reader knows the key and ignores its content.
 std::string with_sync_comparison(const std::string& plan_json, const std::string& comparison_json) {
     nlohmann::ordered_json j = nlohmann::ordered_json::parse(plan_json);
     j["sync_comparison"] = nlohmann::ordered_json::parse(comparison_json);

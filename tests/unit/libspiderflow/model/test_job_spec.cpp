@@ -76,6 +76,13 @@ TEST(JobSpec, BadSpecsGiveTheRightMessage) {
     EXPECT_NE(error_of(R"({"model": 7, "global_batch": 8})").find("model"), std::string::npos);
     EXPECT_NE(error_of("{\"model\": \"llama3-8b\",\n \"global_batch\": }").find("job.json:2"), std::string::npos);
     EXPECT_EQ(error_of(R"({"model": "llama3-8b", "global_batch": 8})"), "");
+    // The wordings every format shares (libspiderflow/util/json_read.h).
+    EXPECT_EQ(error_of(R"({"model": "llama3-8b", "global_batch": 8.0})"), "job.json: global_batch: expected an integer");
+    EXPECT_EQ(error_of(R"({"model": "llama3-8b", "global_batch": 8, "gpus": -1})"),
+              "job.json: gpus: value -1 out of range [0, 10000000]");
+    EXPECT_EQ(error_of(R"({"global_batch": 8})"), "job.json: model: missing");
+    EXPECT_EQ(error_of(R"({"model": {"layers": 2, "hidden": 64, "heads": 4, "ffn_hidden": 256}, "global_batch": 8})"),
+              "job.json: model.vocab: missing");
 }
 
 TEST(JobSpec, ValidateNamesTheField) {

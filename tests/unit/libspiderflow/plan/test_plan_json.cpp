@@ -157,6 +157,37 @@ TEST(PlanJson, MalformedFieldsAreNamed) {
     EXPECT_THROW(plan_from_json("[1, 2, 3]", "plan.json"), InputError);
 }
 
+TEST(PlanJson, UnknownKeysAndFloatIntegersAreRefused) {
+    {
+        auto j = written();
+        j["job"]["model"]["hiden"] = 4096;
+        EXPECT_EQ(error_field(j.dump()), "job.model.hiden");
+    }
+    {
+        auto j = written();
+        j["cells"][0]["gpu"] = 0;
+        EXPECT_EQ(error_field(j.dump()), "cells[0].gpu");
+    }
+    {
+        auto j = written();
+        j["degrees"]["tp"] = 4.0;
+        EXPECT_EQ(error_field(j.dump()), "degrees.tp");
+    }
+    {
+        // What `spiderflow plan --sync either` adds is known, and its content is not read.
+        auto j = written();
+        j["sync_comparison"] = {{"chosen", "sync"}, {"note", 3}};
+        EXPECT_EQ(error_field(j.dump()), "");
+    }
+    {
+        // A newer plan is refused for its version before any key it brings.
+        auto j = written();
+        j["version"] = Plan::kSchemaVersion + 1;
+        j["new_field"] = true;
+        EXPECT_EQ(error_field(j.dump()), "version");
+    }
+}
+
 TEST(PlanJson, SyntaxErrorsGiveTheLine) {
     const std::string text = "{\n  \"schema\": \"spiderflow-plan\",\n  \"version\": 1,\n  oops\n}\n";
     try {

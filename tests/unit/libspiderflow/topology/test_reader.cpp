@@ -125,7 +125,8 @@ TEST(SpiderflowReader, SyntaxErrorsNameTheLine) {
 }
 
 TEST(SpiderflowReader, TopLevelMustBeAnObjectWithClusters) {
-    EXPECT_EQ(error_of("[1, 2]").field(), "(top level)");
+    EXPECT_EQ(error_of("[1, 2]").field(), "");
+    EXPECT_EQ(std::string(error_of("[1, 2]").what()), "bad.json: expected a JSON object");
     EXPECT_EQ(error_of(R"({"spiderflow_topology_version": 1})").field(), "clusters");
     EXPECT_EQ(error_of(R"({"spiderflow_topology_version": 1, "clusters": []})").field(), "clusters");
     EXPECT_EQ(error_of(R"({"spiderflow_topology_version": 1, "clusters": [{"name": "x", "nodes": []}], "links": {}})").field(),
