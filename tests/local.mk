@@ -81,7 +81,7 @@ tests_unit_test_cost_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_cost_LDADD = libsf_cost.la libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la -lpthread \
 	$(GTEST_LIBS_ALL)
 
-EXTRA_DIST += tests/data/slurm tests/data/hwloc tests/data/simulate
+EXTRA_DIST += tests/data/slurm tests/data/hwloc tests/data/simulate tests/data/measured
 include tests/fuzz/local.mk
 
 # topology core: widest paths, our file format, writer, generator, examples
