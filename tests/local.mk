@@ -22,7 +22,8 @@ TESTS += tests/unit/test_slurmjob
 tests_unit_test_slurmjob_SOURCES = tests/unit/services/slurmjob/test_spiderflow_conf.cpp tests/unit/services/slurmjob/test_job_options.cpp \
 	tests/unit/services/slurmjob/test_rank_order.cpp tests/unit/services/slurmjob/test_submit_planner.cpp \
 	tests/unit/services/slurmjob/test_job_traffic.cpp tests/unit/services/slurmjob/test_coflow_levels.cpp \
-	tests/unit/services/slurmjob/summary_fixture.h tests/unit/services/slurmjob/test_plan_summary.cpp
+	tests/unit/services/slurmjob/summary_fixture.h tests/unit/services/slurmjob/test_plan_summary.cpp \
+	tests/unit/libspiderflow/plan/plan_fixture.h
 tests_unit_test_slurmjob_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_slurmjob_LDADD = libsf_submit.la libsf_slurmjob.la libspiderflow.la $(GTEST_LIBS_ALL)
 

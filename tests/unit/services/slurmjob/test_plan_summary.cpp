@@ -1,13 +1,39 @@
 // The plan summary job_submit writes in a planned job's AdminComment (services/slurmjob/plan_summary.h):
-// only our own summary parses, and what the agent appends for a cross-site part reads back.
+// built from a plan, only our own summary parses, and what the agent appends for a cross-site
+// part reads back.
 #include <gtest/gtest.h>
 
 #include <string>
 
+#include "libspiderflow/plan/plan.h"
 #include "services/slurmjob/plan_summary.h"
+#include "tests/unit/libspiderflow/plan/plan_fixture.h"
 #include "tests/unit/services/slurmjob/summary_fixture.h"
 
+using namespace spiderflow;
 using namespace spiderflow::slurmjob;
+
+TEST(PlanSummary, BuiltFromAPlanItReadsBack) {
+    const Plan plan = spiderflow::test::cross_plan();
+    const PlanSummary s = plan_summary_of(plan, 2, 8, "eJxLyclXKM8vykkBAB2BBF0=");
+    EXPECT_EQ(s.model, "test-1b");
+    EXPECT_EQ(s.nodes, 2);
+    EXPECT_EQ(s.gpus_per_node, 8);
+    EXPECT_TRUE(s.parts.empty() && s.clusters.empty() && s.xjob.empty()) << "the cross-site words are the caller's";
+    const std::string text = format_plan_summary(s);
+    EXPECT_EQ(text, "spiderflow plan model=test-1b tp=4 pp=2 dp=4 mb=2 nodes=2x8 iter_s=1.25 plan=eJxLyclXKM8vykkBAB2BBF0=");
+    PlanSummary back;
+    ASSERT_TRUE(parse_plan_summary(text, &back));
+    EXPECT_EQ(back.plan_data, s.plan_data);
+    EXPECT_DOUBLE_EQ(back.iteration_s, 1.25);
+}
+
+TEST(PlanSummary, APlanTooLargeForAnAdminCommentIsLeftOut) {
+    const Plan plan = spiderflow::test::cross_plan();
+    EXPECT_EQ(plan_summary_of(plan, 2, 8, std::string(kMaxSummaryPlanBytes, 'A')).plan_data.size(), kMaxSummaryPlanBytes);
+    EXPECT_TRUE(plan_summary_of(plan, 2, 8, std::string(kMaxSummaryPlanBytes + 1, 'A')).plan_data.empty());
+    EXPECT_TRUE(plan_summary_of(plan, 2, 8).plan_data.empty());
+}
 
 TEST(PlanSummary, OnlyOurOwnSummaryParses) {
     const std::string text = "spiderflow plan model=llama3-8b tp=2 pp=4 dp=8 mb=1 nodes=8x8 iter_s=1.25";
@@ -23,7 +49,7 @@ TEST(PlanSummary, OnlyOurOwnSummaryParses) {
 }
 
 TEST(PlanSummary, CrossSitePartsAndTheRendezvousRoundTrip) {
-    const std::string summary = format_plan_summary(test::alpha_beta_summary());
+    const std::string summary = format_plan_summary(slurmjob::test::alpha_beta_summary());
     std::string text = summary + format_rendezvous("alpha:77", 1, 16, 24, "10.0.0.5", 29577);
     PlanSummary s;
     ASSERT_TRUE(parse_plan_summary(text, &s));
