@@ -1,10 +1,10 @@
 # Unit tests: one GoogleTest binary per component, listed by each component below.
 
-# util: the one JSON field reader, the one whole-file reader, numbers from text, comma lists
+# util: the one JSON field reader, the one whole-file reader, numbers from text
 check_PROGRAMS += tests/unit/test_util
 TESTS += tests/unit/test_util
 tests_unit_test_util_SOURCES = tests/unit/libspiderflow/util/test_json_read.cpp tests/unit/libspiderflow/util/test_text_file.cpp \
-	tests/unit/libspiderflow/util/test_parse_number.cpp tests/unit/libspiderflow/util/test_split_list.cpp
+	tests/unit/libspiderflow/util/test_parse_number.cpp
 tests_unit_test_util_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_util_LDADD = libsf_util.la $(GTEST_LIBS_ALL)
 
@@ -30,7 +30,8 @@ TESTS += tests/unit/test_slurmjob
 tests_unit_test_slurmjob_SOURCES = tests/unit/services/slurmjob/test_spiderflow_conf.cpp tests/unit/services/slurmjob/test_job_options.cpp \
 	tests/unit/services/slurmjob/test_rank_order.cpp tests/unit/services/slurmjob/test_submit_planner.cpp \
 	tests/unit/services/slurmjob/test_job_traffic.cpp tests/unit/services/slurmjob/test_coflow_levels.cpp \
-	tests/unit/services/slurmjob/test_job_request.cpp
+	tests/unit/services/slurmjob/test_job_request.cpp tests/unit/services/slurmjob/summary_fixture.h tests/unit/services/slurmjob/test_plan_summary.cpp \
+	tests/unit/libspiderflow/plan/plan_fixture.h
 tests_unit_test_slurmjob_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_slurmjob_LDADD = libsf_submit.la libsf_slurmjob.la libspiderflow.la $(GTEST_LIBS_ALL)
 
@@ -90,7 +91,7 @@ tests_unit_test_cost_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_cost_LDADD = libsf_cost.la libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la -lpthread \
 	$(GTEST_LIBS_ALL)
 
-EXTRA_DIST += tests/data/slurm tests/data/hwloc tests/data/simulate
+EXTRA_DIST += tests/data/slurm tests/data/hwloc tests/data/simulate tests/data/measured
 include tests/fuzz/local.mk
 
 # topology core: widest paths, our file format, writer, generator, examples
@@ -123,17 +124,17 @@ tests_unit_test_baselines_LDADD = libsf_planner.la libsf_cost.la libsf_plan.la l
 # integration: the submit path on a real Slurm cluster started on localhost;
 # exits 77 (skipped) without root or the Slurm/munge binaries.
 TESTS += tests/integration/test_slurm_submit.sh
-# federation: the broker's state, tokens, config and store (no HTTP)
-check_PROGRAMS += tests/unit/test_federation
-TESTS += tests/unit/test_federation
-tests_unit_test_federation_SOURCES = tests/unit/services/broker/test_broker.cpp
-tests_unit_test_federation_CXXFLAGS = $(TEST_CXXFLAGS)
-tests_unit_test_federation_LDADD = libsf_broker.la libsf_coalloc.la libsf_site.la libsf_topology.la libsf_model.la libsf_util.la \
+# broker: the broker's state, tokens, config and store (no HTTP)
+check_PROGRAMS += tests/unit/test_broker
+TESTS += tests/unit/test_broker
+tests_unit_test_broker_SOURCES = tests/unit/services/broker/test_broker.cpp
+tests_unit_test_broker_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_broker_LDADD = libsf_broker.la libsf_coalloc.la libsf_site.la libsf_topology.la libsf_model.la libsf_util.la \
 	$(SQLITE_LIBS) $(MARIADB_LIBS) $(LIBCRYPTO_LIBS) $(HWLOC_LIBS) $(GTEST_LIBS_ALL)
 # The cluster agent's logic: observation to part, part deltas, config, links file.
 check_PROGRAMS += tests/unit/test_agent
 TESTS += tests/unit/test_agent
-tests_unit_test_agent_SOURCES = tests/unit/services/agent/test_agent.cpp tests/unit/services/agent/test_part_runner.cpp \
+tests_unit_test_agent_SOURCES = tests/unit/services/slurmjob/summary_fixture.h tests/unit/services/agent/test_agent.cpp tests/unit/services/agent/test_part_runner.cpp \
 	tests/unit/services/agent/test_home_jobs.cpp
 tests_unit_test_agent_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_agent_LDADD = libsf_agent.la libsf_coalloc.la libsf_broker_client.la libsf_slurmjob.la libspiderflow.la \
@@ -198,3 +199,22 @@ tests_unit_test_cli_options_SOURCES = tests/unit/tools/spiderflow/test_cli_optio
 	tools/spiderflow/cli_options.h
 tests_unit_test_cli_options_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_cli_options_LDADD = libsf_util.la $(GTEST_LIBS_ALL)
+
+# util: errors, number formats, key=value configs, secret and text files, lists, units
+# (json_read has its own binary, tests/unit/test_util)
+check_PROGRAMS += tests/unit/test_util_misc
+TESTS += tests/unit/test_util_misc
+tests_unit_test_util_misc_SOURCES = tests/unit/libspiderflow/util/test_errors.cpp tests/unit/libspiderflow/util/test_human_format.cpp \
+	tests/unit/libspiderflow/util/test_key_value_conf.cpp tests/unit/libspiderflow/util/test_files.cpp \
+	tests/unit/libspiderflow/util/test_split_list.cpp tests/unit/libspiderflow/util/test_units.cpp
+tests_unit_test_util_misc_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_util_misc_LDADD = libsf_util.la $(GTEST_LIBS_ALL)
+
+# broker_client: the libcurl client against a broker in the test's own process (cpp-httplib)
+check_PROGRAMS += tests/unit/test_broker_client
+TESTS += tests/unit/test_broker_client
+tests_unit_test_broker_client_SOURCES = tests/unit/services/broker_client/loopback_broker.h \
+	tests/unit/services/broker_client/test_broker_client.cpp
+tests_unit_test_broker_client_CPPFLAGS = $(AM_CPPFLAGS) $(HTTPLIB_CFLAGS)
+tests_unit_test_broker_client_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_broker_client_LDADD = libsf_broker_client.la libsf_util.la $(CURL_LIBS) $(HTTPLIB_LIBS) -lpthread $(GTEST_LIBS_ALL)

@@ -19,6 +19,22 @@ StageTimes stage_times_from_flops(const Plan& p, double achieved_flops) {
     return t;
 }
 
+StageTimes stage_times_on(const Plan& p, const Topology& topo, const Catalog& catalog) {
+    p.validate();
+    StageTimes t{std::vector<double>(p.pp, 0), std::vector<double>(p.pp, 0)};
+    for (int s = 0; s < p.pp; ++s)
+        for (int r = 0; r < p.dp; ++r) {
+            const StageCell& c = p.cell(s, r);
+            const std::string& type = topo.clusters.at(c.cluster).nodes.at(c.node).gpu_type;
+            const GpuType* g = catalog.gpu(type);
+            if (g == nullptr) throw InputError("plan", 0, "cells", "unknown GPU type '" + type + "'");
+            const StageTimes one = stage_times_from_flops(p, g->peak_flops * g->efficiency);
+            t.forward_s[s] = std::max(t.forward_s[s], one.forward_s[s]);
+            t.backward_s[s] = std::max(t.backward_s[s], one.backward_s[s]);
+        }
+    return t;
+}
+
 PeriodicJob build_llm_job(const Plan& p, const StageTimes& times, const LlmJobOptions& o, IterationTraffic* traffic) {
     p.validate();
     if (static_cast<int>(times.forward_s.size()) != p.pp || static_cast<int>(times.backward_s.size()) != p.pp)

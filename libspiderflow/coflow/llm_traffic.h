@@ -22,8 +22,10 @@
 #include <vector>
 
 #include "libspiderflow/coflow/coflow.h"
+#include "libspiderflow/model/catalog.h"
 #include "libspiderflow/plan/plan.h"
 #include "libspiderflow/plan/plan_traffic.h"
+#include "libspiderflow/topology/topology.h"
 
 namespace spiderflow::coflow {
 
@@ -37,6 +39,9 @@ struct StageTimes {
 // the simulated DAG and the prediction it is checked against never differ in their compute.
 // `achieved_flops` is peak * efficiency of the GPU type.
 StageTimes stage_times_from_flops(const Plan& plan, double achieved_flops);
+// The same on the plan's own cells: each stage as slow as the slowest GPU type among its cells
+// (peak * efficiency from `catalog`). Throws InputError naming a GPU type the catalog lacks.
+StageTimes stage_times_on(const Plan& plan, const Topology& topology, const Catalog& catalog);
 
 // What crosses the WAN per iteration, by type (bytes), for reports and tests.
 struct IterationTraffic {

@@ -12,10 +12,13 @@ bool well_formed(const Plan& plan) { return plan_problem(plan).empty(); }
 
 }  // namespace
 
-double activation_bytes(const Plan& plan) {
-    const JobSpec& job = plan.job;
-    return static_cast<double>(std::max(1, plan.micro_batch)) * job.seq_len * job.model.hidden * job.bytes_per_param();
+double activation_bytes(const JobSpec& job, int micro_batch) {
+    return static_cast<double>(std::max(1, micro_batch)) * job.seq_len * job.model.hidden * job.bytes_per_param();
 }
+
+double activation_bytes(const Plan& plan) { return activation_bytes(plan.job, plan.micro_batch); }
+
+double ring_edge_bytes(double bytes, int members) { return members < 2 ? 0.0 : 2.0 * (members - 1) / members * bytes; }
 
 double pp_boundary_bytes(const Plan& plan) {
     // Forward activations and backward gradients have the same size.
@@ -81,7 +84,7 @@ std::vector<ClusterFlow> ring_flows(const Plan& plan, int stage, bool hierarchic
     }
     const int k = static_cast<int>(ring.size());
     if (k < 2) return flows;
-    const double per_edge = 2.0 * (k - 1) / k * bytes;
+    const double per_edge = ring_edge_bytes(bytes, k);
     for (int i = 0; i < k; ++i) {
         const int x = ring[static_cast<size_t>(i)], y = ring[static_cast<size_t>((i + 1) % k)];
         if (x != y) flows.push_back({x, y, per_edge});

@@ -35,12 +35,18 @@ struct ClusterFlow {
 
 // One activation tensor crossing a stage boundary: one micro-batch, one replica, one direction.
 double activation_bytes(const Plan& plan);
+// The same for a job before it has a plan: micro-batch x sequence x hidden at training precision.
+double activation_bytes(const JobSpec& job, int micro_batch);
 // Activations forward plus their gradients backward across one pipeline boundary of one
 // replica, summed over the replica's micro-batches in one iteration.
 double pp_boundary_bytes(const Plan& plan);
 // Gradient bytes of one stage (all of its layers, whole TP group), the DP all-reduce payload:
 // one gradient per parameter of ModelArch::stage_params.
 double stage_gradient_bytes(const Plan& plan, int stage);
+
+// What each edge of a ring all-reduce of `bytes` among `members` carries: 2 (k-1)/k of them
+// (0 for fewer than two members).
+double ring_edge_bytes(double bytes, int members);
 
 // The flows of one micro-batch across pipeline boundary s | s+1: s -> s+1 forward
 // (activations), s+1 -> s backward (their gradients). One flow per crossing replica.

@@ -15,21 +15,6 @@ namespace {
 // is the job's steady period.
 constexpr int kIterations = 3;
 
-// Compute windows per stage from the slowest GPU type among the stage's cells.
-coflow::StageTimes stage_times(const Topology& topo, const Catalog& catalog, const Plan& p) {
-    coflow::StageTimes t{std::vector<double>(p.pp, 0), std::vector<double>(p.pp, 0)};
-    for (int s = 0; s < p.pp; ++s)
-        for (int r = 0; r < p.dp; ++r) {
-            const StageCell& c = p.cell(s, r);
-            const GpuType* g = catalog.gpu(topo.clusters[c.cluster].nodes[c.node].gpu_type);
-            if (!g) continue;
-            const coflow::StageTimes one = coflow::stage_times_from_flops(p, g->peak_flops * g->efficiency);
-            t.forward_s[s] = std::max(t.forward_s[s], one.forward_s[s]);
-            t.backward_s[s] = std::max(t.backward_s[s], one.backward_s[s]);
-        }
-    return t;
-}
-
 int find_root(std::vector<int>& parent, int i) {
     while (parent[i] != i) i = parent[i] = parent[parent[i]];
     return i;
@@ -59,7 +44,7 @@ double WanSharing::steady_period(const std::vector<RunningPlan>& group, std::vec
         coflow::LlmJobOptions o;
         o.name = r.job;
         o.iterations = kIterations;
-        w.jobs.push_back(coflow::build_llm_job(*r.plan, stage_times(topology_, catalog_, *r.plan), o));
+        w.jobs.push_back(coflow::build_llm_job(*r.plan, coflow::stage_times_on(*r.plan, topology_, catalog_), o));
     }
     const coflow::SimResult res = coflow::simulate(net_, w, *scheduler_);
     periods.assign(group.size(), 0);

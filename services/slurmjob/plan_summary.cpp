@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "libspiderflow/plan/launch_contract.h"
+#include "libspiderflow/plan/plan.h"
 #include "libspiderflow/util/parse_number.h"
 
 namespace spiderflow::slurmjob {
@@ -50,6 +51,20 @@ std::string format_rendezvous(const std::string& xjob, int part, int rank_base, 
                               int master_port) {
     return " xjob=" + xjob + " xpart=" + std::to_string(part) + " rank_base=" + std::to_string(rank_base) + " world=" +
            std::to_string(world) + " master=" + master_addr + ":" + std::to_string(master_port);
+}
+
+PlanSummary plan_summary_of(const Plan& plan, int nodes, int gpus_per_node, const std::string& carried_plan) {
+    PlanSummary s;
+    s.model = plan.job.model.name;
+    s.tp = plan.tp;
+    s.pp = plan.pp;
+    s.dp = plan.dp;
+    s.micro_batch = plan.micro_batch;
+    s.nodes = nodes;
+    s.gpus_per_node = gpus_per_node;
+    s.iteration_s = plan.prediction.iteration_s;
+    if (carried_plan.size() <= kMaxSummaryPlanBytes) s.plan_data = carried_plan;
+    return s;
 }
 
 std::string format_plan_summary(const PlanSummary& s) {

@@ -8,6 +8,10 @@
 #include <utility>
 #include <vector>
 
+namespace spiderflow {
+struct Plan;
+}
+
 namespace spiderflow::slurmjob {
 
 // One cluster's share of a cross-site plan, in plan order: "alpha:2x8:16" in the summary.
@@ -37,6 +41,12 @@ struct PlanSummary {
 
 // Largest carried plan put in an AdminComment.
 constexpr size_t kMaxSummaryPlanBytes = 16u << 10;
+
+// The summary of `plan` on this cluster's `nodes` x `gpus_per_node`: model, degrees and the
+// predicted iteration time, with `carried_plan` (the plan_transport.h text of the plan) when it
+// is at most kMaxSummaryPlanBytes. The cross-site words (parts, clusters, WAN figures) and the
+// rendezvous are left for whoever knows them.
+PlanSummary plan_summary_of(const Plan& plan, int nodes, int gpus_per_node, const std::string& carried_plan = "");
 
 std::string format_plan_summary(const PlanSummary& s);
 // False when TEXT is not a summary written by format_plan_summary (e.g. an admin's comment).

@@ -471,20 +471,13 @@ SubmitDecision decide_uncached(const JobOptions& opts, const SlurmRequest& req,
         r.slurm_env_unset = {"SLURM_GPUS"};
         r.slurm_env = {{"SLURM_GPUS_PER_NODE", std::to_string(r.gpus_per_node)}};
         fill_step_env(plan, *topology, &r);
-        PlanSummary summary;
-        summary.model = plan.job.model.name;
-        summary.tp = plan.tp;
-        summary.pp = plan.pp;
-        summary.dp = plan.dp;
-        summary.micro_batch = plan.micro_batch;
-        summary.nodes = r.nodes;
-        summary.gpus_per_node = r.gpus_per_node;
-        summary.iteration_s = plan.prediction.iteration_s;
         // salloc and srun jobs never see job_submit's environment: their steps and `spiderflow
         // launch` read the plan back from the AdminComment.
+        std::string carried;
         for (const auto& [k, v] : r.job_env) {
-            if (k == env::kPlanData && v.size() <= kMaxSummaryPlanBytes) summary.plan_data = v;
+            if (k == env::kPlanData) carried = v;
         }
+        PlanSummary summary = plan_summary_of(plan, r.nodes, r.gpus_per_node, carried);
         if (r.hold) {
             const CommFacts facts = comm_facts(plan, *topology);
             summary.parts = r.parts;

@@ -4,14 +4,22 @@
 #include <cmath>
 #include <set>
 
+#include "libspiderflow/plan/plan_traffic.h"
+
 namespace spiderflow::spin {
 
 double link_reference_Bps(const JobSpec& job, const Shape& shape, double gpu_flops) {
     const ModelArch& m = job.model;
     const double bpp = job.bytes_per_param();
     const double tokens = static_cast<double>(job.global_batch) * job.seq_len;
-    const double pp_bytes = 2.0 * tokens * m.hidden * bpp;                       // one boundary, fwd + bwd
-    const double dp_bytes = 2.0 * m.total_params() / std::max(1, shape.pp) * bpp;  // one stage's gradients
+    // One boundary, every sample's activations forward and their gradients back: what
+    // pp_boundary_bytes() sums over the replicas of a plan.
+    const double pp_bytes = 2.0 * job.global_batch * activation_bytes(job, 1);
+    // Deliberately rougher than the plan's own figures, as no layers are split yet: a stage's
+    // gradients as an even share of all parameters, and the whole ring's 2x rather than
+    // ring_edge_bytes()' 2 (k-1)/k; compute as Kaplan's 6 x active weights per token, without
+    // attention scores and logits (cost/flops.h counts those). A scale for spin()'s score only.
+    const double dp_bytes = 2.0 * m.total_params() / std::max(1, shape.pp) * bpp;
     const double compute_s = 6.0 * m.layers * m.active_params_per_layer() * tokens /
                              std::max(1.0, shape.gpus() * gpu_flops);
     return std::min(pp_bytes, dp_bytes) / std::max(1e-9, compute_s);

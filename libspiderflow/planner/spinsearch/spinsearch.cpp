@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "libspiderflow/plan/plan_traffic.h"
 #include "libspiderflow/planner/shapes.h"
 #include "libspiderflow/planner/spinsearch/fan_out.h"
 #include "libspiderflow/planner/spinsearch/skeleton.h"
@@ -175,6 +176,10 @@ bool Search::realise(Candidate& c, bool exact) {
     // group crosses sites, its share of the exposed WAN all-reduce. Stages with a WAN DP group
     // therefore get fewer layers (measured: this is what let the genetic baseline beat plain
     // compute-proportional splits on worldwide-8).
+    // Compute per layer as Kaplan's 6 x active weights per token, a rougher figure than
+    // cost/flops.h's, which adds the attention scores (about 15% more for llama3-8b at 4k
+    // tokens): switching would move layers between stages, a planner change to measure
+    // (bench/planner_bench) rather than a refactor.
     const ModelArch& arch = req_.job.model;
     const double mb_flops_per_layer = 6.0 * arch.active_params_per_layer() * sh.micro_batch * req_.job.seq_len / sh.tp;
     const int micro_batches = req_.job.global_batch / (dp * sh.micro_batch);
@@ -187,8 +192,9 @@ bool Search::realise(Candidate& c, bool exact) {
         double bw = std::numeric_limits<double>::infinity();
         for (size_t i = 0; i < sites.size(); ++i)
             bw = std::min(bw, topo_.path(sites[i], sites[(i + 1) % sites.size()]).bandwidth_Bps);
-        const double k = static_cast<double>(sites.size());
-        const double bytes = 2.0 * (k - 1) / k * arch.params_per_layer() * req_.job.bytes_per_param();
+        // One layer's gradients (one per parameter, as stage_gradient_bytes() counts) on each
+        // edge of the ring over the sites.
+        const double bytes = ring_edge_bytes(arch.params_per_layer() * req_.job.bytes_per_param(), static_cast<int>(sites.size()));
         dp_s_per_layer[static_cast<size_t>(s)] = bw > 0 ? bytes / bw * (1.0 - cost_.options().dp_overlap) : 1e9;
     }
     auto effective = [&](std::vector<double> flops) {

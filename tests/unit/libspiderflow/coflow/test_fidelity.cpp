@@ -60,20 +60,6 @@ Plan place(const Topology& topo, const std::string& model, int tp, int pp, int d
     return p;
 }
 
-// Compute windows per stage from the slowest GPU among the stage's cells.
-StageTimes stage_times(const Topology& topo, const Plan& p) {
-    StageTimes t{std::vector<double>(p.pp, 0), std::vector<double>(p.pp, 0)};
-    for (int s = 0; s < p.pp; ++s)
-        for (int r = 0; r < p.dp; ++r) {
-            const StageCell& c = p.cell(s, r);
-            const GpuType* g = Catalog::builtin().gpu(topo.clusters[c.cluster].nodes[c.node].gpu_type);
-            const StageTimes one = stage_times_from_flops(p, g->peak_flops * g->efficiency);
-            t.forward_s[s] = std::max(t.forward_s[s], one.forward_s[s]);
-            t.backward_s[s] = std::max(t.backward_s[s], one.backward_s[s]);
-        }
-    return t;
-}
-
 struct Both {
     double predicted_s = 0;
     double simulated_s = 0;
@@ -85,7 +71,7 @@ Both compare(const Topology& topo, const Plan& p) {
     const Prediction pred = CostModel(topo, Catalog::builtin(), o).estimate(p);
     EXPECT_TRUE(pred.feasible) << pred.infeasible_reason;
     Workload w;
-    w.jobs.push_back(build_llm_job(p, stage_times(topo, p), {"alone", 0, 2}));
+    w.jobs.push_back(build_llm_job(p, stage_times_on(p, topo, Catalog::builtin()), {"alone", 0, 2}));
     auto fair = make_scheduler("fair");
     const SimResult r = simulate(Network::from_topology(topo), w, *fair);
     EXPECT_EQ(r.jobs[0].iteration_end_s.size(), 2u);

@@ -136,3 +136,38 @@ TEST(LlmTraffic, InconsistentPlanIsAnInputError) {
     Plan p = make_plan(2, 2, {0, 1, 0}, 2);   // 3 cells for pp*dp = 4
     EXPECT_THROW(build_llm_job(p, {{1, 1}, {2, 2}}, {}), spiderflow::InputError);
 }
+
+TEST(LlmTraffic, EachStageIsAsSlowAsItsSlowestCell) {
+    // Cluster 0 of A100s, cluster 1 of H100s; stage 0 has a cell on each, stage 1 only H100s.
+    spiderflow::Topology t;
+    for (const char* type : {"A100-80GB", "H100-SXM"}) {
+        spiderflow::Cluster c;
+        c.name = type;
+        spiderflow::Node n;
+        n.name = std::string(type) + "-n0";
+        n.gpu_type = type;
+        n.gpus = 8;
+        c.nodes.push_back(n);
+        t.clusters.push_back(c);
+    }
+    const auto& catalog = spiderflow::Catalog::builtin();
+    const Plan p = make_plan(2, 2, {0, 1, 1, 1}, 2);
+    const StageTimes got = stage_times_on(p, t, catalog);
+    const auto* a100 = catalog.gpu("A100-80GB");
+    const auto* h100 = catalog.gpu("H100-SXM");
+    const StageTimes slow = stage_times_from_flops(p, a100->peak_flops * a100->efficiency);
+    const StageTimes fast = stage_times_from_flops(p, h100->peak_flops * h100->efficiency);
+    ASSERT_LT(fast.forward_s[0], slow.forward_s[0]);
+    EXPECT_DOUBLE_EQ(got.forward_s[0], slow.forward_s[0]);
+    EXPECT_DOUBLE_EQ(got.backward_s[0], slow.backward_s[0]);
+    EXPECT_DOUBLE_EQ(got.forward_s[1], fast.forward_s[1]);
+    EXPECT_DOUBLE_EQ(got.backward_s[1], fast.backward_s[1]);
+
+    t.clusters[1].nodes[0].gpu_type = "abacus";
+    try {
+        stage_times_on(p, t, catalog);
+        FAIL() << "an unknown GPU type was priced";
+    } catch (const spiderflow::InputError& e) {
+        EXPECT_EQ(e.problem(), "unknown GPU type 'abacus'");
+    }
+}

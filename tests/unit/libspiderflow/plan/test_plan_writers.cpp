@@ -97,6 +97,16 @@ TEST(PlanTraffic, LocalPipelinesCarryGradientsOnly) {
     EXPECT_GT(stage_gradient_bytes(p, 0), 0);
 }
 
+TEST(PlanTraffic, JobLevelFiguresBeforeAPlanAgreeWithThePlans) {
+    const Plan p = cross_plan();
+    EXPECT_DOUBLE_EQ(activation_bytes(p.job, p.micro_batch), activation_bytes(p));
+    EXPECT_DOUBLE_EQ(activation_bytes(p.job, 1) * 2, activation_bytes(p));
+    // A ring edge carries 2 (k-1)/k of the all-reduced bytes; nothing without a second member.
+    EXPECT_DOUBLE_EQ(ring_edge_bytes(100, 2), 100);
+    EXPECT_DOUBLE_EQ(ring_edge_bytes(100, 4), 150);
+    EXPECT_DOUBLE_EQ(ring_edge_bytes(100, 1), 0);
+}
+
 TEST(PlanText, ExplainsLinksAndRunnerUp) {
     const Topology topo = two_sites();
     const Plan p = cross_plan();

@@ -154,9 +154,8 @@ TEST(Examples, Aws4RoutesOregonLondonOverThreeWiderHops) {
 TEST(Examples, WorldwideLinksMatchTheMeasuredCsv) {
     // Every link of worldwide-8.json equals the row of the DTFM table it was copied from.
     const Topology t = SpiderflowReader().read(test::src_path("contrib/topologies/worldwide-8.json"));
-    // The project's shared/ folder sits beside the checkout (on developer machines and in CI).
-    std::istringstream csv(slurp(test::src_path("../shared/data/aws-region-links.csv")));
-    if (csv.str().empty()) GTEST_SKIP() << "measured table not present on this machine";
+    std::istringstream csv(slurp(test::src_path("tests/data/measured/aws-region-links.csv")));
+    ASSERT_FALSE(csv.str().empty()) << "the measured table ships in tests/data/measured";
     std::string line;
     int matched = 0;
     while (std::getline(csv, line)) {

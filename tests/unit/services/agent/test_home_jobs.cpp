@@ -6,6 +6,7 @@
 
 #include "services/coalloc/xjob_json.h"
 #include "services/slurmjob/plan_summary.h"
+#include "tests/unit/services/slurmjob/summary_fixture.h"
 #include "libspiderflow/util/errors.h"
 #include "services/agent/home_jobs.h"
 
@@ -15,26 +16,13 @@ using namespace spiderflow::agent;
 namespace {
 
 HomeJob held_job(const std::string& parts) {
-    slurmjob::PlanSummary s;
-    s.model = "llama3-8b";
-    s.tp = 8;
-    s.pp = 3;
-    s.dp = 1;
-    s.micro_batch = 1;
-    s.nodes = 2;
-    s.gpus_per_node = 8;
-    s.clusters = "alpha,beta";
-    s.wan_rtt_ms = "40";
-    s.wan_gbps = "10";
-    slurmjob::SummaryPart a{"alpha", 2, 8, 16}, b{"beta", 1, 8, 8};
-    s.parts = {a, b};
     HomeJob h;
     h.job_id = 77;
     h.user = "alice";
     h.account = "ml";
     h.time_limit_s = 3600;
     h.tasks_per_node = 8;
-    h.summary = parts.empty() ? slurmjob::format_plan_summary(s) : parts;
+    h.summary = parts.empty() ? slurmjob::format_plan_summary(slurmjob::test::alpha_beta_summary()) : parts;
     h.held = true;
     return h;
 }
@@ -89,20 +77,4 @@ TEST(HomeJobs, StepEnvironmentFromTheBrokerIsSpiderflowNamesOnly) {
     j["step_env"].erase("LD_PRELOAD");
     j["step_env"]["SPIDERFLOW_X"] = "a\nb";
     EXPECT_THROW(coalloc::xjob_request_from_json(j, "test"), InputError);
-}
-
-TEST(PlanSummary, CrossSitePartsAndTheRendezvousRoundTrip) {
-    HomeJob h = held_job("");
-    std::string text = h.summary + slurmjob::format_rendezvous("alpha:77", 1, 16, 24, "10.0.0.5", 29577);
-    slurmjob::PlanSummary s;
-    ASSERT_TRUE(slurmjob::parse_plan_summary(text, &s));
-    EXPECT_EQ(s.parts.size(), 2u);
-    EXPECT_EQ(s.xjob, "alpha:77");
-    EXPECT_EQ(s.xjob_part, 1);
-    EXPECT_EQ(s.rank_base, 16);
-    EXPECT_EQ(s.world, 24);
-    EXPECT_EQ(s.master_addr, "10.0.0.5");
-    EXPECT_EQ(s.master_port, 29577);
-    EXPECT_FALSE(slurmjob::parse_plan_summary(h.summary + " xparts=alpha:2x8", &s));
-    EXPECT_FALSE(slurmjob::parse_plan_summary(h.summary + " xjob=a master=nohost", &s));
 }

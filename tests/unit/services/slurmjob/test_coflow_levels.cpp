@@ -20,16 +20,7 @@ namespace {
 
 // A job's AdminComment as job_submit writes it, carrying `plan`.
 std::string summary_of(const Plan& plan, const Topology& t) {
-    PlanSummary s;
-    s.model = plan.job.model.name;
-    s.tp = plan.tp;
-    s.pp = plan.pp;
-    s.dp = plan.dp;
-    s.micro_batch = plan.micro_batch;
-    s.nodes = plan.world_size() / 8;
-    s.gpus_per_node = 8;
-    s.plan_data = encode_plan_text(plan_to_json(plan, t, -1));
-    return format_plan_summary(s);
+    return format_plan_summary(plan_summary_of(plan, plan.world_size() / 8, 8, encode_plan_text(plan_to_json(plan, t, -1))));
 }
 
 // The same for the plan spinsearch makes of MODEL on GPUS GPUs.

@@ -256,19 +256,6 @@ TEST(SubmitPlanner, ExplicitNodesAndTasksAreConstraintsNotOverridden) {
     EXPECT_EQ(d.rewrite.slurm_gpu_type, "h100") << "--gpus=h100:16 keeps its type";
 }
 
-TEST(PlanSummary, OnlyOurOwnSummaryParses) {
-    const std::string text = "spiderflow plan model=llama3-8b tp=2 pp=4 dp=8 mb=1 nodes=8x8 iter_s=1.25";
-    PlanSummary back;
-    ASSERT_TRUE(parse_plan_summary(text, &back));
-    EXPECT_EQ(back.nodes, 8);
-    EXPECT_EQ(format_plan_summary(back), text);
-    EXPECT_EQ(back.dp, 8);
-    EXPECT_EQ(summary_step_env(back).size(), 4u) << "no plan data, no SPIDERFLOW_PLAN_DATA";
-    EXPECT_FALSE(parse_plan_summary("requeued by admin", &back));
-    EXPECT_FALSE(parse_plan_summary("spiderflow plan model=x tp=0 pp=1 dp=1 mb=1 nodes=1x8", &back));
-    EXPECT_FALSE(parse_plan_summary("spiderflow plan model=x tp=2 pp=1 dp=1 mb=1 nodes=8", &back));
-}
-
 TEST(SubmitPlanner, ResubmitsOfTheSameSpecReuseTheDecision) {
     const auto topo = cluster(4);
     const auto first = decide_submission(opts("llama3-8b", 128), gpus(16), topo, config("/tmp"));
