@@ -48,9 +48,15 @@ plan_nodes=$(python3 -c 'import json,sys; print(" ".join(sorted({r["node"] for r
 expect "plan --broker on beta uses the free node (bn3), not the busy ones ($busy): got '$plan_nodes'" test "$plan_nodes" = "bn3"
 
 # --- 3. alpha's job_submit knows what the federation has free ----------------------------------
-SLURM_CONF=$A/slurm.conf sbatch --llm-model=llama3-8b --llm-global-batch=64 --gpus=24 --wrap true >"$SF_TMP/big.out" 2>&1
-expect "24 GPUs on alpha: refused naming alpha's 16 and the federation's 24 free" \
+# alpha's job_submit plans on its agent's cache, written each cycle: on a loaded machine the first
+# sbatch can come before the cache holds the federation. Every try is refused, so trying again
+# until the cache has it creates nothing.
+big_refused_naming_federation() {
+    SLURM_CONF=$A/slurm.conf sbatch --llm-model=llama3-8b --llm-global-batch=64 --gpus=24 --wrap true >"$SF_TMP/big.out" 2>&1
     grep -q "cluster 'alpha' has 16 (2 nodes); the federation has 24 free, but this cluster does not plan across sites" "$SF_TMP/big.out"
+}
+expect "24 GPUs on alpha: refused naming alpha's 16 and the federation's 24 free" \
+    within 10 big_refused_naming_federation
 
 # --- 4. a drained node leaves the free count ---------------------------------------------------
 SLURM_CONF=$B/slurm.conf scontrol update nodename=bn3 state=drain reason="bad DIMM"
