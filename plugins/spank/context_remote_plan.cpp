@@ -2,8 +2,9 @@
 // salloc or srun job has no such environment, so slurmstepd asks slurmctld for the job's plan
 // summary (AdminComment, written by job_submit) and puts SPIDERFLOW_TP/PP/DP/PLAN into the step's
 // environment, where task_init turns them into ranks and coordinates. This runs in init_post_opt
-// (once per step and node, as root before the tasks fork, outside Slurm's auth lock): srun's local context cannot set the tasks'
-// environment. One RPC per step and node, only for SpiderFlow steps without the plan.
+// (once per step and node, as root before the tasks fork, outside Slurm's auth lock): srun's
+// local context cannot set the tasks' environment. One RPC per step and node, only for
+// SpiderFlow steps without the plan.
 #include <string>
 
 #include "libspiderflow/plan/launch_contract.h"

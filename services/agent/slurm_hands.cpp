@@ -29,9 +29,6 @@ char* slurm_job_state_string(uint32_t state);
 namespace spiderflow::agent {
 namespace {
 
-using slurm_api::last_error;
-std::string slurm_error() { return last_error(); }
-
 struct Account {
     uid_t uid;
     gid_t gid;
@@ -52,8 +49,6 @@ Account account_of(const std::string& user, const std::string& cluster, long min
     }
     return {pw.pw_uid, pw.pw_gid, pw.pw_dir != nullptr ? pw.pw_dir : "/"};
 }
-
-std::vector<std::string> expand(const char* node_list) { return slurm_api::hostlist_names(node_list); }
 
 uint32_t minutes(int64_t seconds) { return static_cast<uint32_t>((seconds + 59) / 60); }
 
@@ -97,8 +92,8 @@ bool unreachable(int err) { return err == SLURM_COMMUNICATIONS_CONNECTION_ERROR 
 // refused, "" when done.
 std::string update_job(job_desc_msg_t& d) {
     if (slurm_update_job(&d) == SLURM_SUCCESS) return "";
-    if (unreachable(errno)) throw SlurmUnavailable("slurm_update_job " + std::to_string(slurm_api::job_id_of(d)) + ": " + slurm_error());
-    return slurm_error();
+    if (unreachable(errno)) throw SlurmUnavailable("slurm_update_job " + std::to_string(slurm_api::job_id_of(d)) + ": " + slurm_api::last_error());
+    return slurm_api::last_error();
 }
 
 // Slurm's final states that mean the part did its work.
@@ -115,7 +110,7 @@ std::string LibslurmHands::address_of(const std::string& node) {
         node_info_msg_t* info = nullptr;
         std::string name = node;
         if (slurm_load_node_single(&info, name.data(), SHOW_ALL) != SLURM_SUCCESS || info == nullptr) {
-            throw SlurmUnavailable("slurm_load_node_single " + node + ": " + slurm_error());
+            throw SlurmUnavailable("slurm_load_node_single " + node + ": " + slurm_api::last_error());
         }
         if (info->record_count > 0 && info->node_array[0].node_addr != nullptr && *info->node_array[0].node_addr) {
             node_addr = info->node_array[0].node_addr;
@@ -146,7 +141,7 @@ int64_t LibslurmHands::will_run(const coalloc::Order& o) {
         // while the nodes are held by another job's active reservation, and gives a start once it
         // is gone. Asked again next cycle; the broker's give-up bound ends a job that never gets one.
         throw SlurmUnavailable("slurm_job_will_run2 for " + std::to_string(o.nodes) + " nodes x " +
-                               std::to_string(o.gpus_per_node) + " GPUs: " + slurm_error());
+                               std::to_string(o.gpus_per_node) + " GPUs: " + slurm_api::last_error());
     }
     const int64_t start = static_cast<int64_t>(answer->start_time);
     slurm_free_will_run_response_msg(answer);
@@ -170,9 +165,9 @@ std::vector<std::string> LibslurmHands::reserve(const coalloc::Order& o) {
     if (made == nullptr) {
         const int err = errno;
         if (unreachable(err)) {
-            throw SlurmUnavailable("slurm_create_reservation: " + slurm_error());
+            throw SlurmUnavailable("slurm_create_reservation: " + slurm_api::last_error());
         }
-        if (err != ESLURM_RESERVATION_NAME_DUP) throw PartRefused(slurm_error());
+        if (err != ESLURM_RESERVATION_NAME_DUP) throw PartRefused(slurm_api::last_error());
     }
     slurm_api::free_reservation_name(made);
     nodes = reservation_nodes(o.reservation);
@@ -182,11 +177,11 @@ std::vector<std::string> LibslurmHands::reserve(const coalloc::Order& o) {
 
 std::vector<std::string> LibslurmHands::reservation_nodes(const std::string& name) {
     reserve_info_msg_t* info = nullptr;
-    if (slurm_load_reservations(0, &info) != SLURM_SUCCESS) throw SlurmUnavailable("slurm_load_reservations: " + slurm_error());
+    if (slurm_load_reservations(0, &info) != SLURM_SUCCESS) throw SlurmUnavailable("slurm_load_reservations: " + slurm_api::last_error());
     std::vector<std::string> nodes;
     for (uint32_t i = 0; i < info->record_count; ++i) {
         const reserve_info_t& r = info->reservation_array[i];
-        if (r.name != nullptr && name == r.name && r.node_list != nullptr) nodes = expand(r.node_list);
+        if (r.name != nullptr && name == r.name && r.node_list != nullptr) nodes = slurm_api::hostlist_names(r.node_list);
     }
     slurm_free_reservation_info_msg(info);
     return nodes;
@@ -197,7 +192,7 @@ void LibslurmHands::release(const std::string& reservation) {
     reservation_name_msg_t m{};
     m.name = name.data();
     if (slurm_delete_reservation(&m) != SLURM_SUCCESS && errno != ESLURM_RESERVATION_INVALID) {
-        throw SlurmUnavailable("slurm_delete_reservation " + reservation + ": " + slurm_error());
+        throw SlurmUnavailable("slurm_delete_reservation " + reservation + ": " + slurm_api::last_error());
     }
 }
 
@@ -241,9 +236,9 @@ uint32_t LibslurmHands::submit(const coalloc::Order& o) {
     if (slurm_submit_batch_job(&d, &answer) != SLURM_SUCCESS || answer == nullptr) {
         const int err = errno;
         if (unreachable(err)) {
-            throw SlurmUnavailable("slurm_submit_batch_job: " + slurm_error());
+            throw SlurmUnavailable("slurm_submit_batch_job: " + slurm_api::last_error());
         }
-        throw PartRefused("Slurm on " + cluster_ + " refused the part: " + slurm_error());
+        throw PartRefused("Slurm on " + cluster_ + " refused the part: " + slurm_api::last_error());
     }
     const uint32_t id = slurm_api::submitted_job_id(*answer);
     slurm_free_submit_response_response_msg(answer);
@@ -270,14 +265,14 @@ void LibslurmHands::cancel(uint32_t job_id, const std::string& why) {
     if (slurm_api::kill_job(job_id, SIGKILL, 0) != SLURM_SUCCESS) {
         const int err = errno;
         if (err != ESLURM_ALREADY_DONE && err != ESLURM_INVALID_JOB_ID) {
-            throw SlurmUnavailable("slurm_kill_job " + std::to_string(job_id) + ": " + slurm_error());
+            throw SlurmUnavailable("slurm_kill_job " + std::to_string(job_id) + ": " + slurm_api::last_error());
         }
     }
 }
 
 std::vector<PartJob> LibslurmHands::part_jobs() {
     job_info_msg_t* jobs = nullptr;
-    if (slurm_load_jobs(0, &jobs, SHOW_ALL) != SLURM_SUCCESS) throw SlurmUnavailable("slurm_load_jobs: " + slurm_error());
+    if (slurm_load_jobs(0, &jobs, SHOW_ALL) != SLURM_SUCCESS) throw SlurmUnavailable("slurm_load_jobs: " + slurm_api::last_error());
     std::vector<PartJob> out;
     for (uint32_t i = 0; i < jobs->record_count; ++i) {
         const slurm_job_info_t& j = jobs->job_array[i];
@@ -306,7 +301,7 @@ std::vector<PartJob> LibslurmHands::part_jobs() {
 
 std::vector<HomeJob> LibslurmHands::home_jobs() {
     job_info_msg_t* jobs = nullptr;
-    if (slurm_load_jobs(0, &jobs, SHOW_ALL) != SLURM_SUCCESS) throw SlurmUnavailable("slurm_load_jobs: " + slurm_error());
+    if (slurm_load_jobs(0, &jobs, SHOW_ALL) != SLURM_SUCCESS) throw SlurmUnavailable("slurm_load_jobs: " + slurm_api::last_error());
     std::vector<HomeJob> out;
     for (uint32_t i = 0; i < jobs->record_count; ++i) {
         const slurm_job_info_t& j = jobs->job_array[i];
@@ -352,7 +347,7 @@ std::string LibslurmHands::batch_script(uint32_t job_id) {
     std::fclose(out);
     std::string script(text != nullptr ? text : "", size);
     std::free(text);
-    if (rc != SLURM_SUCCESS) throw SlurmUnavailable("slurm_job_batch_script " + std::to_string(job_id) + ": " + slurm_error());
+    if (rc != SLURM_SUCCESS) throw SlurmUnavailable("slurm_job_batch_script " + std::to_string(job_id) + ": " + slurm_api::last_error());
     return script;
 }
 
@@ -360,7 +355,7 @@ void LibslurmHands::start_held(const coalloc::Order& o) {
     job_info_msg_t* info = nullptr;
     if (slurm_api::load_job(&info, o.held_job, SHOW_ALL) != SLURM_SUCCESS || info == nullptr || info->record_count == 0) {
         if (info != nullptr) slurm_free_job_info_msg(info);
-        throw SlurmUnavailable("slurm_load_job " + std::to_string(o.held_job) + ": " + slurm_error());
+        throw SlurmUnavailable("slurm_load_job " + std::to_string(o.held_job) + ": " + slurm_api::last_error());
     }
     std::string summary = info->job_array[0].admin_comment != nullptr ? info->job_array[0].admin_comment : "";
     const uint32_t state = info->job_array[0].job_state;

@@ -46,9 +46,6 @@ std::vector<std::string> names_of(const int32_t* inx, const node_info_msg_t& nod
     return out;
 }
 
-// The host list expanded, for when node_inx does not resolve (a node table with holes).
-std::vector<std::string> expand(const char* list) { return slurm_api::hostlist_names(list); }
-
 // "gres/gpu=16" in a TRES string ("cpu=64,gres/gpu=16,node=2"), or -1.
 int tres_gpus(const char* tres) {
     for (const std::string& item : split_list(text(tres))) {
@@ -110,7 +107,7 @@ ClusterObservation observe_slurm(SiteTime now) {
         // A job inside a reservation uses the reservation's GPUs, which the reservation already holds.
         if (!holds_nodes(j.job_state) || (j.resv_name != nullptr && *j.resv_name != '\0')) continue;
         std::vector<std::string> names = names_of(j.node_inx, *nodes);
-        if (names.empty()) names = expand(j.nodes);
+        if (names.empty()) names = slurm_api::hostlist_names(j.nodes);
         if (names.empty()) continue;
         ObservedHold h;
         h.name = std::to_string(j.job_id);
@@ -137,7 +134,7 @@ ClusterObservation observe_slurm(SiteTime now) {
         const reserve_info_t& r = resvs->reservation_array[i];
         if (r.name == nullptr || static_cast<SiteTime>(r.end_time) <= now) continue;
         std::vector<std::string> names = names_of(r.node_inx, *nodes);
-        if (names.empty()) names = expand(r.node_list);
+        if (names.empty()) names = slurm_api::hostlist_names(r.node_list);
         if (names.empty()) continue;
         ObservedHold h;
         h.name = r.name;

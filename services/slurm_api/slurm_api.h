@@ -97,7 +97,7 @@ inline std::string last_error() { return slurm_strerror(errno); }
 // pointer typedef up to 23.02 and the struct from 23.11 on; `auto` takes either).
 inline std::vector<std::string> hostlist_names(const char* expression) {
     std::vector<std::string> out;
-    if (expression == nullptr) return out;
+    if (expression == nullptr || *expression == '\0') return out;
     auto list = slurm_hostlist_create(expression);
     if (list == nullptr) return out;
     while (char* host = slurm_hostlist_shift(list)) {
