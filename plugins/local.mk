@@ -79,6 +79,7 @@ plugins_select_select_spiderflow_cons_tres_la_SOURCES = \
 	plugins/slurm_internal.h \
 	plugins/plugin_dir.cpp \
 	plugins/plugin_dir.h \
+	plugins/select/client_globals.cpp \
 	plugins/select/cons_tres_ops.cpp \
 	plugins/select/cons_tres_ops.h \
 	plugins/select/plan_placement.cpp \

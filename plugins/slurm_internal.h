@@ -10,6 +10,9 @@
 #pragma GCC diagnostic ignored "-Wparentheses"
 extern "C" {
 #include "config.h"
+// First, as Slurm's own plugins do: calls go to the slurm_-prefixed names every libslurm
+// exports, so a select plugin also loads in a program linked with the public libslurm.so.
+#include "src/common/slurm_xlator.h"
 #include "src/common/bitstring.h"
 #include "src/common/env.h"
 #include "src/common/gres.h"

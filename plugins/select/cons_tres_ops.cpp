@@ -7,6 +7,9 @@
 
 #include "plugins/plugin_dir.h"
 
+// Only in slurmctld and Slurm's own commands (libslurmfull); a libslurm.so client lacks it.
+extern "C" const char* node_select_syms[] __attribute__((weak));
+
 namespace spiderflow::plugin {
 namespace {
 
@@ -25,6 +28,10 @@ void bind() {
         auto init = reinterpret_cast<int (*)()>(dlsym(g_handle, "init"));
         if (init == nullptr || init() != SLURM_SUCCESS) fatal("spiderflow: select/spiderflow_cons_tres: select/cons_tres init failed");
         g_we_loaded = true;
+    }
+    if (node_select_syms == nullptr) {
+        fatal("spiderflow: select/spiderflow_cons_tres: this program has no select interface table "
+              "(it links the public libslurm); SelectType=select/spiderflow_cons_tres works in slurmctld and Slurm's commands");
     }
     // slurm_select_ops_t is a row of pointers in node_select_syms' order: the way Slurm's
     // plugin_context_create fills it.

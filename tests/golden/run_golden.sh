@@ -33,6 +33,10 @@ stop_broker() {
 }
 trap 'stop_broker; rm -rf "$tmp"' EXIT
 trap 'exit 99' INT TERM
+# The cases are the programs' own defaults: a site config on this host (an installed
+# /etc/slurm/spiderflow.conf) must not reach them.
+SPIDERFLOW_CONF=$tmp/no-site.conf
+export SPIDERFLOW_CONF
 
 broker_url=
 tokens=$tmp/tokens

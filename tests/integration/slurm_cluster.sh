@@ -54,6 +54,9 @@ sf_write_slurm_conf() {
     local g
     for g in 0 1 2 3 4 5 6 7; do ln -sf /dev/null "$dir/dev/nvidia$g"; done
     local plugindir="$SF_BUILDDIR/plugins/job_submit/.libs:$SF_BUILDDIR/plugins/spank/.libs:/usr/lib/x86_64-linux-gnu/slurm-wlm"
+    # As on a site that installed everything: our select plugin sits in PluginDir unconfigured,
+    # and every client (Slurm's commands, the agent, spiderflow) loads it.
+    [ -d "$SF_BUILDDIR/plugins/select/.libs" ] && plugindir="$SF_BUILDDIR/plugins/select/.libs:$plugindir"
     cat > "$dir/slurm.conf" <<CONF
 ClusterName=$name
 SlurmctldHost=localhost

@@ -217,6 +217,7 @@ SLURM_CONF=$A/slurm.conf salloc --llm-model=llama3-8b --llm-global-batch=64 --gp
 expect "salloc of a cross-site job is refused: it runs as a batch job" grep -q "submit it with sbatch" "$X/salloc.out"
 
 expect "no agent crashed" bash -c "! grep -qi 'terminate\|abort\|segmentation' '$A/agent.log' '$B/agent.log'"
+expect "no agent failed to load a Slurm plugin of PluginDir" bash -c "! grep -q 'plugin_load_from_file\\|Couldn.t load specified plugin' '$A/agent.log' '$B/agent.log'"
 if [ "$FAILS" -ne 0 ]; then
     echo "--- alpha agent log"; tail -20 "$A/agent.log"
     echo "--- beta agent log"; tail -20 "$B/agent.log"

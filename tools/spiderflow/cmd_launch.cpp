@@ -97,9 +97,14 @@ int run_launch(const std::vector<std::string>& args) {
     req.command = std::move(p->rest);
     if (req.lighthouse.empty()) req.lighthouse = env_or("TORCHFT_LIGHTHOUSE", "TORCHFT_LIGHTHOUSE");
     slurmjob::SpiderflowConf site = spiderflow_conf();
-    if (topology_path.empty()) topology_path = site.topology;
+    // The site's topology_format names the reader of the site's own file, never of --topology's.
+    std::string reader;
+    if (topology_path.empty()) {
+        topology_path = site.topology;
+        reader = site.topology_format;
+    }
     std::optional<Topology> topo;
-    if (!topology_path.empty()) topo = read_topology(topology_path, site.topology.empty() ? "" : site.topology_format);
+    if (!topology_path.empty()) topo = read_topology(topology_path, reader);
     std::string plan_text, plan_source = plan_path;
     if (!plan_path.empty()) {
         plan_text = read_plan_file(plan_path);
