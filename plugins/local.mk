@@ -60,7 +60,7 @@ EXTRA_DIST += plugins/spank/spank.map plugins/spank/stepd.map plugins/job_submit
 # client command would map ~50 MB per plugin. Installed copies keep their symbols (backtraces
 # in slurmctld's log) and drop the debug sections; the build tree keeps them for gdb.
 install-data-hook:
-	for so in job_submit_spiderflow.so spiderflow.so spiderflow_stepd.so select_spiderflow_cons_tres.so sched_spiderflow.so; do \
+	for so in job_submit_spiderflow.so spiderflow.so spiderflow_stepd.so select_spiderflow_cons_tres.so sched_spiderflow.so topology_spiderflow_tree.so; do \
 	  f="$(DESTDIR)$(slurmplugindir)/$$so"; \
 	  if test -f "$$f"; then $(STRIP) --strip-debug "$$f" || exit 1; fi; \
 	  rm -f "$(DESTDIR)$(slurmplugindir)/$${so%.so}.la"; \
@@ -96,6 +96,20 @@ plugins_select_select_spiderflow_cons_tres_la_LIBADD = libsf_slurmjob.la libsf_s
 	$(DL_LIBS)
 EXTRA_plugins_select_select_spiderflow_cons_tres_la_DEPENDENCIES = $(srcdir)/plugins/select/select.map
 
+# topology/spiderflow_tree (22.05's interface): loaded by the daemons only (TopologyPlugin);
+# slurmctld numbers its nodes in SpiderFlow's rank order through it.
+slurmplugin_LTLIBRARIES += plugins/topology/topology_spiderflow_tree.la
+plugins_topology_topology_spiderflow_tree_la_SOURCES = \
+	plugins/slurm_internal.h \
+	plugins/plugin_dir.cpp \
+	plugins/plugin_dir.h \
+	plugins/topology/topology_spiderflow_tree.cpp
+plugins_topology_topology_spiderflow_tree_la_CPPFLAGS = $(SLURM_INTERNAL_CPPFLAGS)
+plugins_topology_topology_spiderflow_tree_la_LDFLAGS = -module -avoid-version -shared \
+	-Wl,--version-script=$(srcdir)/plugins/topology/topology.map
+plugins_topology_topology_spiderflow_tree_la_LIBADD = libsf_slurmjob.la libsf_topology.la libsf_util.la $(DL_LIBS)
+EXTRA_plugins_topology_topology_spiderflow_tree_la_DEPENDENCIES = $(srcdir)/plugins/topology/topology.map
+
 # sched/spiderflow: loaded by slurmctld only (SchedulerType), so linked like job_submit.
 slurmplugin_LTLIBRARIES += plugins/sched/sched_spiderflow.la
 plugins_sched_sched_spiderflow_la_SOURCES = \
@@ -119,4 +133,4 @@ plugins_sched_sched_spiderflow_la_LIBADD = libsf_agent.la libsf_coalloc.la libsf
 	libspiderflow.la $(CURL_LIBS) $(DL_LIBS)
 EXTRA_plugins_sched_sched_spiderflow_la_DEPENDENCIES = $(srcdir)/plugins/sched/sched.map
 endif
-EXTRA_DIST += plugins/select/select.map plugins/sched/sched.map
+EXTRA_DIST += plugins/select/select.map plugins/sched/sched.map plugins/topology/topology.map

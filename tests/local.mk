@@ -155,6 +155,10 @@ EXTRA_DIST += tests/integration/test_federation_agents.sh tests/integration/fede
 # a cancelled part and a silent agent.
 TESTS += tests/integration/test_federation_three.sh
 EXTRA_DIST += tests/integration/test_federation_three.sh
+# One cross-site job from this host's Slurm to another version's in its Debian root: skipped
+# unless SF_MIXED_SUITE is set; .ci/run runs it after test-slurm-version.sh built that root's part.
+TESTS += tests/integration/test_mixed_versions.sh
+EXTRA_DIST += tests/integration/test_mixed_versions.sh
 # select/spiderflow_cons_tres and sched/spiderflow in a real slurmctld (skips unless built
 # with --with-slurm-source).
 TESTS += tests/integration/test_select_sched.sh

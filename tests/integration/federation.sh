@@ -6,6 +6,9 @@
 #   fed_start                                     # munged, the clusters, the broker, the agents
 # Sets SF_TMP, URL (the broker), FED_CLUSTERS and, per cluster, its directory $SF_TMP/NAME with
 # slurm.conf, spiderflow.conf, agent.conf and agent.log. Exits 77 where the daemons cannot run.
+# A cluster of another Slurm version: before sourcing, FED_ROOT[NAME] names a Debian root
+# (debian-root.sh) whose daemons, commands and agent it runs, FED_BUILD[NAME] the build made in
+# it, and SF_FED_TMPDIR a parent for SF_TMP that the root sees at the same path (the repository).
 . "$(dirname "${BASH_SOURCE[0]}")/slurm_cluster.sh"
 sf_cluster_can_run || exit 77
 for b in "$SF_BUILDDIR/spiderflow-brokerd" "$SF_BUILDDIR/spiderflow-agent"; do
@@ -13,7 +16,8 @@ for b in "$SF_BUILDDIR/spiderflow-brokerd" "$SF_BUILDDIR/spiderflow-agent"; do
 done
 command -v curl >/dev/null || { sf_log "skip: curl missing"; exit 77; }
 
-SF_TMP=$(mktemp -d /tmp/sf-fed-it.XXXXXX)
+declare -A FED_ROOT FED_BUILD
+SF_TMP=$(mktemp -d "${SF_FED_TMPDIR:-/tmp}/sf-fed-it.XXXXXX")
 chmod 755 "$SF_TMP"
 AGENT_PIDS=()
 BROKER_PID=
@@ -38,7 +42,7 @@ fed_init() {
         nodes=${spec#*:}
         FED_CLUSTERS+=("$name")
         FED_NODES[$name]=${nodes//,/ }
-        sf_write_slurm_conf "$SF_TMP/$name" "$name" "$((base + i * 10))" ${FED_NODES[$name]}
+        SF_BUILDDIR=${FED_BUILD[$name]:-$SF_BUILDDIR} sf_write_slurm_conf "$SF_TMP/$name" "$name" "$((base + i * 10))" ${FED_NODES[$name]}
         echo "SwitchName=s1 Nodes=${nodes}" >"$SF_TMP/$name/topology.conf"
         local node_list=""
         for n in ${FED_NODES[$name]}; do
@@ -108,7 +112,8 @@ start_broker() {
 }
 # start_agent CLUSTER: sets AGENT_<CLUSTER>
 start_agent() {
-    SLURM_CONF=$SF_TMP/$1/slurm.conf "$SF_BUILDDIR/spiderflow-agent" --config "$SF_TMP/$1/agent.conf" >>"$SF_TMP/$1/agent.log" 2>&1 &
+    SF_IN_ROOT=${FED_ROOT[$1]:-} sf_run env SLURM_CONF="$SF_TMP/$1/slurm.conf" "${FED_BUILD[$1]:-$SF_BUILDDIR}/spiderflow-agent" \
+        --config "$SF_TMP/$1/agent.conf" >>"$SF_TMP/$1/agent.log" 2>&1 &
     AGENT_PIDS+=($!)
     eval "AGENT_$1=$!"
 }
@@ -119,7 +124,7 @@ restart_agent() { eval "stop_pid \$AGENT_$1"; start_agent "$1"; }
 fed_start() {
     local name
     sf_start_munge || exit 1
-    for name in "${FED_CLUSTERS[@]}"; do sf_start_slurm "$SF_TMP/$name" ${FED_NODES[$name]} || exit 1; done
+    for name in "${FED_CLUSTERS[@]}"; do SF_IN_ROOT=${FED_ROOT[$name]:-} sf_start_slurm "$SF_TMP/$name" ${FED_NODES[$name]} || exit 1; done
     start_broker || exit 1
     for name in "${FED_CLUSTERS[@]}"; do start_agent "$name"; done
 }
@@ -139,7 +144,7 @@ wait_for() {
     done
 }
 # on CLUSTER COMMAND...: a Slurm command against that cluster
-on() { local c=$1; shift; SLURM_CONF=$SF_TMP/$c/slurm.conf "$@"; }
+on() { local c=$1; shift; SF_IN_ROOT=${FED_ROOT[$c]:-} sf_run env SLURM_CONF="$SF_TMP/$c/slurm.conf" "$@"; }
 
 xjob() { curl -s -H "Authorization: Bearer tok-tools" "$URL/v1/xjobs/$1"; }
 xjob_field() { xjob "$1" | python3 -c "import json,sys; b=json.load(sys.stdin); print($2)"; }

@@ -57,6 +57,18 @@ sf_write_slurm_conf() {
     # As on a site that installed everything: our select plugin sits in PluginDir unconfigured,
     # and every client (Slurm's commands, the agent, spiderflow) loads it.
     [ -d "$SF_BUILDDIR/plugins/select/.libs" ] && plugindir="$SF_BUILDDIR/plugins/select/.libs:$plugindir"
+    # Slurm numbers tasks by leaf switch, as the plan numbers ranks: 22.05 through our
+    # topology/spiderflow_tree (built with the Slurm source), 24.11 with SwitchAsNodeRank,
+    # 26.05 by itself. SF_SWITCH_ORDER says whether this cluster does.
+    local topology_plugin=topology/tree
+    if [ -f "$SF_BUILDDIR/plugins/topology/.libs/topology_spiderflow_tree.so" ]; then
+        topology_plugin=topology/spiderflow_tree
+        plugindir="$SF_BUILDDIR/plugins/topology/.libs:$plugindir"
+    fi
+    SF_SWITCH_ORDER=no
+    case "$topology_plugin $(slurmctld -V 2>/dev/null)" in
+        topology/spiderflow_tree*|*" slurm-wlm 2"[4-9].*|*" slurm "2[4-9].*) SF_SWITCH_ORDER=yes ;;
+    esac
     cat > "$dir/slurm.conf" <<CONF
 ClusterName=$name
 SlurmctldHost=localhost
@@ -85,7 +97,8 @@ MpiDefault=none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 SchedulerType=sched/backfill
-TopologyPlugin=topology/tree
+TopologyPlugin=$topology_plugin
+TopologyParam=SwitchAsNodeRank
 GresTypes=gpu
 ReturnToService=2
 SlurmdParameters=config_overrides
@@ -153,6 +166,12 @@ ib_tc = 106
 CONF
 }
 
+# sf_run CMD...: CMD here, or inside the Debian root $SF_IN_ROOT when it is set (another Slurm
+# version's daemons and commands; contrib/scripts/in-root.sh). Environment goes in with `env`.
+sf_run() {
+    if [ -n "${SF_IN_ROOT:-}" ]; then "$SF_SRCDIR/contrib/scripts/in-root.sh" "$SF_IN_ROOT" "$@"; else "$@"; fi
+}
+
 # munged for every cluster of the test, on $SF_TMP/munge.sock.
 sf_start_munge() {
     mungekey --create --keyfile="$SF_TMP/munge.key" >/dev/null 2>&1 || { sf_log "mungekey failed"; return 1; }
@@ -169,20 +188,20 @@ sf_start_slurm() {
     local dir=$1
     shift
     # job_submit finds its config through the environment, as a site sets it in the unit file.
-    SPIDERFLOW_CONF=$dir/spiderflow.conf slurmctld -D -i -f "$dir/slurm.conf" >"$dir/slurmctld.out" 2>&1 &
+    sf_run env SPIDERFLOW_CONF="$dir/spiderflow.conf" slurmctld -D -i -f "$dir/slurm.conf" >"$dir/slurmctld.out" 2>&1 &
     SF_PIDS+=($!)
     local n
     for n in "$@"; do
-        slurmd -D -N "$n" -f "$dir/slurm.conf" >"$dir/slurmd-$n.out" 2>&1 &
+        sf_run slurmd -D -N "$n" -f "$dir/slurm.conf" >"$dir/slurmd-$n.out" 2>&1 &
         SF_PIDS+=($!)
     done
     for _ in $(seq 150); do
         local idle
-        idle=$(SLURM_CONF=$dir/slurm.conf sinfo -h -N -o '%N %t' 2>/dev/null | grep -c ' idle')
+        idle=$(sf_run env SLURM_CONF="$dir/slurm.conf" sinfo -h -N -o '%N %t' 2>/dev/null | grep -c ' idle')
         [ "$idle" = "$#" ] && return 0
         sleep 0.2
     done
-    sf_log "cluster in $dir did not come up; sinfo:"; SLURM_CONF=$dir/slurm.conf sinfo -N 2>&1 >&2
+    sf_log "cluster in $dir did not come up; sinfo:"; sf_run env SLURM_CONF="$dir/slurm.conf" sinfo -N 2>&1 >&2
     tail -20 "$dir/slurmctld.log" >&2
     return 1
 }
