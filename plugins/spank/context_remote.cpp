@@ -219,6 +219,12 @@ int remote_task_init(spank_t sp) {
     if (spank_get_item(sp, S_TASK_ID, &local_id) != ESPANK_SUCCESS) local_id = to_int(job_getenv(sp, "SLURM_LOCALID"), 0);
     if (spank_get_item(sp, S_TASK_GLOBAL_ID, &global_id) != ESPANK_SUCCESS) global_id = to_int(job_getenv(sp, "SLURM_PROCID"), 0);
     if (!layout.note.empty() && global_id == 0) tell_task(layout.note);
+    // `spiderflow launch` and `job-plan` in the job read the site config this plugin read
+    // (plugstack.conf's conf=, which the user's shell does not know): in a cross-site part that is
+    // where the federation's topology comes from.
+    if (st.config.enabled && !st.config.source.empty() && to_int(planned_getenv(sp, env::kTp), 0) > 0) {
+        set(sp, env::kConf, st.config.source, false);
+    }
     if (!layout.planned) return 0;
 
     const std::string me = job_getenv(sp, "SLURMD_NODENAME");

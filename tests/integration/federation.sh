@@ -112,7 +112,7 @@ start_broker() {
 }
 # start_agent CLUSTER: sets AGENT_<CLUSTER>
 start_agent() {
-    SF_IN_ROOT=${FED_ROOT[$1]:-} sf_run env SLURM_CONF="$SF_TMP/$1/slurm.conf" "${FED_BUILD[$1]:-$SF_BUILDDIR}/spiderflow-agent" \
+    SF_IN_ROOT=${FED_ROOT[$1]:-} sf_exec env SLURM_CONF="$SF_TMP/$1/slurm.conf" "${FED_BUILD[$1]:-$SF_BUILDDIR}/spiderflow-agent" \
         --config "$SF_TMP/$1/agent.conf" >>"$SF_TMP/$1/agent.log" 2>&1 &
     AGENT_PIDS+=($!)
     eval "AGENT_$1=$!"

@@ -171,6 +171,11 @@ CONF
 sf_run() {
     if [ -n "${SF_IN_ROOT:-}" ]; then "$SF_SRCDIR/contrib/scripts/in-root.sh" "$SF_IN_ROOT" "$@"; else "$@"; fi
 }
+# sf_exec CMD... &: the same for a daemon started in the background, so that $! is its PID (here)
+# or in-root.sh's (which passes TERM on), for stopping it by PID.
+sf_exec() {
+    if [ -n "${SF_IN_ROOT:-}" ]; then exec "$SF_SRCDIR/contrib/scripts/in-root.sh" "$SF_IN_ROOT" "$@"; else exec "$@"; fi
+}
 
 # munged for every cluster of the test, on $SF_TMP/munge.sock.
 sf_start_munge() {
@@ -188,11 +193,11 @@ sf_start_slurm() {
     local dir=$1
     shift
     # job_submit finds its config through the environment, as a site sets it in the unit file.
-    sf_run env SPIDERFLOW_CONF="$dir/spiderflow.conf" slurmctld -D -i -f "$dir/slurm.conf" >"$dir/slurmctld.out" 2>&1 &
+    sf_exec env SPIDERFLOW_CONF="$dir/spiderflow.conf" slurmctld -D -i -f "$dir/slurm.conf" >"$dir/slurmctld.out" 2>&1 &
     SF_PIDS+=($!)
     local n
     for n in "$@"; do
-        sf_run slurmd -D -N "$n" -f "$dir/slurm.conf" >"$dir/slurmd-$n.out" 2>&1 &
+        sf_exec slurmd -D -N "$n" -f "$dir/slurm.conf" >"$dir/slurmd-$n.out" 2>&1 &
         SF_PIDS+=($!)
     done
     for _ in $(seq 150); do

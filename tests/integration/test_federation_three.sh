@@ -66,8 +66,9 @@ expect "... and no reservation is left on any cluster" within 20 no_reservation_
 # --- 3. a cluster whose agent falls silent has the other parts ended --------------------------
 Y=$SF_TMP/x2
 mkdir -p "$Y"
-# This one starts its tasks with `spiderflow launch`: each part starts its own cluster's share.
-write_rank_script "$Y" "$SF_BUILDDIR/spiderflow launch --topology $SF_TMP/federation.json --"
+# This one starts its tasks with `spiderflow launch`: each part starts its own cluster's share,
+# with the federation's topology from the site config the SPANK plugin names (SPIDERFLOW_CONF).
+write_rank_script "$Y" "$SF_BUILDDIR/spiderflow launch --"
 home2=$(sbatch_48 "$Y")
 expect "a second job over three clusters runs" within 90 xjob_state_is "alpha:$home2" running
 expect_one_world "alpha:$home2" "$Y" 48

@@ -25,6 +25,10 @@ run_stream() {
     planned=$(submit --llm-plan="$SF_TMP/plan.json" --gpus=32)
     within 30 running "$planned" || not_ok "$label: planned job running"
     squeue -h -j "$planned" -o %N >"$SF_TMP/$label.planned"
+    # Programs linked with the public libslurm.so load every select plugin of PluginDir and unpack
+    # jobs and nodes through the configured one: job-plan and the standalone agent.
+    { "$SF_BUILDDIR/spiderflow" job-plan "$planned" --format text; echo "rc=$?"; } >"$SF_TMP/$label.jobplan" 2>&1
+    { "$SF_BUILDDIR/spiderflow-agent" --config "$D/agent.conf" --dry-run; echo "rc=$?"; } >"$SF_TMP/$label.agent" 2>&1
     scancel "$planned"
     within 20 bash -c "! squeue -h -j $planned -t R,CG | grep -q ."
     # Unplanned: whole nodes, --gpus spread over 2 nodes with 12 GPUs (8 + 4), a part of one node.
@@ -84,6 +88,10 @@ echo "# unplanned placements: cons_tres alone | ours"
 paste -d'|' "$SF_TMP/base.unplanned" "$SF_TMP/ours.unplanned" | sed 's/^/#   /'
 expect "unplanned jobs: the same nodes and GPUs as cons_tres alone" cmp -s "$SF_TMP/base.unplanned" "$SF_TMP/ours.unplanned"
 expect "per-node GPU counts that differ (8 + 4) still allowed" grep -q "gpu:4" "$SF_TMP/ours.unplanned"
+expect "with ours, spiderflow job-plan reads the planned job ($(grep -m1 'error:\|rc=' "$SF_TMP/ours.jobplan"))" \
+    bash -c "grep -q '^rc=0' '$SF_TMP/ours.jobplan' && ! grep -q 'error:' '$SF_TMP/ours.jobplan'"
+expect "with ours, the standalone agent reads the cluster ($(grep -m1 'error:\|rc=' "$SF_TMP/ours.agent"))" \
+    bash -c "grep -q '^rc=0' '$SF_TMP/ours.agent' && ! grep -q 'error:' '$SF_TMP/ours.agent'"
 echo "# CoreCnt reservation: cons_tres: $(tr '\n' ' ' <"$SF_TMP/base.corecnt")| ours: $(tr '\n' ' ' <"$SF_TMP/ours.corecnt")"
 expect "CoreCnt reservation accepted with cons_tres alone" grep -q "rc=0" "$SF_TMP/base.corecnt"
 expect "with ours scontrol refuses CoreCnt itself (it checks the SelectType name)" grep -q "rc=1" "$SF_TMP/ours.corecnt"

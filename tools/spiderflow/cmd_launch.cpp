@@ -123,7 +123,8 @@ int run_launch(const std::vector<std::string>& args) {
     const bool part = !env_or((std::string(env::kSlurmSpankPrefix) + env::kRankBase).c_str(), env::kRankBase).empty();
     if (part) {
         const std::string here = env_or("SLURM_CLUSTER_NAME", "SLURM_CLUSTER_NAME");
-        if (!topo) throw InputError("spiderflow launch", 0, "--topology", "a part of a cross-site job needs the federation's topology");
+        if (!topo) throw InputError("spiderflow launch", 0, "--topology", "a part of a cross-site job needs the federation's topology: "
+                                                    "the site config's topology= (SPIDERFLOW_CONF), or pass --topology FILE");
         req.part_cluster = topo->cluster_index(here);
         if (req.part_cluster < 0) throw InputError("spiderflow launch", 0, "SLURM_CLUSTER_NAME", "cluster '" + here + "' is not in the topology");
     }

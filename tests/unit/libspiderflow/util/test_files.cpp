@@ -104,9 +104,22 @@ TEST_F(Files, ASecretOthersCanReadIsRefusedAndNotReturned) {
     }
 }
 
+TEST_F(Files, ASiteSharesAReaderTokenWithOneGroup) {
+    // root:GROUP 640 (a group other than root's): that group's users read it.
+    if (::geteuid() != 0) GTEST_SKIP() << "needs root to chown";
+    const std::string path = file("group", "tok-group\n", 0640);
+    ASSERT_EQ(::chown(path.c_str(), 0, 100), 0);
+    EXPECT_EQ(read_secret_file(path, "token"), "tok-group");
+    ASSERT_EQ(::chmod(path.c_str(), 0660), 0);  // the group may not write it
+    EXPECT_EQ(runtime_error_of(path), "token file " + path + " is readable by others; chmod 600 it (the token is not used)");
+    ASSERT_EQ(::chmod(path.c_str(), 0644), 0);  // nor may everyone read it
+    EXPECT_EQ(runtime_error_of(path), "token file " + path + " is readable by others; chmod 600 it (the token is not used)");
+}
+
 TEST_F(Files, AMissingOrEmptySecretSaysSo) {
     const std::string missing = dir_ + "/none";
-    EXPECT_EQ(runtime_error_of(missing), "cannot read token file " + missing);
+    EXPECT_EQ(runtime_error_of(missing), "cannot read token file " + missing + ": No such file or directory");
+    EXPECT_EQ(runtime_error_of(dir_), "token file " + dir_ + " is not a regular file");
     const std::string blank = file("blank", " \n\t\n");
     EXPECT_EQ(runtime_error_of(blank), "token file " + blank + " is empty");
     try {
