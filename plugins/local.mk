@@ -134,3 +134,5 @@ plugins_sched_sched_spiderflow_la_LIBADD = libsf_agent.la libsf_coalloc.la libsf
 EXTRA_plugins_sched_sched_spiderflow_la_DEPENDENCIES = $(srcdir)/plugins/sched/sched.map
 endif
 EXTRA_DIST += plugins/select/select.map plugins/sched/sched.map plugins/topology/topology.map
+# Headers every plugin may include (not one plugin's sources).
+EXTRA_DIST += plugins/slurm_host.h plugins/slurm_conf_file.h

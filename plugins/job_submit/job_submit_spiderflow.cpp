@@ -17,6 +17,7 @@ extern "C" {
 #include "libspiderflow/plan/launch_contract.h"
 #include "services/slurmjob/spiderflow_conf.h"
 #include "services/slurmjob/submit_planner.h"
+#include "plugins/slurm_conf_file.h"
 #include "plugins/slurm_host.h"
 #include "services/slurmjob/submit_site.h"
 #include "libspiderflow/util/errors.h"
@@ -122,7 +123,7 @@ extern "C" int init(void) {
     // Never refuses to load: a slurmctld that cannot start because of our config is an outage.
     try {
         std::string error;
-        state().config_path = spiderflow_conf_path();
+        state().config_path = spiderflow_conf_path("", host_slurm_conf_file());
         const auto cfg = current_config(&error);
         if (!error.empty()) {
             slurm_error("spiderflow: job_submit loaded but OFF: %s", error.c_str());

@@ -9,6 +9,7 @@
 #include "services/slurmjob/coflow_levels.h"
 #include "services/slurmjob/plan_summary.h"
 #include "services/slurmjob/spiderflow_conf.h"
+#include "plugins/slurm_conf_file.h"
 #include "plugins/slurm_internal.h"
 
 namespace spiderflow::plugin {
@@ -34,7 +35,7 @@ std::string spank_level(const job_record_t* job) {
 void CoflowPriorities::cycle() {
     std::string problem;
     try {
-        const slurmjob::SpiderflowConf conf = slurmjob::load_spiderflow_conf(slurmjob::spiderflow_conf_path());
+        const slurmjob::SpiderflowConf conf = slurmjob::load_spiderflow_conf(slurmjob::spiderflow_conf_path("", host_slurm_conf_file()));
         if (!conf.enabled || !conf.coflow_levels || conf.topology.empty()) return;
         std::string why;
         const auto topology = topology_.get(conf.topology, conf.topology_format, &why);

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <exception>
 
+#include "plugins/slurm_conf_file.h"
 #include "plugins/spank/spank_state.h"
 
 namespace spiderflow::plugin::spank {
@@ -43,7 +44,7 @@ void load_plugin_config(int argc, char** argv) {
             return;
         }
     }
-    const std::string path = spiderflow_conf_path(conf_arg);
+    const std::string path = spiderflow_conf_path(conf_arg, host_slurm_conf_file());
     struct stat st_buf {};
     if (::stat(path.c_str(), &st_buf) != 0) {
         st.config = SpiderflowConf{};  // no site file: defaults

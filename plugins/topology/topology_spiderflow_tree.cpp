@@ -12,6 +12,7 @@
 
 #include "libspiderflow/topology/reader.h"
 #include "plugins/plugin_dir.h"
+#include "plugins/slurm_conf_file.h"
 #include "plugins/slurm_internal.h"
 #include "services/slurmjob/spiderflow_conf.h"
 
@@ -38,7 +39,7 @@ std::unordered_map<std::string, uint32_t> rank_order(std::string* why) {
     std::unordered_map<std::string, uint32_t> rank;
     try {
         using namespace spiderflow;
-        const slurmjob::SpiderflowConf conf = slurmjob::load_spiderflow_conf(slurmjob::spiderflow_conf_path());
+        const slurmjob::SpiderflowConf conf = slurmjob::load_spiderflow_conf(slurmjob::spiderflow_conf_path("", host_slurm_conf_file()));
         if (conf.topology.empty()) {
             *why = conf.source + " names no topology";
             return rank;

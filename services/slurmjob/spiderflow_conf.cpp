@@ -97,9 +97,15 @@ SpiderflowConf parse_spiderflow_conf(const std::string& text, const std::string&
 
 SpiderflowConf load_spiderflow_conf(const std::string& path) { return parse_spiderflow_conf(read_conf_file(path), path); }
 
-std::string spiderflow_conf_path(const std::string& plugin_arg) {
+std::string spiderflow_conf_path(const std::string& plugin_arg, const std::string& slurm_conf_file) {
     if (const char* env = std::getenv(env::kConf); env != nullptr && *env != '\0') return env;
     if (!plugin_arg.empty()) return plugin_arg;
+    std::string slurm = slurm_conf_file;
+    if (slurm.empty()) {
+        if (const char* env = std::getenv("SLURM_CONF"); env != nullptr) slurm = env;
+    }
+    const auto slash = slurm.rfind('/');
+    if (slash != std::string::npos) return slurm.substr(0, slash + 1) + "spiderflow.conf";
     return "/etc/slurm/spiderflow.conf";
 }
 

@@ -57,8 +57,9 @@ SpiderflowConf load_spiderflow_conf(const std::string& path);
 NcclSettings nccl_settings(const SpiderflowConf& config);
 
 // Where the config is: the SPIDERFLOW_CONF environment variable, else `plugin_arg`
-// (plugstack.conf "conf=PATH"), else /etc/slurm/spiderflow.conf.
-std::string spiderflow_conf_path(const std::string& plugin_arg = "");
+// (plugstack.conf "conf=PATH"), else spiderflow.conf beside slurm.conf (`slurm_conf_file`, the
+// file the Slurm process read; else $SLURM_CONF), else /etc/slurm/spiderflow.conf.
+std::string spiderflow_conf_path(const std::string& plugin_arg = "", const std::string& slurm_conf_file = "");
 
 // The documented keys, for messages and the docs test.
 const char* const* spiderflow_conf_keys();

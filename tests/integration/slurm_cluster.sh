@@ -192,8 +192,9 @@ sf_start_munge() {
 sf_start_slurm() {
     local dir=$1
     shift
-    # job_submit finds its config through the environment, as a site sets it in the unit file.
-    sf_exec env SPIDERFLOW_CONF="$dir/spiderflow.conf" slurmctld -D -i -f "$dir/slurm.conf" >"$dir/slurmctld.out" 2>&1 &
+    # job_submit finds $dir/spiderflow.conf beside the slurm.conf slurmctld reads (no SPIDERFLOW_CONF
+    # needed; a test that exports one, as a unit file may, still wins).
+    sf_exec slurmctld -D -i -f "$dir/slurm.conf" >"$dir/slurmctld.out" 2>&1 &
     SF_PIDS+=($!)
     local n
     for n in "$@"; do

@@ -47,13 +47,19 @@ TEST(SpiderflowConf, BadValuesAndSyntaxAreErrors) {
     EXPECT_THROW(parse_spiderflow_conf("master_port_base=65000\nmaster_port_span=1000\n", "f"), InputError);
 }
 
-TEST(SpiderflowConf, PathFromEnvironmentThenArgumentThenDefault) {
+TEST(SpiderflowConf, PathFromEnvironmentThenArgumentThenBesideSlurmConfThenDefault) {
     unsetenv("SPIDERFLOW_CONF");
+    unsetenv("SLURM_CONF");
     EXPECT_EQ(spiderflow_conf_path(""), "/etc/slurm/spiderflow.conf");
-    EXPECT_EQ(spiderflow_conf_path("/opt/sf.conf"), "/opt/sf.conf");
+    EXPECT_EQ(spiderflow_conf_path("", "/site/slurm/slurm.conf"), "/site/slurm/spiderflow.conf");
+    setenv("SLURM_CONF", "/other/slurm.conf", 1);
+    EXPECT_EQ(spiderflow_conf_path(""), "/other/spiderflow.conf");
+    EXPECT_EQ(spiderflow_conf_path("", "/site/slurm/slurm.conf"), "/site/slurm/spiderflow.conf");
+    EXPECT_EQ(spiderflow_conf_path("/opt/sf.conf", "/site/slurm/slurm.conf"), "/opt/sf.conf");
     setenv("SPIDERFLOW_CONF", "/tmp/x.conf", 1);
     EXPECT_EQ(spiderflow_conf_path("/opt/sf.conf"), "/tmp/x.conf");
     unsetenv("SPIDERFLOW_CONF");
+    unsetenv("SLURM_CONF");
 }
 
 TEST(SpiderflowConf, MissingFileIsAnInputError) {
