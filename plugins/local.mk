@@ -107,7 +107,9 @@ plugins_topology_topology_spiderflow_tree_la_SOURCES = \
 plugins_topology_topology_spiderflow_tree_la_CPPFLAGS = $(SLURM_INTERNAL_CPPFLAGS)
 plugins_topology_topology_spiderflow_tree_la_LDFLAGS = -module -avoid-version -shared \
 	-Wl,--version-script=$(srcdir)/plugins/topology/topology.map
-plugins_topology_topology_spiderflow_tree_la_LIBADD = libsf_slurmjob.la libsf_topology.la libsf_util.la $(DL_LIBS)
+# libsf_slurmjob goes in whole (a libtool convenience library), with what its other parts call.
+plugins_topology_topology_spiderflow_tree_la_LIBADD = libsf_slurmjob.la libsf_coflow.la libsf_cost.la libsf_plan.la \
+	libsf_topology.la libsf_model.la libsf_plan_transport.la libsf_util.la $(HWLOC_LIBS) $(ZLIB_LIBS) $(DL_LIBS)
 EXTRA_plugins_topology_topology_spiderflow_tree_la_DEPENDENCIES = $(srcdir)/plugins/topology/topology.map
 
 # sched/spiderflow: loaded by slurmctld only (SchedulerType), so linked like job_submit.

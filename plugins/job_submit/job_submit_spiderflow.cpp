@@ -34,9 +34,11 @@ int reject_code(spiderflow::slurmjob::RejectKind kind) {
         case RejectKind::nodes: return ESLURM_INVALID_NODE_COUNT;
         case RejectKind::tasks: return ESLURM_BAD_TASK_COUNT;
         case RejectKind::no_fit: return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
-        case RejectKind::spec: return ESLURM_NOT_SUPPORTED;
+        // A bad --llm-* value: Slurm's own "Bad argument" (its SPANK code), not "Requested
+        // operation not supported on this system", which reads as if the cluster lacked SpiderFlow.
+        case RejectKind::spec: return ESPANK_BAD_ARG;
     }
-    return ESLURM_NOT_SUPPORTED;
+    return ESPANK_BAD_ARG;
 }
 
 extern "C" {

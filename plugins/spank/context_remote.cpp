@@ -22,6 +22,7 @@ extern "C" {
 #include "services/slurmjob/job_traffic.h"
 #include "libspiderflow/util/parse_number.h"
 #include "libspiderflow/util/split_list.h"
+#include "plugins/spank/stepd_hooks.h"
 #include "plugins/spank/stepd_state.h"
 
 namespace spiderflow::plugin::spank {
@@ -213,6 +214,10 @@ int remote_step_layout(spank_t sp) {
 
 int remote_task_init(spank_t sp) {
     if (spank_remote(sp) != 1) return 0;
+    if (!stepd_state().refusal.empty()) {
+        tell_task(stepd_state().refusal);
+        return kStepdEndTask;
+    }
     const PluginState& st = plugin_state();
     const StepLayout& layout = stepd_state().layout;
     int local_id = 0, global_id = 0;

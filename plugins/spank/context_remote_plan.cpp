@@ -57,7 +57,14 @@ int remote_plan_from_slurmctld(spank_t sp) {
         spank_setenv(sp, "MASTER_PORT", std::to_string(summary.master_port).c_str(), 1);
         spank_setenv(sp, "WORLD_SIZE", std::to_string(summary.world).c_str(), 1);
     } else if (home_part) {
-        slurm_error("spiderflow: job %u is a cross-site home part without its place in the world; ranks stay local", job_id);
+        // Only the agent releases a home part, once every part can start; a user's `scontrol
+        // release` before that would run this part alone, a world with ranks missing.
+        stepd_state().refusal = "job " + std::to_string(job_id) +
+                                " is the home part of a cross-site job and was released before every part could start "
+                                "(the agent releases it when the broker has placed all parts; `scontrol release` cannot "
+                                "start a cross-site job). It ends here; submit it again and leave it held: `spiderflow jobs` "
+                                "follows it";
+        slurm_error("spiderflow: %s", stepd_state().refusal.c_str());
     }
     return 0;
 }

@@ -3,6 +3,7 @@
 // slurmd need (topology, rank layout, NCCL settings, traffic classes) lives in
 // spiderflow_stepd.so, loaded only there (stepd_hooks.h), so client commands stay fast. No
 // exception leaves a SPANK entry point, and no entry point fails a job or step for our sake.
+#include <cstdlib>
 #include <exception>
 
 extern "C" {
@@ -50,8 +51,14 @@ extern "C" int slurm_spank_init_post_opt(spank_t sp, int ac, char** av) {
     (void)ac;
     (void)av;
     const spank_context_t ctx = spank_context();
-    // A bad option value or plan file is the user's to fix: sbatch stops with our message.
-    if (ctx == S_CTX_ALLOCATOR || ctx == S_CTX_LOCAL) return guarded("init_post_opt", [&] { return sfs::client_post_opt(sp); });
+    // A bad option value or plan file is the user's to fix: the command stops with our message.
+    // Slurm would follow a failed init_post_opt with two lines blaming the plugin stack ("required
+    // plugin ... failed", "post-option processing failed") and then exit 1; nothing is submitted
+    // yet, so the command ends here the same way, with only our line.
+    if (ctx == S_CTX_ALLOCATOR || ctx == S_CTX_LOCAL) {
+        if (guarded("init_post_opt", [&] { return sfs::client_post_opt(sp); }) != 0) std::exit(1);
+        return 0;
+    }
     if (ctx != S_CTX_REMOTE || !sfs::is_spiderflow_step(sp)) return 0;
     // slurmstepd, still root and before the tasks fork: the step's rank layout (and the plan of
     // salloc/srun jobs). Here and not in user_init: since 23.02 user_init runs with Slurm's auth
@@ -67,10 +74,12 @@ extern "C" int slurm_spank_task_init(spank_t sp, int ac, char** av) {
     (void)av;
     // A task must not die for our sake: if the ranks cannot be worked out, it starts with
     // Slurm's own variables and the log says why.
+    // The one exception: a task that would run a cross-site job's part alone (kStepdEndTask;
+    // the task has said why on its stderr), which Slurm ends with exit status 1.
     if (!sfs::is_spiderflow_step(sp)) return 0;
-    if (guarded("task_init", [&] { return sfs::call_stepd(sfs::StepdHook::task_init, sp); }) != 0) {
-        slurm_error("spiderflow: task starts without SpiderFlow ranks");
-    }
+    const int rc = guarded("task_init", [&] { return sfs::call_stepd(sfs::StepdHook::task_init, sp); });
+    if (rc == sfs::kStepdEndTask) return -1;
+    if (rc != 0) slurm_error("spiderflow: task starts without SpiderFlow ranks");
     return 0;
 }
 

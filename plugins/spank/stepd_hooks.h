@@ -10,9 +10,13 @@ extern "C" {
 
 namespace spiderflow::plugin::spank {
 
-constexpr int kStepdAbi = 2;
+constexpr int kStepdAbi = 3;
 
 enum class StepdHook : int { step_prepare = 1, task_init, job_prolog, job_epilog };
+
+// What task_init answers when the task must not start at all (the job was released in a way
+// that would run it without its world); any other failure still lets the task start.
+constexpr int kStepdEndTask = 2;
 
 struct PluginState;
 

@@ -31,6 +31,9 @@ struct StepLayout {
 struct StepdState {
     std::shared_ptr<const Topology> topology;  // null when unusable
     StepLayout layout;
+    // Set when the job must not run at all (a cross-site home part someone released before the
+    // broker placed it): every task prints it on its stderr and fails.
+    std::string refusal;
 };
 
 StepdState& stepd_state();

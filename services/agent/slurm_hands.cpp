@@ -208,6 +208,10 @@ uint32_t LibslurmHands::submit(const coalloc::Order& o) {
     d.ntasks_per_node = static_cast<uint16_t>(o.one_task_per_node || o.gpus_per_node < 1 ? 1 : o.gpus_per_node);
     d.num_tasks = static_cast<uint32_t>(o.nodes) * d.ntasks_per_node;
     d.name = name.data();
+    // The part's output under its name in the user's home here (sbatch's message says where),
+    // not as slurm-<id>.out of a job id the user never saw.
+    std::string out = a.home + "/" + o.job_name + ".out";
+    if (!o.job_name.empty()) d.std_out = out.data();
     d.script = script.data();
     d.reservation = reservation.data();
     d.comment = comment.data();

@@ -498,7 +498,8 @@ SubmitDecision decide_uncached(const JobOptions& opts, const SlurmRequest& req,
                           std::to_string(plan.pp) + " dp=" + std::to_string(plan.dp) + " across " +
                           std::to_string(r.parts.size()) + " clusters: " + where + "; " + fmt(plan.prediction.iteration_s) +
                           " s per iteration predicted" + diloco_words(plan) + ". The job is held until every part can start together; "
-                          "`spiderflow jobs` follows it";
+                          "`spiderflow jobs` follows it. Each other part's output goes to ~/spiderflow-" + here.name +
+                          "_JOBID-a1-pN.out in your home directory on its cluster";
             return finish(Outcome::rewrite, "");
         }
         r.summary = format_plan_summary(summary);

@@ -145,7 +145,7 @@ alpha_part_gone() { [ -z "$(SLURM_CONF=$A/slurm.conf squeue -h -j "$part0" -t R,
 expect "... and alpha's part ($part0) is ended by its agent" within 20 alpha_part_gone
 no_reservations() { [ "$(res_on alpha) $(res_on beta)" = "0 0" ]; }
 expect "... and both reservations are gone" within 20 no_reservations
-rm -f /root/slurm-"$part0".out /root/slurm-"$part1".out 2>/dev/null
+rm -f /root/spiderflow-alpha_900-*.out /root/slurm-"$part0".out 2>/dev/null
 
 expect "a user beta does not know: the job fails at once" test "$(submit_xjob alpha:901 sf-nobody-$$)" = 201
 expect "... with beta's reason" within 20 bash -c "curl -s -H 'Authorization: Bearer tok-tools' '$URL/v1/xjobs/alpha:901' | grep -q \"no user 'sf-nobody-$$' on cluster\""
@@ -180,6 +180,7 @@ SLURM_CONF=$A/slurm.conf sbatch --parsable --llm-model=llama3-8b --llm-global-ba
 home=$(tr -d '[:space:]' <"$X/sbatch.out")
 expect "sbatch --gpus=32 on alpha (16 GPUs) is accepted as a cross-site job (got '$home': $(head -c 300 "$X/sbatch.err"))" test -n "$home"
 expect "... sbatch names every part's cluster and GPUs" grep -q "across 2 clusters: .*alpha .* GPUs, ranks .* (this job)" "$X/sbatch.err"
+expect "... and where the other parts' output goes" grep -qF "output goes to ~/spiderflow-alpha_JOBID-a1-pN.out" "$X/sbatch.err"
 held_reason=$(SLURM_CONF=$A/slurm.conf squeue -h -j "$home" -o %r)
 expect "... the home job waits, held (reason: $held_reason)" test "${held_reason#JobHeld}" != "$held_reason"
 took=$(wait_for 90 xjob_state_is "alpha:$home" running)
@@ -195,12 +196,15 @@ expect "... and the same master in both ($hm, $bm): part 0's first node at the a
 skew=$(start_skew "$X")
 echo "# sbatch cross-site: sbatch to both parts running ${took:-?} s; skew between the parts' first ranks $skew s"
 beta_part=$(xjob_field "alpha:$home" "[p['job_id'] for p in b['parts'] if p['cluster'] == 'beta'][0]")
+beta_k=$(xjob_field "alpha:$home" "[k for k, p in enumerate(b['parts']) if p['cluster'] == 'beta'][0]")
+expect "beta's part writes its output under its name in the user's home (~/spiderflow-alpha_$home-a1-p$beta_k.out)" \
+    test -f "/root/spiderflow-alpha_$home-a1-p$beta_k.out"
 SLURM_CONF=$A/slurm.conf scancel "$home"
 expect "scancel of the home job ends the cross-site job" within 30 xjob_state_is "alpha:$home" failed
 beta_gone() { [ -z "$(SLURM_CONF=$B/slurm.conf squeue -h -j "$beta_part" -t R,PD,CG -o %i 2>/dev/null)" ]; }
 expect "... and beta's part ($beta_part) with it" within 30 beta_gone
 expect "... and no reservation is left behind" within 20 no_reservation_left
-rm -f /root/slurm-"$beta_part".out 2>/dev/null
+rm -f /root/spiderflow-alpha_*.out 2>/dev/null
 
 # A site that does not take the user's parts: the held job is cancelled, and says why.
 echo "part_users = sf-somebody-else" >>"$B/agent.conf"
@@ -212,6 +216,20 @@ refused_comment() { SLURM_CONF=$A/slurm.conf squeue -h -t all -j "$home" -o '%T 
 expect "... and the held home job is cancelled, its comment saying why ($(SLURM_CONF=$A/slurm.conf squeue -h -t all -j "$home" -o '%T %k'))" within 20 refused_comment
 sed -i '/^part_users = sf-somebody-else$/d' "$B/agent.conf"
 restart_agent beta
+
+# A user's `scontrol release` of the held home part (before the broker placed every part): the part
+# must not run alone as a world with ranks missing.
+Z=$SF_TMP/released
+mkdir -p "$Z"
+write_rank_script "$Z"
+home=$(SLURM_CONF=$A/slurm.conf sbatch --parsable --llm-model=llama3-8b --llm-global-batch=64 --gpus=32 -o "$Z/home.out" "$Z/train.sh" 2>/dev/null)
+SLURM_CONF=$A/slurm.conf scontrol release "$home" 2>/dev/null
+job_state() { SLURM_CONF=$A/slurm.conf squeue -h -t all -j "$1" -o %T 2>/dev/null; }
+released_failed() { [ "$(job_state "$home")" = FAILED ]; }
+expect "scontrol release of a held home part: the job fails at once ($(job_state "$home"))" within 30 released_failed
+expect "... its output says why ($(head -c 200 "$Z/home.out" 2>/dev/null))" grep -q "released before every part could start" "$Z/home.out"
+expect "... and no rank ran" test -z "$(ls "$Z" | grep '^rank-')"
+expect "... and the broker runs no part of it" bash -c "! curl -s -H 'Authorization: Bearer tok-tools' '$URL/v1/xjobs/alpha:$home' | grep -q '\"state\": *\"running\"'"
 
 SLURM_CONF=$A/slurm.conf salloc --llm-model=llama3-8b --llm-global-batch=64 --gpus=32 true >"$X/salloc.out" 2>&1
 expect "salloc of a cross-site job is refused: it runs as a batch job" grep -q "submit it with sbatch" "$X/salloc.out"

@@ -86,9 +86,9 @@ expect "no agent crashed" bash -c "! grep -qi 'terminate\|abort\|segmentation' $
 expect "no agent failed to load a Slurm plugin of PluginDir" bash -c "! grep -q 'plugin_load_from_file\\|Couldn.t load specified plugin' $SF_TMP/*/agent.log"
 if [ "$FAILS" -ne 0 ]; then
     for c in alpha beta gamma; do echo "--- $c agent log"; tail -15 "$SF_TMP/$c/agent.log"; done
-    for f in "$X/home.out" "$Y/home.out" /root/slurm-*.out; do echo "--- $f"; tail -15 "$f"; done
+    for f in "$X/home.out" "$Y/home.out" /root/spiderflow-alpha_*.out; do echo "--- $f"; tail -15 "$f"; done
     echo "--- broker log"; tail -20 "$SF_TMP/brokerd.log"
 fi
-rm -f /root/slurm-*.out 2>/dev/null
+rm -f /root/spiderflow-alpha_*.out 2>/dev/null
 echo "$FAILS failure(s)"
 [ "$FAILS" -eq 0 ]

@@ -99,8 +99,8 @@ if [ "$FAILS" -ne 0 ]; then
     for c in alpha beta; do echo "--- $c agent log"; tail -20 "$SF_TMP/$c/agent.log"; done
     echo "--- broker log"; tail -20 "$SF_TMP/brokerd.log"
     echo "--- home job's output"; tail -20 "$X/home.out"
-    echo "--- beta's part output"; tail -20 "$other_root/root/slurm-$beta_part.out" 2>/dev/null
+    echo "--- beta's part output"; tail -20 "$other_root"/root/spiderflow-alpha_"$home"-*.out 2>/dev/null
 fi
-rm -f "$other_root/root/slurm-$beta_part.out" 2>/dev/null
+rm -f "$other_root"/root/spiderflow-alpha_"$home"-*.out 2>/dev/null
 echo "$FAILS failure(s)"
 [ "$FAILS" -eq 0 ]

@@ -127,7 +127,18 @@ TEST(PluginSymbols, SelectExportsExactlyTheSelectApi) {
                           "update_node_config", "reconfigure", "resv_test"}) {
         want.insert(std::string("select_p_") + f);
     }
+    // slurmctld's node and switch tables, defined so that the plugin loads in programs linked
+    // with the public libslurm.so; exported so that in slurmctld its own copies win.
+    for (const char* t : {"node_record_table_ptr", "node_record_count", "switch_record_table", "switch_record_cnt"}) want.insert(t);
     expect_exports(so, want);
+}
+
+TEST(PluginSymbols, TopologyExportsOnlyItsApi) {
+    const std::string so = plugin_path("plugins/topology/.libs/topology_spiderflow_tree.so");
+    if (!built(so)) GTEST_SKIP() << "topology/spiderflow_tree not built (configure --with-slurm-source)";
+    // 22.05's topology interface (src/common/slurm_topology.c's syms).
+    expect_exports(so, {"plugin_name", "plugin_type", "plugin_version", "init", "fini", "topo_build_config",
+                        "topo_generate_node_ranking", "topo_get_node_addr"});
 }
 
 TEST(PluginSymbols, SchedExportsOnlyItsApi) {
