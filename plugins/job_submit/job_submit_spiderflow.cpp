@@ -57,7 +57,7 @@ struct State {
     std::string config_path;
     struct timespec config_mtime {};
     std::shared_ptr<const SpiderflowConf> config;
-    std::string config_error;  // why SpiderFlow is off, while no good config was ever read
+    std::string config_error;  // why SpiderFlow is off: the file as it is now does not parse
     SubmitSiteCache site;
     std::string last_site_warning;  // logged once per change, not per job
 };
@@ -74,8 +74,10 @@ std::shared_ptr<const SpiderflowConf> disabled_config() {
     return c;
 }
 
-// Reads the config when its file changed. A bad edit keeps the previous good config; with none
-// yet, SpiderFlow stays off. Either way the error is logged and no user's job fails for it.
+// Reads the config when its file changed. A bad edit turns SpiderFlow off until the file is
+// fixed, as it does on every node's step side (which reads the same file at each step start):
+// planning on the previous settings would promise jobs ranks their steps then lack. The error
+// is logged once per change of the file; plain jobs never see it.
 std::shared_ptr<const SpiderflowConf> current_config(std::string* error) {
     State& s = state();
     std::lock_guard<std::mutex> lock(s.mu);
@@ -88,16 +90,17 @@ std::shared_ptr<const SpiderflowConf> current_config(std::string* error) {
     const bool same = st.st_mtim.tv_sec == s.config_mtime.tv_sec && st.st_mtim.tv_nsec == s.config_mtime.tv_nsec;
     if (!s.config || !same) {
         s.config_mtime = st.st_mtim;
+        const bool was_off = !s.config_error.empty();
         try {
             s.config = std::make_shared<const SpiderflowConf>(load_spiderflow_conf(s.config_path));
             s.config_error.clear();
+            if (was_off) slurm_info("spiderflow: %s read again: SpiderFlow is on", s.config_path.c_str());
         } catch (const std::exception& e) {
-            slurm_error("spiderflow: %s (%s)", e.what(),
-                        s.config && s.config->enabled ? "keeping the previous settings" : "SpiderFlow stays off");
-            if (!s.config) {
-                s.config = disabled_config();
-                s.config_error = std::string("configuration error: ") + e.what();
-            }
+            s.config = disabled_config();
+            s.config_error = std::string("configuration error: ") + e.what();
+            slurm_error("spiderflow: %s: SpiderFlow is OFF for jobs that ask for it until the file is fixed "
+                        "(they are refused at sbatch with this reason; plain jobs are not affected)",
+                        e.what());
         }
     }
     *error = s.config_error;
@@ -173,9 +176,13 @@ extern "C" int job_submit(job_desc_msg_t* job, uint32_t submit_uid, char** err_m
         std::string config_error;
         const auto cfg = current_config(&config_error);
         if (!config_error.empty()) {
-            slurm_error("spiderflow: job of uid %u passes unplanned: %s", job->user_id, config_error.c_str());
-            tell_user(err_msg, unplanned_note("SpiderFlow is off on this cluster: " + config_error));
-            return SLURM_SUCCESS;
+            // The job asks for SpiderFlow and would run without the ranks and settings it was
+            // promised: refused at once, with the reason, rather than started half-way.
+            slurm_info("spiderflow: refused job of uid %u: SpiderFlow is off: %s", job->user_id, config_error.c_str());
+            tell_user(err_msg, "spiderflow: SpiderFlow is off on this cluster (" + config_error +
+                                   "), so this job, which asks for it (--llm-*), is not submitted; jobs without "
+                                   "--llm-* options run as usual. Tell the cluster's admin");
+            return ESLURM_NOT_SUPPORTED;
         }
         std::string why, warning;
         auto site = cfg->enabled ? state().site.get(*cfg, &why, &warning) : nullptr;

@@ -215,13 +215,20 @@ expect "config typo: the plain job's sbatch printed nothing of ours ($(cat "$SF_
 expect "config typo: srun works" timeout 60 srun -n1 true 2>"$SF_TMP/typo-srun.err"
 expect "config typo: a plain srun printed nothing of ours ($(cat "$SF_TMP/typo-srun.err"))" \
     test ! -s "$SF_TMP/typo-srun.err"
+# Both sides of the cluster agree: the step side is off (it reads the file at each step), so
+# job_submit does not plan on the last good settings either; a job that asks for SpiderFlow is
+# refused at once with the reason instead of running without the ranks it was promised.
 id=$(sbatch --parsable -o "$SF_TMP/out/typo.txt" --llm-model=llama3-8b --llm-global-batch=64 --gpus=16 \
     --wrap="srun $SF_TMP/report.sh" 2>"$SF_TMP/typo.err")
-expect "config typo: a SpiderFlow job is accepted" test -n "$id"
-expect "config typo: sbatch names the broken config" grep -q "time_budgit" "$SF_TMP/typo.err"
-expect "config typo: the job completes (state $(sf_wait_job "$id"))" test "$(sf_wait_job "$id")" = COMPLETED
-expect "config typo: slurmctld keeps the last good config, loudly" grep -q 'time_budgit.*keeping the previous settings' "$SF_TMP/slurmctld.log"
+expect "config typo: a SpiderFlow job is refused at once ($(tr '\n' ' ' <"$SF_TMP/typo.err"))" test -z "$id"
+expect "... sbatch says SpiderFlow is off and names the broken key" grep -q "SpiderFlow is off on this cluster (configuration error: .*time_budgit" "$SF_TMP/typo.err"
+expect "... slurmctld's log says it is off until the file is fixed" grep -q 'time_budgit.*SpiderFlow is OFF for jobs that ask for it' "$SF_TMP/slurmctld.log"
 cp "$SF_TMP/spiderflow.conf.good" "$SF_TMP/spiderflow.conf"
+touch -d '+1 second' "$SF_TMP/spiderflow.conf"   # a new mtime even within the second of the last write
+id=$(sbatch --parsable -o /dev/null --llm-model=llama3-8b --llm-global-batch=64 --gpus=16 --hold --wrap=true 2>/dev/null)
+expect "config fixed: SpiderFlow jobs are planned again" grep -q 'AdminComment=spiderflow plan' <<<"$(scontrol show job "$id" 2>&1)"
+expect "... and the log says so" grep -q 'read again: SpiderFlow is on' "$SF_TMP/slurmctld.log"
+scancel "$id" 2>/dev/null
 
 # --- 5c. explicit choices are constraints: kept, or rejected with both values ---------------------
 bad_spec "-N4 with a one-node plan names both" "you asked for 4 nodes (-N) but the plan for 8 GPUs uses 1 node(s) x 8" \
