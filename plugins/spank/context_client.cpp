@@ -57,7 +57,7 @@ int client_post_opt(spank_t sp) {
     if (!st.options.any()) return 0;
     if (!st.config_error.empty()) {
         slurm_error("spiderflow: this host's SpiderFlow configuration is broken (%s); your options go to slurmctld "
-                    "unchanged, and if it cannot plan either the job runs unplanned",
+                    "unchanged, which plans the job or says why it cannot",
                     st.config_error.c_str());
     }
     return pass_plan_content(sp, st);
