@@ -54,7 +54,7 @@ std::optional<Running> load() {
         r.hands = std::make_unique<agent::LibslurmHands>(r.setup.cluster, r.setup.conf.part_min_uid, r.setup.conf.wan_address);
         r.parts = std::make_unique<agent::PartRunner>(
             r.setup.cluster, BrokerClient(loaded.endpoint), *r.hands,
-            agent::PartPolicy{r.setup.conf.part_users, r.setup.conf.part_accounts}, log_line);
+            agent::PartPolicy{r.setup.conf.part_users, r.setup.conf.part_accounts, r.setup.conf.spiderflow_conf}, log_line);
         r.handoff = std::make_unique<agent::HomeJobHandoff>(r.setup.cluster, BrokerClient(loaded.endpoint), *r.hands,
                                                             r.setup.conf.default_time_limit_s, log_line);
         log_line("cluster '" + r.setup.cluster + "' publishing to " + r.setup.conf.broker + " every " +

@@ -1,11 +1,14 @@
 #include "services/agent/part_runner.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "services/coalloc/xjob_json.h"
+#include "services/slurmjob/spiderflow_conf.h"
 #include "libspiderflow/util/json_read.h"
 
 namespace spiderflow::agent {
@@ -36,6 +39,17 @@ PartRunner::PartRunner(std::string cluster, BrokerClient client, SlurmHands& han
     : cluster_(std::move(cluster)), client_(std::move(client)), hands_(hands), policy_(std::move(policy)),
       log_(std::move(log)) {}
 
+std::string PartRunner::site_off() const {
+    if (policy_.site_conf.empty() || ::access(policy_.site_conf.c_str(), F_OK) != 0) return "";
+    try {
+        slurmjob::load_spiderflow_conf(policy_.site_conf);
+        return "";
+    } catch (const std::exception& e) {
+        return "SpiderFlow is off on " + cluster_ + " (configuration error: " + e.what() +
+               "): it takes no cross-site part until the file is fixed";
+    }
+}
+
 std::string PartRunner::refusal(const Order& o) const {
     if (!policy_.users.empty() && policy_.users.count(o.user) == 0) {
         return "user '" + o.user + "' may not run cross-site parts on " + cluster_ + " (agent.conf part_users)";
@@ -56,8 +70,10 @@ std::vector<Report> PartRunner::carry_out(const std::vector<Order>& orders, cons
         try {
             // The allow-list is for parts other clusters send: a job submitted here (its id is
             // HOME:JOBID) is this cluster's own user's.
-            const bool asks = (o.kind == OrderKind::WillRun || o.kind == OrderKind::Submit) && o.xjob.rfind(cluster_ + ":", 0) != 0;
-            const std::string no = asks ? refusal(o) : "";
+            const bool part_order = o.kind == OrderKind::WillRun || o.kind == OrderKind::Submit;
+            const bool asks = part_order && o.xjob.rfind(cluster_ + ":", 0) != 0;
+            std::string no = part_order ? site_off() : "";
+            if (no.empty() && asks) no = refusal(o);
             if (!no.empty()) throw PartRefused(no);
             switch (o.kind) {
             case OrderKind::WillRun:

@@ -85,6 +85,9 @@ bool parse_part_comment(const std::string& comment, std::string* xjob, size_t* p
 struct PartPolicy {
     std::set<std::string> users;     // may receive parts here; empty = any user Slurm knows
     std::set<std::string> accounts;  // the same for accounts
+    // The spiderflow.conf this cluster's plugins read: while it does not parse, SpiderFlow is off
+    // here (the step side would start a part's tasks without ranks), so no part is taken.
+    std::string site_conf;
 };
 
 class PartRunner {
@@ -108,6 +111,8 @@ private:
     std::vector<coalloc::Report> watch(const std::vector<PartJob>& jobs);
     // Empty when allowed; otherwise why not.
     std::string refusal(const coalloc::Order& o) const;
+    // Empty while this cluster's SpiderFlow config parses; otherwise why no part is taken.
+    std::string site_off() const;
 
     std::string cluster_;
     BrokerClient client_;

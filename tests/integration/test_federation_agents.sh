@@ -217,6 +217,17 @@ expect "... and the held home job is cancelled, its comment saying why ($(SLURM_
 sed -i '/^part_users = sf-somebody-else$/d' "$B/agent.conf"
 restart_agent beta
 
+# A typo in beta's spiderflow.conf turns SpiderFlow off there (its step side would start a part's
+# tasks without ranks): beta takes no part, and the job fails at once with beta's reason.
+cp "$B/spiderflow.conf" "$B/spiderflow.conf.good"
+echo "time_budgit = 5" >>"$B/spiderflow.conf"
+home=$(SLURM_CONF=$A/slurm.conf sbatch --parsable --llm-model=llama3-8b --llm-global-batch=64 --gpus=32 -o /dev/null "$X/train.sh" 2>/dev/null)
+expect "beta's config broken: the cross-site job fails at once with beta's reason" within 30 bash -c \
+    "curl -s -H 'Authorization: Bearer tok-tools' '$URL/v1/xjobs/alpha:$home' | grep -q 'SpiderFlow is off on beta (configuration error: .*time_budgit'"
+off_comment() { SLURM_CONF=$A/slurm.conf squeue -h -t all -j "$home" -o '%T %k' | grep -q "^CANCELLED .*SpiderFlow is off on beta"; }
+expect "... and the held home job is cancelled, saying why" within 20 off_comment
+cp "$B/spiderflow.conf.good" "$B/spiderflow.conf"
+
 # A user's `scontrol release` of the held home part (before the broker placed every part): the part
 # must not run alone as a world with ranks missing.
 Z=$SF_TMP/released

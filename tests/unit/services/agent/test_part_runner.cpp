@@ -2,6 +2,8 @@
 // reports, and that repeating an order repeats no action.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
 #include <map>
 
 #include "services/agent/part_runner.h"
@@ -150,6 +152,27 @@ TEST(PartRunner, AUserOutsideTheAllowListIsRefusedWithTheKey) {
     EXPECT_EQ(reports[0].kind, ReportKind::Refused);
     EXPECT_EQ(reports[0].reason, "user 'alice' may not run cross-site parts on ohio (agent.conf part_users)");
     EXPECT_EQ(r.hands.submits, 0);
+}
+
+TEST(PartRunner, WhileTheSiteConfigDoesNotParseNoPartIsTaken) {
+    const std::string path = ::testing::TempDir() + "/sf-part-runner-spiderflow.conf";
+    std::ofstream(path) << "time_budgit = 5\n";
+    PartPolicy policy;
+    policy.site_conf = path;
+    Runner r(policy);
+    auto reports = r.runner.round({order(OrderKind::WillRun), order(OrderKind::Submit)});
+    ASSERT_EQ(reports.size(), 2u);
+    for (const auto& rep : reports) {
+        EXPECT_EQ(rep.kind, ReportKind::Refused);
+        EXPECT_NE(rep.reason.find("SpiderFlow is off on ohio (configuration error: "), std::string::npos) << rep.reason;
+        EXPECT_NE(rep.reason.find("time_budgit"), std::string::npos) << rep.reason;
+    }
+    EXPECT_EQ(r.hands.submits, 0);
+    std::ofstream(path) << "time_budget = 5\n";  // fixed: parts are taken again
+    reports = r.runner.round({order(OrderKind::WillRun)});
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_EQ(reports[0].kind, ReportKind::Offer);
+    std::remove(path.c_str());
 }
 
 TEST(PartRunner, SlurmctldDownSkipsTheOrderForNextCycle) {
