@@ -219,6 +219,9 @@ restart_agent beta
 
 # A typo in beta's spiderflow.conf turns SpiderFlow off there (its step side would start a part's
 # tasks without ranks): beta takes no part, and the job fails at once with beta's reason.
+# The agent reads the file when it starts: the typo comes once the restarted one has published.
+restarted_and_published() { awk '/publishing to/ {up = 0} /published a full snapshot/ {up = 1} END {exit !up}' "$B/agent.log"; }
+within 20 restarted_and_published
 cp "$B/spiderflow.conf" "$B/spiderflow.conf.good"
 echo "time_budgit = 5" >>"$B/spiderflow.conf"
 home=$(SLURM_CONF=$A/slurm.conf sbatch --parsable --llm-model=llama3-8b --llm-global-batch=64 --gpus=32 -o /dev/null "$X/train.sh" 2>/dev/null)
