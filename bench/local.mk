@@ -54,6 +54,9 @@ bench_placement_bench_LDADD = libsf_site.la libsf_cost.la libsf_plan.la libsf_to
 # slurmctld scheduling cost with the select/sched pair over cons_tres + backfill (sdiag)
 EXTRA_DIST += bench/select_sched_bench.sh
 
+# where a planned job lands inside a cluster, per Slurm version: leaf switches against the fewest
+EXTRA_DIST += bench/node_choice_bench.sh
+
 # bf16 GEMM throughput for transformer shapes under tensor parallelism (cuBLAS; needs a GPU to run).
 # bench/results/gemm_shapes_h200.csv is one run on an H200.
 if HAVE_CUDA
