@@ -128,7 +128,7 @@ extern "C" int init(void) {
     // Never refuses to load: a slurmctld that cannot start because of our config is an outage.
     try {
         std::string error;
-        state().config_path = spiderflow_conf_path("", host_slurm_conf_file());
+        state().config_path = site_conf_path();
         const auto cfg = current_config(&error);
         if (!error.empty()) {
             slurm_error("spiderflow: job_submit loaded but OFF: %s", error.c_str());

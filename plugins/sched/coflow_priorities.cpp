@@ -35,7 +35,7 @@ std::string spank_level(const job_record_t* job) {
 void CoflowPriorities::cycle() {
     std::string problem;
     try {
-        const slurmjob::SpiderflowConf conf = slurmjob::load_spiderflow_conf(slurmjob::spiderflow_conf_path("", host_slurm_conf_file()));
+        const slurmjob::SpiderflowConf conf = slurmjob::load_spiderflow_conf(site_conf_path());
         if (!conf.enabled || !conf.coflow_levels || conf.topology.empty()) return;
         std::string why;
         const auto topology = topology_.get(conf.topology, conf.topology_format, &why);

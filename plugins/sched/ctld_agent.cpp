@@ -35,7 +35,7 @@ struct Running {
 std::optional<Running> load() {
     std::string agent_conf;
     try {
-        agent_conf = slurmjob::load_spiderflow_conf(slurmjob::spiderflow_conf_path("", host_slurm_conf_file())).controller_agent;
+        agent_conf = slurmjob::load_spiderflow_conf(site_conf_path()).controller_agent;
     } catch (const std::exception& e) {
         error("spiderflow: sched/spiderflow: %s: the in-controller agent is off (backfill runs as usual)", e.what());
         return std::nullopt;

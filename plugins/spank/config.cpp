@@ -44,7 +44,7 @@ void load_plugin_config(int argc, char** argv) {
             return;
         }
     }
-    const std::string path = spiderflow_conf_path(conf_arg, host_slurm_conf_file());
+    const std::string path = site_conf_path(conf_arg);
     struct stat st_buf {};
     if (::stat(path.c_str(), &st_buf) != 0) {
         st.config = SpiderflowConf{};  // no site file: defaults

@@ -15,6 +15,7 @@
 #include "plugins/slurm_conf_file.h"
 #include "plugins/slurm_internal.h"
 #include "services/slurmjob/spiderflow_conf.h"
+#include "services/slurmjob/submit_site.h"
 
 extern "C" {
 extern const char plugin_name[] = "SpiderFlow rank-ordered nodes over topology/tree";
@@ -39,14 +40,14 @@ std::unordered_map<std::string, uint32_t> rank_order(std::string* why) {
     std::unordered_map<std::string, uint32_t> rank;
     try {
         using namespace spiderflow;
-        const slurmjob::SpiderflowConf conf = slurmjob::load_spiderflow_conf(slurmjob::spiderflow_conf_path("", host_slurm_conf_file()));
+        const slurmjob::SpiderflowConf conf = slurmjob::load_spiderflow_conf(site_conf_path());
         if (conf.topology.empty()) {
             *why = conf.source + " names no topology";
             return rank;
         }
         const Topology topology = read_topology(conf.topology, conf.topology_format);
-        const int here = conf.cluster.empty() ? 0 : topology.cluster_index(conf.cluster);
-        if (here < 0 || topology.clusters.empty()) {
+        const int here = slurmjob::site_cluster_index(conf, topology);
+        if (here < 0) {
             *why = "cluster '" + conf.cluster + "' is not in " + conf.topology;
             return rank;
         }

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -62,6 +63,7 @@ std::string PartRunner::refusal(const Order& o) const {
 
 std::vector<Report> PartRunner::carry_out(const std::vector<Order>& orders, const std::vector<PartJob>& jobs) {
     std::vector<Report> out;
+    std::optional<std::string> off;  // the site config is read once a round, at the first part order
     for (const Order& o : orders) {
         Report r;
         r.xjob = o.xjob;
@@ -72,7 +74,8 @@ std::vector<Report> PartRunner::carry_out(const std::vector<Order>& orders, cons
             // HOME:JOBID) is this cluster's own user's.
             const bool part_order = o.kind == OrderKind::WillRun || o.kind == OrderKind::Submit;
             const bool asks = part_order && o.xjob.rfind(cluster_ + ":", 0) != 0;
-            std::string no = part_order ? site_off() : "";
+            if (part_order && !off) off = site_off();
+            std::string no = part_order ? *off : "";
             if (no.empty() && asks) no = refusal(o);
             if (!no.empty()) throw PartRefused(no);
             switch (o.kind) {

@@ -423,14 +423,8 @@ SubmitDecision decide_uncached(const JobOptions& opts, const SlurmRequest& req,
         if (!site) return finish(Outcome::fail_open, "no usable topology");
         const Topology* topology = &site->state->topology();
         if (topology->clusters.empty()) return finish(Outcome::fail_open, "topology has no clusters");
-        int cluster = 0;
-        if (!cfg.cluster.empty()) {
-            cluster = -1;
-            for (size_t i = 0; i < topology->clusters.size(); ++i) {
-                if (topology->clusters[i].name == cfg.cluster) cluster = static_cast<int>(i);
-            }
-            if (cluster < 0) return finish(Outcome::fail_open, "cluster '" + cfg.cluster + "' is not in the topology");
-        }
+        const int cluster = site_cluster_index(cfg, *topology);
+        if (cluster < 0) return finish(Outcome::fail_open, "cluster '" + cfg.cluster + "' is not in the topology");
         // Drained and down nodes count for nothing here: the job could never start on them.
         const Cluster& here = site->usable->clusters[static_cast<size_t>(cluster)];
         // GPUs the catalog does not know (a slurm.conf with Gres=gpu:4 and no type) cannot be

@@ -15,6 +15,13 @@
 
 namespace spiderflow::slurmjob {
 
+// This site's cluster in `topology`: the one `cluster =` names (-1 when the topology lacks it),
+// else the first. What job_submit plans on and topology/spiderflow_tree numbers nodes by.
+inline int site_cluster_index(const SpiderflowConf& config, const Topology& topology) {
+    if (topology.clusters.empty()) return -1;
+    return config.cluster.empty() ? 0 : topology.cluster_index(config.cluster);
+}
+
 struct SubmitSite {
     std::shared_ptr<const SiteState> state;   // the snapshot, or the bare topology when there is none
     std::shared_ptr<const Topology> usable;   // state->usable_view(): drained and down nodes hold no GPUs
