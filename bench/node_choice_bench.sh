@@ -19,16 +19,7 @@ SELECT=${SELECT:-cons_tres}
 C=sel
 fed_init "$C:n1,n2,n3,n4,n5,n6,n7,n8"
 D=$SF_TMP/$C
-leaf() { echo "l$(((${1#n} + 1) / 2))"; }
-cat >"$D/topology.conf" <<CONF
-SwitchName=l1 Nodes=n[1-2]
-SwitchName=l2 Nodes=n[3-4]
-SwitchName=l3 Nodes=n[5-6]
-SwitchName=l4 Nodes=n[7-8]
-SwitchName=sp1 Switches=l[1-2]
-SwitchName=sp2 Switches=l[3-4]
-SwitchName=top Switches=sp[1-2]
-CONF
+eight_node_leaves "$C"
 # The same leaves in the federation's topology the planner reads.
 python3 - "$SF_TMP/federation.json" <<'PY'
 import json, sys
@@ -72,10 +63,10 @@ for ((t = 1; t <= TRIALS; t++)); do
     job_running() { [ "$(on $C squeue -h -j "$id" -o %T)" = RUNNING ]; }
     if [ -n "$id" ] && within 30 job_running; then
         got=$(on $C scontrol show hostnames "$(on $C squeue -h -j "$id" -o %N)" | sort | tr '\n' ' ')
-        leaves() { for n in $1; do leaf "$n"; done | sort -u | wc -l; }
+        leaves() { for n in $1; do leaf_of "$n"; done | sort -u | wc -l; }
         gl=$(leaves "$got")
         # The fewest leaves whose free nodes hold the job: fullest leaves first.
-        bl=$(for n in n1 n2 n3 n4 n5 n6 n7 n8; do [[ " ${busy[*]} " == *" $n "* ]] || leaf "$n"; done | sort | uniq -c |
+        bl=$(for n in n1 n2 n3 n4 n5 n6 n7 n8; do [[ " ${busy[*]} " == *" $n "* ]] || leaf_of "$n"; done | sort | uniq -c |
             sort -rn | awk -v need=$(((GPUS + 7) / 8)) '{have += $1; k++; if (have >= need) {print k; exit}}')
         placed=$((placed + 1))
         [ "$gl" = "$bl" ] && tight=$((tight + 1))

@@ -104,6 +104,22 @@ CONF
     chmod 600 "$SF_TMP/tokens" "$SF_TMP/reader.token"
 }
 
+# eight_node_leaves NAME: the topology.conf of a cluster made with fed_init "NAME:n1,...,n8" (the
+# select/sched test and bench, bench/node_choice_bench.sh): n1..n8 under 4 leaf switches l1..l4,
+# two a leaf, spines sp1 = {l1, l2} and sp2 = {l3, l4}. leaf_of NODE names a node's leaf.
+eight_node_leaves() {
+    cat >"$SF_TMP/$1/topology.conf" <<CONF
+SwitchName=l1 Nodes=n[1-2]
+SwitchName=l2 Nodes=n[3-4]
+SwitchName=l3 Nodes=n[5-6]
+SwitchName=l4 Nodes=n[7-8]
+SwitchName=sp1 Switches=l[1-2]
+SwitchName=sp2 Switches=l[3-4]
+SwitchName=top Switches=sp[1-2]
+CONF
+}
+leaf_of() { echo "l$(((${1#n} + 1) / 2))"; }
+
 start_broker() {
     "$SF_BUILDDIR/spiderflow-brokerd" --config "$SF_TMP/brokerd.conf" >>"$SF_TMP/brokerd.log" 2>&1 &
     BROKER_PID=$!

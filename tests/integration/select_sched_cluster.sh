@@ -15,15 +15,7 @@ C=sel
 # than sel cross to it, which gives jobs WAN coflows for sched/spiderflow to order.
 fed_init "$C:n1,n2,n3,n4,n5,n6,n7,n8" "far:f1,f2,f3,f4,f5,f6,f7,f8"
 D=$SF_TMP/$C
-cat >"$D/topology.conf" <<CONF
-SwitchName=l1 Nodes=n[1-2]
-SwitchName=l2 Nodes=n[3-4]
-SwitchName=l3 Nodes=n[5-6]
-SwitchName=l4 Nodes=n[7-8]
-SwitchName=sp1 Switches=l[1-2]
-SwitchName=sp2 Switches=l[3-4]
-SwitchName=top Switches=sp[1-2]
-CONF
+eight_node_leaves "$C"
 sed -i "s#^PluginDir=#PluginDir=$SF_BUILDDIR/plugins/select/.libs:$SF_BUILDDIR/plugins/sched/.libs:#" "$D/slurm.conf"
 echo "TopologyParam=TopoOptional" >>"$D/slurm.conf"
 export SLURM_CONF=$D/slurm.conf SPIDERFLOW_CONF=$D/spiderflow.conf
@@ -58,7 +50,7 @@ placement() {
 }
 leaf_switches() {  # leaf switches of a node list
     local n sw=()
-    for n in $(scontrol show hostnames "$1"); do sw+=("l$(((${n#n} + 1) / 2))"); done
+    for n in $(scontrol show hostnames "$1"); do sw+=("$(leaf_of "$n")"); done
     printf '%s\n' "${sw[@]}" | sort -u | wc -l
 }
 submit() { sbatch --parsable -o /dev/null "$@" --wrap "sleep 600" 2>>"$SF_TMP/sbatch.err"; }
