@@ -155,6 +155,9 @@ EXTRA_DIST += tests/integration/test_federation_agents.sh tests/integration/fede
 # a cancelled part and a silent agent.
 TESTS += tests/integration/test_federation_three.sh
 EXTRA_DIST += tests/integration/test_federation_three.sh
+# a real framework's world (Debian's python3-torch, gloo) on one cluster and across two
+TESTS += tests/integration/test_torch_world.sh
+EXTRA_DIST += tests/integration/test_torch_world.sh tests/integration/torch_world.py
 # One cross-site job from this host's Slurm to another version's in its Debian root: skipped
 # unless SF_MIXED_SUITE is set; .ci/run runs it after test-slurm-version.sh built that root's part.
 TESTS += tests/integration/test_mixed_versions.sh

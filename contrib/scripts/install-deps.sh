@@ -13,6 +13,7 @@ packages=(
   libslurm-dev slurmctld slurmd slurm-client munge
   libmariadb-dev mariadb-server mariadb-client
   clang libclang-rt-dev iproute2 iperf3 librsvg2-bin gnuplot-nox
+  python3-torch
 )
 
 if [ "${1:-}" = "--list" ]; then

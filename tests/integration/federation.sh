@@ -1,6 +1,6 @@
 #!/bin/bash
 # A federation of real Slurm clusters on localhost for the integration tests: each cluster's
-# slurmctld and slurmd (fake GPUs, 8 a node), one spiderflow-brokerd and one spiderflow-agent per
+# slurmctld and slurmd (fake GPUs), one spiderflow-brokerd and one spiderflow-agent per
 # cluster, all under a temporary directory and stopped by PID at exit. Source it, then
 #   fed_init alpha:an1,an2 beta:bn1,bn2,bn3       # configs: topology, broker, agents
 #   fed_start                                     # munged, the clusters, the broker, the agents
@@ -9,6 +9,7 @@
 # A cluster of another Slurm version: before sourcing, FED_ROOT[NAME] names a Debian root
 # (debian-root.sh) whose daemons, commands and agent it runs, FED_BUILD[NAME] the build made in
 # it, and SF_FED_TMPDIR a parent for SF_TMP that the root sees at the same path (the repository).
+# SF_GPUS_PER_NODE (8 unless set): fake GPUs on every node.
 . "$(dirname "${BASH_SOURCE[0]}")/slurm_cluster.sh"
 sf_cluster_can_run || exit 77
 for b in "$SF_BUILDDIR/spiderflow-brokerd" "$SF_BUILDDIR/spiderflow-agent"; do
@@ -46,7 +47,7 @@ fed_init() {
         echo "SwitchName=s1 Nodes=${nodes}" >"$SF_TMP/$name/topology.conf"
         local node_list=""
         for n in ${FED_NODES[$name]}; do
-            node_list+="${node_list:+, }{\"name\": \"$n\", \"gpus\": 8, \"gpu_type\": \"H100-SXM\", \"nvlink_domain\": 8, \"nics\": [{\"name\": \"mlx5_0\", \"kind\": \"ib\", \"gbps\": 400}], \"switch\": \"s1\"}"
+            node_list+="${node_list:+, }{\"name\": \"$n\", \"gpus\": ${SF_GPUS_PER_NODE:-8}, \"gpu_type\": \"H100-SXM\", \"nvlink_domain\": ${SF_GPUS_PER_NODE:-8}, \"nics\": [{\"name\": \"mlx5_0\", \"kind\": \"ib\", \"gbps\": 400}], \"switch\": \"s1\"}"
         done
         clusters_json+="${clusters_json:+,
     }{\"name\": \"$name\", \"region\": \"r$i\", \"intra_gbps\": 400, \"intra_latency_ms\": 0.005, \"nodes\": [$node_list], \"switches\": [{\"name\": \"s1\"}]}"

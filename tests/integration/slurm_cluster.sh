@@ -43,16 +43,16 @@ sf_cluster_stop() {
     if [ -n "${SF_KEEP:-}" ]; then sf_log "kept $SF_TMP"; elif [ -n "${SF_TMP:-}" ] && [ -d "$SF_TMP" ]; then rm -rf "$SF_TMP"; fi
 }
 
-# Writes DIR/slurm.conf, gres.conf (8 fake GPUs per node) and plugstack.conf (our SPANK plugin
-# reading DIR/spiderflow.conf) for cluster NAME whose slurmctld listens on BASE and whose slurmd
+# Writes DIR/slurm.conf, gres.conf (SF_GPUS_PER_NODE fake GPUs per node, 8 unless set) and
+# plugstack.conf (our SPANK plugin reading DIR/spiderflow.conf) for cluster NAME whose slurmctld listens on BASE and whose slurmd
 # listen on BASE+1, BASE+2, ...; the caller writes topology.conf and spiderflow.conf.
 # Usage: sf_write_slurm_conf DIR NAME BASE NODE...
 sf_write_slurm_conf() {
     local dir=$1 name=$2 base=$3
     shift 3
     mkdir -p "$dir/state" "$dir/dev" "$dir/plans" "$dir/out"
-    local g
-    for g in 0 1 2 3 4 5 6 7; do ln -sf /dev/null "$dir/dev/nvidia$g"; done
+    local g gpus=${SF_GPUS_PER_NODE:-8}
+    for ((g = 0; g < gpus; g++)); do ln -sf /dev/null "$dir/dev/nvidia$g"; done
     local plugindir="$SF_BUILDDIR/plugins/job_submit/.libs:$SF_BUILDDIR/plugins/spank/.libs:/usr/lib/x86_64-linux-gnu/slurm-wlm"
     # As on a site that installed everything: our select plugin sits in PluginDir unconfigured,
     # and every client (Slurm's commands, the agent, spiderflow) loads it.
@@ -109,14 +109,14 @@ KillWait=2
 CONF
     local i=1 n
     for n in "$@"; do
-        echo "NodeName=$n NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((base + i)) CPUs=16 RealMemory=4000 Gres=gpu:8 Feature=H100-SXM State=UNKNOWN" >> "$dir/slurm.conf"
+        echo "NodeName=$n NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((base + i)) CPUs=16 RealMemory=4000 Gres=gpu:$gpus Feature=H100-SXM State=UNKNOWN" >> "$dir/slurm.conf"
         mkdir -p "$dir/spool/$n"
         i=$((i + 1))
     done
     echo "PartitionName=main Nodes=ALL Default=YES MaxTime=INFINITE State=UP" >> "$dir/slurm.conf"
     cat > "$dir/gres.conf" <<CONF
 AutoDetect=off
-Name=gpu File=$dir/dev/nvidia[0-7]
+Name=gpu File=$dir/dev/nvidia[0-$((gpus - 1))]
 CONF
     echo "required $SF_BUILDDIR/plugins/spank/.libs/spiderflow.so conf=$dir/spiderflow.conf" > "$dir/plugstack.conf"
 }

@@ -1,0 +1,83 @@
+#!/bin/bash
+# Integration: a real framework's world from plain sbatch. Two clusters on localhost (alpha and
+# beta, two nodes of 2 fake GPUs each), the broker and an agent per cluster; every job's tasks run
+# Debian's PyTorch (python3-torch, gloo on CPU: torch_world.py) and form one process group from
+# the environment SpiderFlow gives them:
+#   1. a planned job on one cluster whose script starts its tasks with plain srun;
+#   2. the same with `spiderflow launch --`;
+#   3. a job of 8 GPUs submitted on alpha (4): it runs across both clusters as one gloo world of
+#      8 ranks (all-reduce, a send/recv between the clusters, five DDP steps that leave the same
+#      parameters on every rank) and the cross-site job completes.
+# Skipped (77) only where the daemons cannot run; fails when Debian's python3-torch is missing
+# (.ci/run installs it).
+export SF_GPUS_PER_NODE=2
+. "$(dirname "$0")/federation.sh"
+torch_python=/usr/bin/python3
+if ! "$torch_python" -c 'import torch.distributed' 2>/dev/null; then
+    echo "not ok - Debian's python3-torch is installed ($torch_python cannot import torch.distributed: apt-get install python3-torch)"
+    exit 1
+fi
+fed_init alpha:an1,an2 beta:bn1,bn2
+for c in alpha beta; do echo "part_min_uid = 0" >>"$SF_TMP/$c/agent.conf"; done  # the test's user is root
+fed_start
+published() { [ "$(curl -sf -H 'Authorization: Bearer tok-tools' "$URL/v1/clusters" | python3 -c 'import json,sys; print(sum(1 for c in json.load(sys.stdin)["clusters"] if c["published"]))')" = 2 ]; }
+expect "both agents publish their cluster" within 30 published
+expect "alpha's job_submit sees the federation" within 10 grep -q '"epoch"' "$SF_TMP/alpha/federation-state.json"
+
+program=$SF_SRCDIR/tests/integration/torch_world.py
+llm=(--llm-model=gpt3-1.3b --llm-global-batch=32)
+# torch_world_ok DIR WORLD: every rank wrote its line, the all-reduce summed every rank, and the
+# five DDP steps left one set of parameters on every rank.
+torch_world_ok() {
+    local dir=$1 world=$2
+    [ "$(ls "$dir" | grep -c '^rank-')" = "$world" ] || return 1
+    [ "$(grep -c ' allreduce=ok ' "$dir"/rank-*.txt | awk -F: '{s += $2} END {print s}')" = "$world" ] || return 1
+    [ "$(grep -ho 'ddp=[0-9a-f]*' "$dir"/rank-*.txt | sort -u | wc -l)" = 1 ]
+}
+job_done() { [ -z "$(on alpha squeue -h -j "$1" -o %i 2>/dev/null)" ]; }
+show_failure() {  # DIR: what the job's own output said
+    echo "--- $1/job.out"; tail -30 "$1/job.out" 2>/dev/null
+}
+
+# --- 1 and 2: one cluster, plain srun and `spiderflow launch`
+for step in srun launch; do
+    D=$SF_TMP/one-$step
+    mkdir -p "$D"
+    if [ "$step" = srun ]; then starter="srun"; else starter="$(printf '%q' "$SF_BUILDDIR/spiderflow") launch --"; fi
+    printf '#!/bin/bash\n%s %q %q %q\n' "$starter" "$torch_python" "$program" "$D" >"$D/train.sh"
+    id=$(on alpha sbatch --parsable "${llm[@]}" --gpus=4 -o "$D/job.out" "$D/train.sh" 2>"$D/sbatch.err")
+    expect "[$step] sbatch --gpus=4 on alpha is accepted as a planned one-cluster job (got '$id': $(head -c 300 "$D/sbatch.err"))" test -n "$id"
+    within 180 job_done "$id"
+    expect "[$step] the job completes: $(on alpha scontrol show job "$id" 2>/dev/null | grep -o 'JobState=[A-Z]* Reason=[^ ]*')" \
+        grep -q 'JobState=COMPLETED' <(on alpha scontrol show job "$id")
+    expect "[$step] its 4 tasks on alpha's two nodes form one gloo world: all-reduce of the ranks, identical parameters after five DDP steps" torch_world_ok "$D" 4
+    expect "[$step] ... with SLURM_PROCID == RANK and every task on alpha" \
+        test "$(awk '$2 != $5 || $1 != "alpha"' "$D"/rank-*.txt 2>/dev/null | wc -l) $(ls "$D" | grep -c '^rank-')" = "0 4"
+    [ "$FAILS" -eq 0 ] || show_failure "$D"
+done
+
+# --- 3: across both clusters from plain sbatch
+X=$SF_TMP/cross
+mkdir -p "$X"
+printf '#!/bin/bash\nsrun %q %q %q\n' "$torch_python" "$program" "$X" >"$X/train.sh"
+home=$(on alpha sbatch --parsable "${llm[@]}" --gpus=8 -o "$X/job.out" "$X/train.sh" 2>"$X/sbatch.err")
+expect "sbatch --gpus=8 on alpha (4 GPUs) is accepted as a cross-site job (got '$home': $(head -c 300 "$X/sbatch.err"))" test -n "$home"
+expect "... its plan crosses to beta" grep -q "across 2 clusters" "$X/sbatch.err"
+took=$(wait_for 120 xjob_state_is "alpha:$home" running)
+expect "both parts run within 120 s of sbatch (took ${took:-more than 120} s)" test -n "$took"
+expect "... and the cross-site job completes when the training ends" within 180 xjob_state_is "alpha:$home" completed
+expect_one_world "alpha:$home" "$X" 8
+expect "... the 8 ranks on two clusters form one gloo world: all-reduce, identical parameters after five DDP steps" torch_world_ok "$X" 8
+expect "... rank 0 and rank 7 (on different clusters) exchanged tensors" \
+    test "$(grep -c ' sendrecv=ok ' "$X"/rank-*.txt | awk -F: '{s += $2} END {print s}') $(awk '{print $1}' "$X/rank-0.txt" "$X/rank-7.txt" 2>/dev/null | sort -u | wc -l)" = "2 2"
+echo "# torch world across sites: sbatch to both parts running ${took:-?} s; skew between the parts' first ranks $(start_skew "$X" 2>/dev/null) s"
+
+expect "no agent crashed" bash -c "! grep -qi 'terminate\|abort\|segmentation' $SF_TMP/*/agent.log"
+if [ "$FAILS" -ne 0 ]; then
+    show_failure "$X"
+    for c in alpha beta; do echo "--- $c agent log"; tail -20 "$SF_TMP/$c/agent.log"; done
+    echo "--- beta's part output"; tail -30 ~/spiderflow-alpha_"$home"-*.out 2>/dev/null
+fi
+rm -f ~/spiderflow-alpha_"$home"-*.out 2>/dev/null
+echo "$FAILS failure(s)"
+[ "$FAILS" -eq 0 ]
