@@ -15,6 +15,7 @@ constexpr const char* kGlobalBatchOption = "SPIDERFLOW_GLOBAL_BATCH";
 constexpr const char* kMicroBatchOption = "SPIDERFLOW_MICRO_BATCH";
 constexpr const char* kSeqLen = "SPIDERFLOW_SEQ_LEN";
 constexpr const char* kGpus = "SPIDERFLOW_GPUS";
+constexpr const char* kGpusMode = "SPIDERFLOW_GPUS_MODE";              // exact | at-most | best
 constexpr const char* kObjective = "SPIDERFLOW_OBJECTIVE";
 constexpr const char* kPolicy = "SPIDERFLOW_POLICY";
 constexpr const char* kPlanFile = "SPIDERFLOW_PLAN_FILE";

@@ -95,9 +95,22 @@ std::vector<PlanComparison> compare_plan(const PlannerPolicy& planner, const Pla
     return out;
 }
 
+const PlanComparison* faster_alternative(const std::vector<PlanComparison>& comparisons) {
+    const PlanComparison* faster = nullptr;
+    for (const PlanComparison& c : comparisons) {
+        if (c.found && c.speedup > 1.001 && (faster == nullptr || c.iteration_s < faster->iteration_s)) faster = &c;
+    }
+    return faster;
+}
+
+std::string does_not_pay(const PlanComparison& faster, const Plan& chosen, const std::string& ask) {
+    return "This request does not pay: " + faster.what + " runs " + fmt(faster.speedup) + "x faster on " +
+           std::to_string(faster.gpus) + " GPUs" + (faster.gpus < chosen.world_size() ? " (fewer)" : "") + ". Ask for " +
+           ask + ".";
+}
+
 std::string comparison_text(const std::vector<PlanComparison>& comparisons, const Plan& chosen) {
     std::string out;
-    const PlanComparison* faster = nullptr;
     for (const PlanComparison& c : comparisons) {
         if (!c.found) {
             out += "Compared with " + c.what + ": none, " + c.why + ".\n";
@@ -109,13 +122,8 @@ std::string comparison_text(const std::vector<PlanComparison>& comparisons, cons
                 : c.speedup < 0.999 ? "this plan is " + fmt(1 / c.speedup) + "x faster"
                                     : "as fast as this plan") +
                "; " + c.request + ").\n";
-        if (c.speedup > 1.001 && (faster == nullptr || c.iteration_s < faster->iteration_s)) faster = &c;
     }
-    if (faster != nullptr) {
-        out += "This request does not pay: " + faster->what + " runs " + fmt(faster->speedup) + "x faster on " +
-               std::to_string(faster->gpus) + " GPUs" + (faster->gpus < chosen.world_size() ? " (fewer)" : "") +
-               ". Ask for " + faster->request + ".\n";
-    }
+    if (const PlanComparison* faster = faster_alternative(comparisons)) out += does_not_pay(*faster, chosen, faster->request) + "\n";
     return out;
 }
 

@@ -29,4 +29,10 @@ std::vector<PlanComparison> compare_plan(const PlannerPolicy& planner, const Pla
 // One line each, and a plain verdict when an alternative is faster.
 std::string comparison_text(const std::vector<PlanComparison>& comparisons, const Plan& chosen);
 
+// The fastest alternative that beats the chosen plan, or null: the request does not pay.
+const PlanComparison* faster_alternative(const std::vector<PlanComparison>& comparisons);
+// The verdict, the same words in every front end: "This request does not pay: the best plan in
+// one site runs 1.89x faster on 4 GPUs (fewer). Ask for ASK." (ASK in the front end's options).
+std::string does_not_pay(const PlanComparison& faster, const Plan& chosen, const std::string& ask);
+
 }  // namespace spiderflow

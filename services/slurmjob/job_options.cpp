@@ -64,6 +64,11 @@ void set_objective(JobOptions& o, const std::string& name, const std::string& va
     o.objective = value;
 }
 
+void set_gpus_mode(JobOptions& o, const std::string& name, const std::string& value) {
+    check_word(name, value, {"exact", "at-most", "best"}, "exact, at-most or best");
+    o.gpu_mode = value == "exact" ? GpuCountMode::exact : value == "at-most" ? GpuCountMode::at_most : GpuCountMode::best;
+}
+
 void set_sync(JobOptions& o, const std::string& name, const std::string& value) {
     // "either" is for `spiderflow plan`: a job runs one mode.
     check_word(name, value, {"sync", "diloco"}, "sync or diloco");
@@ -96,6 +101,10 @@ const std::vector<OptionInfo>& option_table() {
          set_count<&R::seq_len>, &N::seq_len},
         {"llm-gpus", "N", "SpiderFlow: GPUs to plan for when --gpus is not given", env::kGpus,
          set_count<&R::gpus>, nullptr},
+        {"llm-gpus-mode", "MODE",
+         "SpiderFlow: exact (default): plan on the GPUs asked for; at-most: SpiderFlow may use fewer when "
+         "that is faster; best: any count",
+         env::kGpusMode, set_gpus_mode, &N::gpu_mode},
         {"llm-objective", "NAME", "SpiderFlow: iteration_time or throughput_per_gpu", env::kObjective,
          set_objective, &N::objective},
         {"llm-policy", "NAME", "SpiderFlow: planning policy (default spinsearch)", env::kPolicy,

@@ -43,6 +43,12 @@ const std::vector<Key>& keys() {
         {"site_state", str(&SpiderflowConf::site_state)},
         {"site_state_max_age", seconds(&SpiderflowConf::site_state_max_age_s, 0, 86400 * 365)},
         {"cross_site", boolean(&SpiderflowConf::cross_site)},
+        {"cross_site_loss", [](SpiderflowConf& c, const ConfLine& l, const std::string& s) {
+             if (l.value != "run" && l.value != "refuse") {
+                 throw InputError(s, l.line, l.key, "expected run or refuse, got '" + l.value + "'");
+             }
+             c.refuse_cross_site_loss = l.value == "refuse";
+         }},
         {"controller_agent", str(&SpiderflowConf::controller_agent)},
         {"coflow_levels", boolean(&SpiderflowConf::coflow_levels)},
         {"policy", str(&SpiderflowConf::policy)},

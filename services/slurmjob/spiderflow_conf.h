@@ -19,6 +19,10 @@ struct SpiderflowConf {
     std::string site_state;             // site state snapshot (doc/site-state.md); empty = none
     double site_state_max_age_s = 300;  // an older snapshot means a stopped agent: not used (0 = any age)
     bool cross_site = true;             // larger than this cluster: plan across the federation (needs site_state)
+    // A cross-site plan that a plan in one site, or on fewer GPUs, beats: run it as asked (sbatch
+    // says so) or refuse it, naming the better request. A job with --llm-gpus-mode=at-most or
+    // best gets the better plan either way.
+    bool refuse_cross_site_loss = false;
     std::string controller_agent;       // agent.conf for the agent inside sched/spiderflow; empty = none
     bool coflow_levels = true;          // sched/spiderflow gives cross-site jobs their coflow traffic level
     std::string policy = "spinsearch";  // planner used when the job does not name one

@@ -19,6 +19,7 @@
 #include "libspiderflow/plan/plan_parts.h"
 #include "libspiderflow/plan/plan_transport.h"
 #include "libspiderflow/planner/deadline_planning.h"
+#include "libspiderflow/planner/plan_compare.h"
 #include "libspiderflow/planner/plan_job.h"
 #include "libspiderflow/planner/planner.h"
 #include "libspiderflow/planner/request_builder.h"
@@ -75,6 +76,23 @@ PlanOutcome plan_with_budget(const PlanRequest& request, const std::shared_ptr<c
     out.message = d.message;
     if (out.ok) out.plan = d.result.plan;
     return out;
+}
+
+// The plan's alternatives (plan_compare.h) within what is left of the budget; none when late.
+std::optional<std::vector<PlanComparison>> compare_with_budget(const PlanRequest& request,
+                                                               const std::shared_ptr<const PlannerPolicy>& planner,
+                                                               const std::shared_ptr<const Topology>& topology,
+                                                               const Plan& chosen, double budget_s) {
+    auto found = std::make_shared<std::vector<PlanComparison>>();
+    const DeadlineOutcome d = planner_threads().plan(
+        [request, planner, topology, chosen, found] {
+            CostModel cost(*topology, Catalog::builtin());
+            *found = compare_plan(*planner, request, cost, chosen);
+            return PlanResult{};
+        },
+        budget_s);
+    if (d.kind != DeadlineOutcome::Kind::planned) return std::nullopt;
+    return *found;
 }
 
 }  // namespace
@@ -134,6 +152,21 @@ std::string diloco_words(const Plan& plan) {
            (plan.job.sync.streaming ? ", streaming" : "") + ")";
 }
 
+// Where the user let SpiderFlow choose the count (--llm-gpus-mode) and it chose another.
+std::string chosen_count_words(const SlurmRequest& req, const Plan& plan) {
+    if (!req.gpus || *req.gpus == plan.world_size()) return "";
+    return " (on " + gpu_words(plan.world_size()) + ", not the " + std::to_string(*req.gpus) +
+           " asked for: --llm-gpus-mode let SpiderFlow choose)";
+}
+
+// The better request of a verdict in sbatch's words: where to submit it and with what.
+std::string sbatch_ask(const PlanComparison& better, const std::string& here) {
+    const std::string gpus = "--gpus=" + std::to_string(better.gpus);
+    const bool one_site = better.clusters.find(',') == std::string::npos;
+    const std::string where = one_site && better.clusters != here ? " on cluster '" + better.clusters + "' (submit it there)" : "";
+    return gpus + where + ", or add --llm-gpus-mode=at-most to let SpiderFlow choose the count";
+}
+
 // "--llm-global-batch is required", "bad --llm-model: unknown model ...".
 std::string option_message(const InputError& e) {
     if (e.problem().rfind("is required", 0) == 0) return "spiderflow: " + e.field() + " " + e.problem();
@@ -144,9 +177,14 @@ std::string option_message(const InputError& e) {
 // drained and down nodes hold no GPUs there, since Slurm would never start the job on them; busy
 // ones keep theirs, since the job queues behind them.
 // `federation_free`: GPUs free now across the federation, when the agent's snapshot says.
+// `asked`: the request and planner the plan came from, for the comparison with its alternatives.
+struct PlannedFrom {
+    PlanRequest request;
+    std::shared_ptr<const PlannerPolicy> planner;
+};
 std::optional<Stop> plan_from_spec(const JobOptions& opts, const SlurmRequest& req, const Cluster& here, const Cluster& full,
                                    const std::shared_ptr<const Topology>& usable, std::optional<int> federation_free,
-                                   const SpiderflowConf& cfg, Plan* plan) {
+                                   const SpiderflowConf& cfg, Plan* plan, PlannedFrom* asked) {
     int here_gpus = 0, unusable_nodes = 0, gpu_nodes = 0;
     for (size_t i = 0; i < here.nodes.size(); ++i) {
         here_gpus += here.nodes[i].gpus;
@@ -221,7 +259,16 @@ std::optional<Stop> plan_from_spec(const JobOptions& opts, const SlurmRequest& r
         return Stop{Outcome::reject, "spiderflow: cannot plan this job" + where + ": " + po.message, RejectKind::no_fit};
     }
     *plan = std::move(po.plan);
+    asked->request = std::move(preq);
+    asked->planner = std::move(planner);
     return std::nullopt;
+}
+
+// The user's --gpus and the plan's count agree, or the user let SpiderFlow choose
+// (--llm-gpus-mode: at-most allows fewer, best any count).
+bool count_allowed(const SlurmRequest& req, int world, GpuCountMode mode) {
+    if (!req.gpus || *req.gpus == world || mode == GpuCountMode::best) return true;
+    return mode == GpuCountMode::at_most && world < *req.gpus;
 }
 
 // Counts Slurm can be asked for: whole multiples of this cluster's node size around `gpus`.
@@ -265,7 +312,7 @@ std::optional<Stop> tasks_per_node(const SlurmRequest& req, int nodes, int gpn, 
 // every part must be a request its own cluster can take (the same GPUs on each of its nodes).
 // A part's ranks must be one contiguous range: the parts meet as RANK_BASE + local rank.
 std::optional<Stop> shape_cross_site(const Plan& plan, const std::vector<PlanPart>& parts, int cluster, const Cluster& here,
-                                     const SlurmRequest& req, SubmitRewrite* r) {
+                                     const SlurmRequest& req, GpuCountMode mode, SubmitRewrite* r) {
     const int world = plan.world_size();
     std::string where;
     for (const auto& p : parts) where += (where.empty() ? "" : ", ") + p.cluster_name + " (" + gpu_words(p.tasks) + ")";
@@ -277,7 +324,7 @@ std::optional<Stop> shape_cross_site(const Plan& plan, const std::vector<PlanPar
         return Stop{Outcome::reject, "spiderflow: the plan places this job on " + where + " and nothing on this cluster '" +
                                          here.name + "'; submit it on one of those clusters", RejectKind::no_fit};
     }
-    if (req.gpus && *req.gpus != world) {
+    if (!count_allowed(req, world, mode)) {
         return Stop{Outcome::reject, "spiderflow: " + req.gpus_text + " but the plan uses " + gpu_words(world) +
                                          "; ask for --gpus=" + std::to_string(world), RejectKind::gpus};
     }
@@ -336,10 +383,10 @@ std::optional<Stop> shape_cross_site(const Plan& plan, const std::vector<PlanPar
 // The request Slurm gets: same GPUs and tasks on every node, so no distribution can put a rank
 // on a device that is not there; the user's explicit choices either agree or are named.
 std::optional<Stop> shape_request(const Plan& plan, const Topology& topology, int cluster, const Cluster& here,
-                                  const SlurmRequest& req, SubmitRewrite* r) {
+                                  const SlurmRequest& req, GpuCountMode mode, SubmitRewrite* r) {
     const std::vector<PlanPart> parts = split_by_cluster(plan, topology);
     if (parts.empty()) return Stop{Outcome::fail_open, "plan has no cells"};
-    if (parts.size() > 1) return shape_cross_site(plan, parts, cluster, here, req, r);
+    if (parts.size() > 1) return shape_cross_site(plan, parts, cluster, here, req, mode, r);
     if (parts.front().cluster != cluster) {
         // The federation's best place for it is one other cluster, whole: no WAN in its way.
         return Stop{Outcome::reject, "spiderflow: this job runs best on cluster '" + parts.front().cluster_name + "' alone (" +
@@ -348,7 +395,7 @@ std::optional<Stop> shape_request(const Plan& plan, const Topology& topology, in
     }
     const PlanPart& part = parts.front();
     const int world = plan.world_size();
-    if (req.gpus && *req.gpus != world) {
+    if (!count_allowed(req, world, mode)) {
         return Stop{Outcome::reject, "spiderflow: " + req.gpus_text + " but the plan uses " + gpu_words(world) +
                                          "; ask for --gpus=" + std::to_string(world) + " or plan for " + gpu_words(*req.gpus),
                     RejectKind::gpus};
@@ -443,14 +490,17 @@ SubmitDecision decide_uncached(const JobOptions& opts, const SlurmRequest& req,
             for (size_t c = 0; c < topology->clusters.size(); ++c) *federation_free += site->state->free_gpus(static_cast<int>(c), now);
         }
         Plan plan;
+        PlannedFrom asked;
         const std::optional<Stop> stop = !opts.plan_file.empty() ? plan_from_content(opts, *topology, &plan)
                                                                  : plan_from_spec(opts, req, here, topology->clusters[static_cast<size_t>(cluster)],
-                                                                                  site->usable, federation_free, cfg, &plan);
+                                                                                  site->usable, federation_free, cfg, &plan, &asked);
         if (stop) {
             d.reject_kind = stop->kind;
             return finish(stop->outcome, stop->message);
         }
-        if (const auto bad = shape_request(plan, *topology, cluster, here, req, &d.rewrite)) {
+        // A given plan is used as is; a planned one may differ from --gpus where the user allowed it.
+        const GpuCountMode mode = opts.plan_file.empty() ? opts.gpu_mode.value_or(GpuCountMode::exact) : GpuCountMode::exact;
+        if (const auto bad = shape_request(plan, *topology, cluster, here, req, mode, &d.rewrite)) {
             d.reject_kind = bad->kind;
             return finish(bad->outcome, bad->message);
         }
@@ -461,6 +511,21 @@ SubmitDecision decide_uncached(const JobOptions& opts, const SlurmRequest& req,
                                                std::string(cfg.cross_site ? "has no federation agent's site state (site_state in spiderflow.conf)"
                                                                           : "does not run cross-site jobs (cross_site = no in spiderflow.conf)") +
                                                "; plan for this cluster alone");
+        }
+        // A cross-site plan for exactly the GPUs asked for: does one site, or fewer GPUs, do better?
+        std::string verdict;
+        if (r.hold && asked.planner && mode == GpuCountMode::exact) {
+            const double left_s = cfg.time_budget_s - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            const auto comparisons = left_s > 0 ? compare_with_budget(asked.request, asked.planner, site->usable, plan, left_s)
+                                                : std::nullopt;
+            if (const PlanComparison* faster = comparisons ? faster_alternative(*comparisons) : nullptr) {
+                verdict = "spiderflow: " + does_not_pay(*faster, plan, sbatch_ask(*faster, here.name));
+                if (cfg.refuse_cross_site_loss) {
+                    d.reject_kind = RejectKind::no_fit;
+                    return finish(Outcome::reject, verdict + " This cluster runs only cross-site jobs that pay "
+                                                             "(cross_site_loss = refuse in spiderflow.conf).");
+                }
+            }
         }
         r.slurm_env_unset = {"SLURM_GPUS"};
         r.slurm_env = {{"SLURM_GPUS_PER_NODE", std::to_string(r.gpus_per_node)}};
@@ -493,14 +558,16 @@ SubmitDecision decide_uncached(const JobOptions& opts, const SlurmRequest& req,
                           std::to_string(r.parts.size()) + " clusters: " + where + "; " + fmt(plan.prediction.iteration_s) +
                           " s per iteration predicted" + diloco_words(plan) + ". The job is held until every part can start together; "
                           "`spiderflow jobs` follows it. Each other part's output goes to ~/spiderflow-" + here.name +
-                          "_JOBID-a1-pN.out in your home directory on its cluster";
+                          "_JOBID-a1-pN.out in your home directory on its cluster" + chosen_count_words(req, plan) +
+                          (verdict.empty() ? "" : "\n" + verdict);
             return finish(Outcome::rewrite, "");
         }
         r.summary = format_plan_summary(summary);
         r.user_note = "spiderflow: planned " + plan.job.model.name + " as tp=" + std::to_string(plan.tp) + " pp=" +
                       std::to_string(plan.pp) + " dp=" + std::to_string(plan.dp) + " on " + std::to_string(r.nodes) +
                       " node(s) x " + std::to_string(r.gpus_per_node) + " GPUs of cluster '" + here.name + "', " +
-                      fmt(plan.prediction.iteration_s) + " s per iteration predicted" + diloco_words(plan);
+                      fmt(plan.prediction.iteration_s) + " s per iteration predicted" + diloco_words(plan) +
+                      chosen_count_words(req, plan);
         return finish(Outcome::rewrite, "");
     } catch (const std::exception& e) {
         return finish(Outcome::fail_open, std::string("internal error: ") + e.what());

@@ -63,6 +63,10 @@ printf '#!/bin/bash\nsrun %q %q %q\n' "$torch_python" "$program" "$X" >"$X/train
 home=$(on alpha sbatch --parsable "${llm[@]}" --gpus=8 -o "$X/job.out" "$X/train.sh" 2>"$X/sbatch.err")
 expect "sbatch --gpus=8 on alpha (4 GPUs) is accepted as a cross-site job (got '$home': $(head -c 300 "$X/sbatch.err"))" test -n "$home"
 expect "... its plan crosses to beta" grep -q "across 2 clusters" "$X/sbatch.err"
+# 4 GPUs on alpha alone are faster (item 7 of issue 28): sbatch says so as `spiderflow plan` does,
+# and runs the job as asked (cross_site_loss = run, the default).
+expect "... and sbatch says the crossing does not pay, naming the better request" \
+    grep -q "spiderflow: This request does not pay: the best plan in one site runs .* on 4 GPUs (fewer). Ask for --gpus=4" "$X/sbatch.err"
 took=$(wait_for 120 xjob_state_is "alpha:$home" running)
 expect "both parts run within 120 s of sbatch (took ${took:-more than 120} s)" test -n "$took"
 expect "... and the cross-site job completes when the training ends" within 180 xjob_state_is "alpha:$home" completed
@@ -71,6 +75,26 @@ expect "... the 8 ranks on two clusters form one gloo world: all-reduce, identic
 expect "... rank 0 and rank 7 (on different clusters) exchanged tensors" \
     test "$(grep -c ' sendrecv=ok ' "$X"/rank-*.txt | awk -F: '{s += $2} END {print s}') $(awk '{print $1}' "$X/rank-0.txt" "$X/rank-7.txt" 2>/dev/null | sort -u | wc -l)" = "2 2"
 echo "# torch world across sites: sbatch to both parts running ${took:-?} s; skew between the parts' first ranks $(start_skew "$X" 2>/dev/null) s"
+
+# --- 4: a site that refuses crossings that do not pay; --llm-gpus-mode=at-most takes the better count
+echo "cross_site_loss = refuse" >>"$SF_TMP/alpha/spiderflow.conf"
+on alpha scontrol reconfigure
+R=$SF_TMP/refuse
+mkdir -p "$R"
+printf '#!/bin/bash\nsrun %q %q %q\n' "$torch_python" "$program" "$R" >"$R/train.sh"
+refused_at_once() {
+    ! on alpha sbatch --parsable "${llm[@]}" --gpus=8 -o "$R/job.out" "$R/train.sh" 2>"$R/refused.err" >/dev/null &&
+        grep -q "This request does not pay.*cross_site_loss = refuse" "$R/refused.err"
+}
+expect "with cross_site_loss = refuse, the same sbatch is refused at once with the verdict" within 20 refused_at_once
+echo "# refused: $(tr '\n' ' ' <"$R/refused.err" 2>/dev/null | head -c 500)"
+id=$(on alpha sbatch --parsable "${llm[@]}" --gpus=8 --llm-gpus-mode=at-most -o "$R/job.out" "$R/train.sh" 2>"$R/sbatch.err")
+expect "... with --llm-gpus-mode=at-most it runs on 4 GPUs of one cluster and says so (got '$id': $(head -c 300 "$R/sbatch.err"))" \
+    grep -q "on 4 GPUs, not the 8 asked for" "$R/sbatch.err"
+if [ -n "$id" ]; then
+    within 180 job_done "$id"
+    expect "... as one gloo world of 4" torch_world_ok "$R" 4
+fi
 
 expect "no agent crashed" bash -c "! grep -qi 'terminate\|abort\|segmentation' $SF_TMP/*/agent.log"
 if [ "$FAILS" -ne 0 ]; then

@@ -44,6 +44,16 @@ TEST(JobOptions, BadValuesNameTheOption) {
     EXPECT_THROW(set_job_option(o, "llm-objective", "fastest"), InputError);
     EXPECT_THROW(set_job_option(o, "llm-model", ""), InputError);
     EXPECT_THROW(set_job_option(o, "llm-nope", "1"), InputError);
+    EXPECT_THROW(set_job_option(o, "llm-gpus-mode", "fewer"), InputError);
+}
+
+TEST(JobOptions, GpusModeFromSbatchOrEnvironment) {
+    auto o = read_job_options({"_SLURM_SPANK_OPTION_spiderflow_llm_gpus_mode=at-most"}, {});
+    ASSERT_TRUE(o.gpu_mode);
+    EXPECT_EQ(*o.gpu_mode, spiderflow::GpuCountMode::at_most);
+    o = read_job_options({}, {"SPIDERFLOW_GPUS_MODE=best"});
+    ASSERT_TRUE(o.gpu_mode);
+    EXPECT_EQ(*o.gpu_mode, spiderflow::GpuCountMode::best);
 }
 
 TEST(JobOptions, EveryTableOptionIsSettable) {
@@ -52,7 +62,8 @@ TEST(JobOptions, EveryTableOptionIsSettable) {
         const std::map<std::string, std::string> words = {{"llm-objective", "iteration_time"},
                                                           {"llm-sync", "diloco"},
                                                           {"llm-outer-precision", "int8"},
-                                                          {"llm-streaming", "yes"}};
+                                                          {"llm-streaming", "yes"},
+                                                          {"llm-gpus-mode", "at-most"}};
         const auto w = words.find(info.name);
         const std::string v = w == words.end() ? "8" : w->second;
         EXPECT_NO_THROW(set_job_option(o, info.name, v)) << info.name;

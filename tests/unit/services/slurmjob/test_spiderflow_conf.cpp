@@ -45,6 +45,9 @@ TEST(SpiderflowConf, BadValuesAndSyntaxAreErrors) {
     EXPECT_THROW(parse_spiderflow_conf("just words\n", "f"), InputError);
     EXPECT_THROW(parse_spiderflow_conf("cluster=a\ncluster=b\n", "f"), InputError);
     EXPECT_THROW(parse_spiderflow_conf("master_port_base=65000\nmaster_port_span=1000\n", "f"), InputError);
+    EXPECT_THROW(parse_spiderflow_conf("cross_site_loss=maybe\n", "f"), InputError);
+    EXPECT_FALSE(parse_spiderflow_conf("cross_site_loss=run\n", "f").refuse_cross_site_loss);
+    EXPECT_TRUE(parse_spiderflow_conf("cross_site_loss=refuse\n", "f").refuse_cross_site_loss);
 }
 
 TEST(SpiderflowConf, PathFromEnvironmentThenArgumentThenBesideSlurmConfThenDefault) {

@@ -377,6 +377,51 @@ TEST(SubmitPlanner, AJobLargerThanTheClusterIsPlannedAcrossTheFederationAndHeld)
     EXPECT_NE(d.message.find("ask for at most 16"), std::string::npos) << d.message;
 }
 
+// Two one-node clusters joined by a slow WAN: a small model on both runs slower than on one.
+std::shared_ptr<const SubmitSite> two_small_sites() {
+    auto two = cluster_topology(1);
+    Cluster there = cluster_topology(1)->clusters[0];
+    there.name = "there";
+    two->clusters.push_back(there);
+    two->links.push_back({0, 1, 10e9 / 8, 0.02});
+    two->finalize("test");
+    return make_submit_site(std::make_shared<const SiteState>(two), true);
+}
+
+// A cross-site request that one site beats: sbatch says so with `spiderflow plan`'s verdict and
+// the request that does better; cross_site_loss = refuse refuses it; --llm-gpus-mode=at-most lets
+// SpiderFlow take the better count instead.
+TEST(SubmitPlanner, ACrossSiteRequestThatDoesNotPayIsNamedRefusedOrBettered) {
+    const auto site = two_small_sites();
+    auto d = decide_submission(opts("gpt3-1.3b", 32), gpus(16), site, config("/tmp"));
+    ASSERT_EQ(d.outcome, Outcome::rewrite) << d.message;
+    EXPECT_TRUE(d.rewrite.hold);
+    EXPECT_NE(d.rewrite.user_note.find("\nspiderflow: This request does not pay: the best plan in one site runs "),
+              std::string::npos) << d.rewrite.user_note;
+    EXPECT_NE(d.rewrite.user_note.find("on 8 GPUs (fewer). Ask for --gpus=8"), std::string::npos) << d.rewrite.user_note;
+    EXPECT_NE(d.rewrite.user_note.find("--llm-gpus-mode=at-most"), std::string::npos) << d.rewrite.user_note;
+
+    SpiderflowConf refuse = config("/tmp");
+    refuse.refuse_cross_site_loss = true;
+    d = decide_submission(opts("gpt3-1.3b", 32), gpus(16), site, refuse);
+    ASSERT_EQ(d.outcome, Outcome::reject);
+    EXPECT_NE(d.message.find("This request does not pay"), std::string::npos) << d.message;
+    EXPECT_NE(d.message.find("cross_site_loss = refuse"), std::string::npos) << d.message;
+
+    JobOptions at_most = opts("gpt3-1.3b", 32);
+    at_most.gpu_mode = GpuCountMode::at_most;
+    d = decide_submission(at_most, gpus(16), site, refuse);
+    ASSERT_EQ(d.outcome, Outcome::rewrite) << d.message;
+    EXPECT_FALSE(d.rewrite.hold);
+    EXPECT_EQ(d.rewrite.nodes * d.rewrite.gpus_per_node, 8);
+    EXPECT_NE(d.rewrite.user_note.find("on 8 GPUs, not the 16 asked for"), std::string::npos) << d.rewrite.user_note;
+
+    // A request that pays (no single site, nor fewer GPUs, holds the model) carries no verdict.
+    d = decide_submission(opts("llama2-70b", 64), gpus(16), site, refuse);
+    ASSERT_EQ(d.outcome, Outcome::rewrite) << d.message;
+    EXPECT_EQ(d.rewrite.user_note.find("does not pay"), std::string::npos) << d.rewrite.user_note;
+}
+
 // The decision cache is per site object: a new snapshot is a new site and plans afresh.
 TEST(SubmitPlanner, ANewSiteStateMissesTheDecisionCache) {
     const auto topo = cluster_topology(4);
