@@ -19,23 +19,6 @@ using coalloc::OrderKind;
 using coalloc::Report;
 using coalloc::ReportKind;
 
-std::string part_comment(const std::string& xjob, size_t part, int attempt) {
-    return "spiderflow-xjob " + xjob + " part " + std::to_string(part) + " attempt " + std::to_string(attempt);
-}
-
-bool parse_part_comment(const std::string& comment, std::string* xjob, size_t* part, int* attempt) {
-    std::istringstream in(comment);
-    std::string tag, w1, w2, rest;
-    long p = -1, a = -1;
-    if (!(in >> tag >> *xjob >> w1 >> p >> w2 >> a) || tag != "spiderflow-xjob" || w1 != "part" || w2 != "attempt" ||
-        p < 0 || a < 0 || (in >> rest)) {
-        return false;
-    }
-    *part = static_cast<size_t>(p);
-    *attempt = static_cast<int>(a);
-    return true;
-}
-
 PartRunner::PartRunner(std::string cluster, BrokerClient client, SlurmHands& hands, PartPolicy policy, Log log)
     : cluster_(std::move(cluster)), client_(std::move(client)), hands_(hands), policy_(std::move(policy)),
       log_(std::move(log)) {}
@@ -126,7 +109,7 @@ std::vector<Report> PartRunner::carry_out(const std::vector<Order>& orders, cons
                      ") cancelled: " + o.reason);
                 r.kind = ReportKind::Ended;
                 r.job_id = o.job_id;
-                r.reason = "cancelled: " + o.reason;
+                r.reason = coalloc::kCancelledByBroker + o.reason;
                 break;
             }
         } catch (const PartRefused& e) {
@@ -157,6 +140,7 @@ std::vector<Report> PartRunner::watch(const std::vector<PartJob>& jobs) {
         r.kind = j.state == PartJob::State::Running ? ReportKind::Running : ReportKind::Ended;
         r.completed = j.completed;
         r.reason = j.reason;
+        r.still_running = j.still_running;
         out.push_back(r);
     }
     return out;

@@ -33,6 +33,7 @@ struct PartJob {
     enum class State { Pending, Running, Ended } state = State::Pending;
     bool completed = false;  // ended with exit code 0
     std::string reason;      // Slurm's state and reason when it ended
+    bool still_running = false;  // ended: its batch script failed, its job waits for the verdict
 };
 
 // A job job_submit planned across clusters and holds here until the broker starts its parts:
@@ -76,11 +77,6 @@ public:
     // its place in the world); repeating it is harmless.
     virtual void start_held(const coalloc::Order& o) = 0;
 };
-
-// The comment a part's Slurm job carries: "spiderflow-xjob ID part K attempt A". parse returns
-// false for any other comment.
-std::string part_comment(const std::string& xjob, size_t part, int attempt);
-bool parse_part_comment(const std::string& comment, std::string* xjob, size_t* part, int* attempt);
 
 struct PartPolicy {
     std::set<std::string> users;     // may receive parts here; empty = any user Slurm knows

@@ -23,6 +23,7 @@ char* slurm_job_state_string(uint32_t state);
 #include <vector>
 
 #include "libspiderflow/plan/launch_contract.h"
+#include "services/slurmjob/part_comment.h"
 #include "services/slurmjob/plan_summary.h"
 #include "services/agent/slurm_observer.h"
 
@@ -202,7 +203,7 @@ uint32_t LibslurmHands::submit(const coalloc::Order& o) {
     std::string gres;
     describe_part(d, o, a, gres);
     std::string name = o.job_name, script = o.script, reservation = o.reservation;
-    std::string comment = part_comment(o.xjob, o.part, o.attempt);
+    std::string comment = slurmjob::format_part_comment({o.xjob, o.part, o.attempt, ""});
     // One task per GPU (srun starts the ranks) or one per node (torchrun starts them), as the
     // home part was submitted.
     d.ntasks_per_node = static_cast<uint16_t>(o.one_task_per_node || o.gpus_per_node < 1 ? 1 : o.gpus_per_node);
@@ -281,10 +282,20 @@ std::vector<PartJob> LibslurmHands::part_jobs() {
     for (uint32_t i = 0; i < jobs->record_count; ++i) {
         const slurm_job_info_t& j = jobs->job_array[i];
         PartJob p;
-        if (j.comment == nullptr || !parse_part_comment(j.comment, &p.xjob, &p.part, &p.attempt)) continue;
+        slurmjob::PartComment c;
+        if (j.comment == nullptr || !slurmjob::parse_part_comment(j.comment, &c)) continue;
+        p.xjob = c.xjob;
+        p.part = c.part;
+        p.attempt = c.attempt;
         p.job_id = j.job_id;
         const uint32_t base = j.job_state & JOB_STATE_BASE;
-        if (base == JOB_RUNNING || base == JOB_SUSPENDED) {
+        if ((base == JOB_RUNNING || base == JOB_SUSPENDED) && !c.ended.empty()) {
+            // Its batch script failed; the step waits for the verdict (the SPANK plugin), which
+            // this agent's cancel prints on its output.
+            p.state = PartJob::State::Ended;
+            p.still_running = true;
+            p.reason = "FAILED, " + c.ended;
+        } else if (base == JOB_RUNNING || base == JOB_SUSPENDED) {
             p.state = PartJob::State::Running;
         } else if (ended_state(j.job_state)) {
             p.state = PartJob::State::Ended;
@@ -374,7 +385,7 @@ void LibslurmHands::start_held(const coalloc::Order& o) {
         summary += slurmjob::format_rendezvous(o.xjob, static_cast<int>(o.part), o.first_rank, o.world_size, o.master_node,
                                                o.master_port);
     }
-    std::string reservation = o.reservation, comment = part_comment(o.xjob, o.part, o.attempt);
+    std::string reservation = o.reservation, comment = slurmjob::format_part_comment({o.xjob, o.part, o.attempt, ""});
     job_desc_msg_t d = update_of(o.held_job);
     d.reservation = reservation.data();
     d.comment = comment.data();

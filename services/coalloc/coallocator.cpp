@@ -25,6 +25,20 @@ std::string describe_part(const XJob& job, size_t k) {
     return "part " + std::to_string(k) + " on " + job.parts[k].spec.cluster;
 }
 
+// The words of an Ended report are the agent's: Slurm's job state ("FAILED, exit code 1",
+// "CANCELLED", "NODE_FAIL", "PREEMPTED", "TIMEOUT"), or kCancelledByBroker for a part the agent
+// ended on the broker's order.
+constexpr const char* kProgramFailed = "FAILED";
+
+// The job ends because a part's own program failed (describe_part + " ended: FAILED...").
+bool program_failure(const std::string& job_reason) {
+    return job_reason.find(std::string(" ended: ") + kProgramFailed) != std::string::npos;
+}
+// Slurm ended the part, not its program, nor this broker.
+bool ended_by_slurm(const std::string& reason) {
+    return !reason.empty() && reason.rfind(kProgramFailed, 0) != 0 && reason.rfind(kCancelledByBroker, 0) != 0;
+}
+
 }  // namespace
 
 const char* order_name(OrderKind k) { return kOrderNames[static_cast<int>(k)]; }
@@ -270,21 +284,33 @@ bool Coallocator::report(const std::string& cluster, const Report& r, int64_t no
         part.running = true;
         if (job.state == XJobState::Ending) part.ended = false;
         break;
-    case ReportKind::Ended:
+    case ReportKind::Ended: {
         if (part.job_id != 0 && r.job_id != 0 && part.job_id != r.job_id) return false;
-        part.ended = true;
+        if (r.still_running && part.ended) return false;  // heard already, or ended by us since
+        if (r.still_running && !part.end_reason.empty()) return true;  // the same failure, reported again
+        // A part whose script failed but whose job waits for the verdict is still to be ended
+        // (a Cancel order tells its output why).
+        part.ended = !r.still_running;
         part.running = false;
         part.end_reason = r.reason;
-        job.events.push_back({now, describe_part(job, r.part) + " ended: " + (r.reason.empty() ? "no reason given" : r.reason)});
+        const std::string ended = describe_part(job, r.part) + " ended: " + (r.reason.empty() ? "no reason given" : r.reason);
+        job.events.push_back({now, ended});
         if (job.state != XJobState::Ending && !r.completed) {
-            end_all(job, now, describe_part(job, r.part) + " ended: " + r.reason, false);
+            end_all(job, now, ended, false);
             return true;
+        }
+        // Ranks die together: a part whose program failed may only have lost its peers, whose
+        // part Slurm ended (cancelled, preempted, a node lost) at about the same time. The part
+        // Slurm ended is the cause, whichever agent reported first.
+        if (job.state == XJobState::Ending && !r.completed && program_failure(job.reason) && ended_by_slurm(r.reason)) {
+            job.reason = ended;
         }
         if (job.state == XJobState::Running &&
             std::all_of(job.parts.begin(), job.parts.end(), [](const Part& p) { return p.ended; })) {
             move(job, XJobState::Ending, now, "");
         }
         break;
+    }
     case ReportKind::Refused:
         end_all(job, now, describe_part(job, r.part) + " refused: " + (r.reason.empty() ? "no reason given" : r.reason),
                 false);

@@ -71,6 +71,9 @@ const char* report_name(ReportKind k);
 bool report_from_name(const std::string& name, ReportKind* out);
 
 // What an agent says about one part.
+// How an Ended report starts when the agent ended the part on a Cancel order ("cancelled: WHY").
+inline constexpr const char* kCancelledByBroker = "cancelled: ";
+
 struct Report {
     ReportKind kind = ReportKind::Offer;
     std::string xjob;
@@ -82,6 +85,9 @@ struct Report {
     std::string address;             // Reserved: the first node's address other sites reach (MASTER_ADDR)
     uint32_t job_id = 0;             // Submitted, Running, Ended
     bool completed = false;          // Ended: the part's job finished its work (exit 0)
+    // Ended: its batch script failed, and its job still runs, waiting to be told the verdict
+    // (a Cancel order, whose reason the agent prints on its output).
+    bool still_running = false;
     std::string reason;              // ReserveFailed, Ended, Refused
 };
 

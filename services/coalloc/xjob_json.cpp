@@ -334,6 +334,7 @@ ordered_json report_to_json(const Report& r) {
         j["job_id"] = r.job_id;
         j["completed"] = r.completed;
         j["reason"] = r.reason;
+        if (r.still_running) j["still_running"] = true;  // only when set: older brokers read the rest
         break;
     case ReportKind::Refused:
         j["reason"] = r.reason;
@@ -345,7 +346,7 @@ ordered_json report_to_json(const Report& r) {
 Report report_from_json(const json& doc, const std::string& source, const std::string& path) {
     const Object j(doc, source, path,
                    {"report", "xjob", "part", "attempt", "earliest_start", "reservation", "node_list", "address", "job_id",
-                    "completed", "reason"});
+                    "completed", "still_running", "reason"});
     Report r;
     const std::string kind = j.string("report");
     if (!report_from_name(kind, &r.kind)) j.fail_at("report", "unknown report '" + kind + "'");
@@ -372,6 +373,7 @@ Report report_from_json(const json& doc, const std::string& source, const std::s
     r.nodes = get_names(j, "node_list");
     r.address = j.has("address") ? get_address(j) : std::string();
     r.completed = j.boolean_or("completed", false);
+    r.still_running = j.boolean_or("still_running", false);
     r.reason = j.string_or("reason", "");
     if (r.reason.size() > 4096) r.reason.resize(4096);
     return r;

@@ -22,6 +22,8 @@ libsf_slurmjob_la_SOURCES = \
 	services/slurmjob/hostlist.h \
 	services/slurmjob/plan_summary.cpp \
 	services/slurmjob/plan_summary.h \
+	services/slurmjob/part_comment.cpp \
+	services/slurmjob/part_comment.h \
 	services/slurmjob/job_traffic.cpp \
 	services/slurmjob/job_traffic.h \
 	services/slurmjob/rank_order.cpp \

@@ -97,19 +97,6 @@ struct Runner {
 
 }  // namespace
 
-TEST(PartComment, RoundTripsAndRefusesOtherComments) {
-    std::string xjob;
-    size_t part = 0;
-    int attempt = 0;
-    ASSERT_TRUE(parse_part_comment(part_comment("oregon:7", 1, 2), &xjob, &part, &attempt));
-    EXPECT_EQ(xjob, "oregon:7");
-    EXPECT_EQ(part, 1u);
-    EXPECT_EQ(attempt, 2);
-    EXPECT_FALSE(parse_part_comment("my training run", &xjob, &part, &attempt));
-    EXPECT_FALSE(parse_part_comment("spiderflow-xjob a:1 part 1 attempt 2 extra", &xjob, &part, &attempt));
-    EXPECT_FALSE(parse_part_comment("spiderflow-xjob a:1 part -1 attempt 2", &xjob, &part, &attempt));
-}
-
 TEST(PartRunner, OffersNeverBeforeNotBefore) {
     Runner r;
     const auto reports = r.runner.round({order(OrderKind::WillRun)});
@@ -200,6 +187,23 @@ TEST(PartRunner, PartStatesAreReportedUntilAcknowledged) {
     EXPECT_EQ(reports[0].kind, ReportKind::Ended);
     EXPECT_FALSE(reports[0].completed);
     EXPECT_EQ(reports[0].reason, "FAILED, exit code 1");
+    EXPECT_FALSE(reports[0].still_running);
+}
+
+// A part whose batch script failed while its job waits for the verdict is reported ended once,
+// saying its job still runs (the broker then orders it cancelled, with the reason).
+TEST(PartRunner, AFailedScriptWaitingForTheVerdictIsReportedEndedAndStillRunning) {
+    Runner r;
+    r.runner.round({order(OrderKind::Submit)});
+    r.hands.jobs[0].state = PartJob::State::Ended;
+    r.hands.jobs[0].still_running = true;
+    r.hands.jobs[0].reason = "FAILED, exit code 1";
+    auto reports = r.runner.round({});
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_EQ(reports[0].kind, ReportKind::Ended);
+    EXPECT_TRUE(reports[0].still_running);
+    r.runner.acknowledge(reports);
+    EXPECT_TRUE(r.runner.round({}).empty());
 }
 
 TEST(PartRunner, CancelEndsThePartAndSaysWhy) {

@@ -304,6 +304,71 @@ TEST(Coallocator, OnePartFailingEndsEveryOtherAndSaysWhich) {
     EXPECT_EQ(j.reason, "part 1 on ohio ended: NODE_FAIL on oh-gpu001");
 }
 
+// Ranks die together: ohio's part is cancelled by its site, and oregon's program fails a moment
+// later because its peers' connections closed. Whichever agent reports first, the part Slurm
+// ended is named as the cause, in the job's reason and in the order that ends oregon's part.
+TEST(Coallocator, ThePartSlurmEndedIsTheCauseNotThePeerWhoseRanksDiedWithIt) {
+    Coallocator c;
+    c.submit(two_parts("oregon:15"), 0);
+    run_to_running(c, "oregon:15", 10);
+    Report peer = rep(ReportKind::Ended, "oregon:15", 0, 1);
+    peer.job_id = 100;
+    peer.reason = "FAILED, exit code 1";
+    peer.still_running = true;  // its batch step waits for the verdict
+    ASSERT_TRUE(c.report("oregon", peer, 20));
+    EXPECT_EQ(c.find("oregon:15")->reason, "part 0 on oregon ended: FAILED, exit code 1");
+    Report cause = rep(ReportKind::Ended, "oregon:15", 1, 1);
+    cause.job_id = 101;
+    cause.reason = "CANCELLED";
+    ASSERT_TRUE(c.report("ohio", cause, 21));
+    const XJob& j = *c.find("oregon:15");
+    EXPECT_EQ(j.reason, "part 1 on ohio ended: CANCELLED");
+    auto orders = c.orders_for("oregon");
+    ASSERT_FALSE(orders.empty());
+    EXPECT_EQ(orders[0].kind, OrderKind::Cancel);  // oregon's part still runs: it is told why
+    EXPECT_EQ(orders[0].job_id, 100u);
+    EXPECT_EQ(orders[0].reason, "part 1 on ohio ended: CANCELLED");
+    // The same failure reported again changes nothing; the cancel's report ends the job.
+    EXPECT_TRUE(c.report("oregon", peer, 22));
+    Report gone = rep(ReportKind::Ended, "oregon:15", 0, 1);
+    gone.job_id = 100;
+    gone.reason = std::string(kCancelledByBroker) + orders[0].reason;
+    ASSERT_TRUE(c.report("oregon", gone, 23));
+    EXPECT_EQ(j.state, XJobState::Failed);
+    EXPECT_EQ(j.reason, "part 1 on ohio ended: CANCELLED");
+}
+
+// A part whose own script failed first is the cause; it is still ordered cancelled, so that its
+// waiting batch step hears the verdict and ends. The other part's later end changes nothing.
+TEST(Coallocator, AFailedScriptWaitingForTheVerdictIsEndedWithIt) {
+    Coallocator c;
+    c.submit(two_parts("oregon:16"), 0);
+    run_to_running(c, "oregon:16", 10);
+    Report failed = rep(ReportKind::Ended, "oregon:16", 1, 1);
+    failed.job_id = 101;
+    failed.reason = "FAILED, exit code 3";
+    failed.still_running = true;
+    ASSERT_TRUE(c.report("ohio", failed, 20));
+    const XJob& j = *c.find("oregon:16");
+    EXPECT_EQ(j.state, XJobState::Ending);
+    auto ohio = c.orders_for("ohio");
+    ASSERT_FALSE(ohio.empty());
+    EXPECT_EQ(ohio[0].kind, OrderKind::Cancel);
+    EXPECT_EQ(ohio[0].job_id, 101u);
+    EXPECT_EQ(ohio[0].reason, "part 1 on ohio ended: FAILED, exit code 3");
+    Report peer = rep(ReportKind::Ended, "oregon:16", 0, 1);
+    peer.job_id = 100;
+    peer.reason = "FAILED, exit code 1";
+    ASSERT_TRUE(c.report("oregon", peer, 21));
+    EXPECT_EQ(j.reason, "part 1 on ohio ended: FAILED, exit code 3");
+    Report gone = rep(ReportKind::Ended, "oregon:16", 1, 1);
+    gone.job_id = 101;
+    gone.reason = std::string(kCancelledByBroker) + ohio[0].reason;
+    ASSERT_TRUE(c.report("ohio", gone, 22));
+    EXPECT_EQ(j.state, XJobState::Failed);
+    EXPECT_EQ(j.reason, "part 1 on ohio ended: FAILED, exit code 3");
+}
+
 TEST(Coallocator, AMissedStartBarrierEndsEveryPartAndQueuesTheJobAgain) {
     Policy p;
     p.barrier_s = 60;
