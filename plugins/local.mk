@@ -33,6 +33,7 @@ plugins_spank_spiderflow_stepd_la_SOURCES = \
 	plugins/spank/context_job_script.cpp \
 	plugins/spank/context_remote.cpp \
 	plugins/spank/context_remote_plan.cpp \
+	plugins/spank/context_remote_verdict.cpp \
 	plugins/spank/spank_env.cpp \
 	plugins/spank/stepd_entry.cpp \
 	plugins/spank/stepd_state.h

@@ -83,6 +83,16 @@ extern "C" int slurm_spank_task_init(spank_t sp, int ac, char** av) {
     return 0;
 }
 
+// slurmstepd, as root, after a task ended: a cross-site part's failed batch script waits for the
+// verdict that names the part that ended the job (context_remote_verdict.cpp).
+extern "C" int slurm_spank_task_exit(spank_t sp, int ac, char** av) {
+    (void)ac;
+    (void)av;
+    if (spank_remote(sp) != 1 || !sfs::is_spiderflow_step(sp)) return 0;
+    guarded("task_exit", [&] { return sfs::call_stepd(sfs::StepdHook::task_exit, sp); });
+    return 0;
+}
+
 // slurmd prolog/epilog context, as root: the job's WAN traffic class (context_job_script.cpp).
 // Slurm does not call slurm_spank_init there (checked with 22.05.8), so the hooks load the
 // config themselves. Never fail: a failing prolog/epilog drains the node.

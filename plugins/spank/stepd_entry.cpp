@@ -35,6 +35,7 @@ extern "C" int spiderflow_stepd_call(int hook, spank_t sp, sfs::PluginState* sta
             case sfs::StepdHook::task_init: return sfs::remote_task_init(sp);
             case sfs::StepdHook::job_prolog: return sfs::job_script_prolog(sp);
             case sfs::StepdHook::job_epilog: return sfs::job_script_epilog(sp);
+            case sfs::StepdHook::task_exit: return sfs::remote_task_exit(sp);
         }
     } catch (const std::exception& e) {
         slurm_error("spiderflow: step hook %d: %s", hook, e.what());

@@ -10,9 +10,9 @@ extern "C" {
 
 namespace spiderflow::plugin::spank {
 
-constexpr int kStepdAbi = 3;
+constexpr int kStepdAbi = 4;
 
-enum class StepdHook : int { step_prepare = 1, task_init, job_prolog, job_epilog };
+enum class StepdHook : int { step_prepare = 1, task_init, job_prolog, job_epilog, task_exit };
 
 // What task_init answers when the task must not start at all (the job was released in a way
 // that would run it without its world); any other failure still lets the task start.

@@ -42,6 +42,7 @@ int remote_init(spank_t sp);            // slurmstepd: load the topology once pe
 int remote_plan_from_slurmctld(spank_t sp);  // slurmstepd: salloc/srun jobs fetch their plan summary
 int remote_step_layout(spank_t sp);     // slurmstepd, as root before the tasks fork: the step's layout
 int remote_task_init(spank_t sp);       // in each task: ranks, degrees, NCCL env
+int remote_task_exit(spank_t sp);       // slurmstepd, root, a task ended: a failed part waits for the verdict
 int job_script_prolog(spank_t sp);      // slurmd prolog, root: the job's WAN traffic class on
 int job_script_epilog(spank_t sp);      // slurmd epilog, root: ... and off again
 

@@ -80,13 +80,6 @@ std::string user_name(uid_t uid) {
 }
 
 // A job description that changes job `id` only where set.
-job_desc_msg_t update_of(uint32_t id) {
-    job_desc_msg_t d;
-    slurm_init_job_desc_msg(&d);
-    slurm_api::set_job_id(d, id);
-    return d;
-}
-
 bool unreachable(int err) { return err == SLURM_COMMUNICATIONS_CONNECTION_ERROR || err == SLURMCTLD_COMMUNICATIONS_CONNECTION_ERROR; }
 
 // slurm_update_job: throws SlurmUnavailable when slurmctld did not answer; Slurm's reason when it
@@ -262,7 +255,7 @@ void LibslurmHands::cancel(uint32_t job_id, const std::string& why) {
         slurm_free_job_info_msg(info);
         if (pending) {
             std::string comment = message.substr(0, 500);
-            job_desc_msg_t d = update_of(job_id);
+            job_desc_msg_t d = slurm_api::update_of(job_id);
             d.comment = comment.data();
             (void)slurm_update_job(&d);
         }
@@ -347,7 +340,7 @@ std::vector<HomeJob> LibslurmHands::home_jobs() {
 }
 
 void LibslurmHands::take_over(uint32_t job_id) {
-    job_desc_msg_t d = update_of(job_id);
+    job_desc_msg_t d = slurm_api::update_of(job_id);
     d.priority = 0;  // held already: as an operator's, the hold becomes an admin hold
     const std::string no = update_job(d);
     if (!no.empty()) throw std::runtime_error("cannot hold job " + std::to_string(job_id) + ": " + no);
@@ -386,14 +379,14 @@ void LibslurmHands::start_held(const coalloc::Order& o) {
                                                o.master_port);
     }
     std::string reservation = o.reservation, comment = slurmjob::format_part_comment({o.xjob, o.part, o.attempt, ""});
-    job_desc_msg_t d = update_of(o.held_job);
+    job_desc_msg_t d = slurm_api::update_of(o.held_job);
     d.reservation = reservation.data();
     d.comment = comment.data();
     d.admin_comment = summary.data();
     if (const std::string no = update_job(d); !no.empty()) {
         throw PartRefused("Slurm on " + cluster_ + " would not move the held job into its reservation: " + no);
     }
-    job_desc_msg_t release = update_of(o.held_job);
+    job_desc_msg_t release = slurm_api::update_of(o.held_job);
     release.priority = INFINITE;  // what `scontrol release` sends
     if (const std::string no = update_job(release); !no.empty()) {
         throw PartRefused("Slurm on " + cluster_ + " would not release the held job: " + no);

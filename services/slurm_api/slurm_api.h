@@ -59,6 +59,14 @@ inline uint32_t job_id_of(const job_desc_msg_t& d) { return d.job_id; }
 inline uint32_t submitted_job_id(const submit_response_msg_t& r) { return r.job_id; }
 #endif
 
+// A job update that changes nothing yet: the caller sets the fields to change.
+inline job_desc_msg_t update_of(uint32_t job_id) {
+    job_desc_msg_t d;
+    slurm_init_job_desc_msg(&d);
+    set_job_id(d, job_id);
+    return d;
+}
+
 // The controller's configuration, freed (slurm_free_ctl_conf was renamed slurm_free_conf in 26.05).
 #if HAVE_DECL_SLURM_FREE_CONF
 inline void free_ctl_conf(slurm_conf_t* conf) { slurm_free_conf(conf); }

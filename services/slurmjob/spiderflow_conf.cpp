@@ -49,6 +49,7 @@ const std::vector<Key>& keys() {
              }
              c.refuse_cross_site_loss = l.value == "refuse";
          }},
+        {"part_failure_wait", seconds(&SpiderflowConf::part_failure_wait_s, 0, 3600)},
         {"controller_agent", str(&SpiderflowConf::controller_agent)},
         {"coflow_levels", boolean(&SpiderflowConf::coflow_levels)},
         {"policy", str(&SpiderflowConf::policy)},

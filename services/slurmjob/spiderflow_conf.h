@@ -23,6 +23,9 @@ struct SpiderflowConf {
     // says so) or refuse it, naming the better request. A job with --llm-gpus-mode=at-most or
     // best gets the better plan either way.
     bool refuse_cross_site_loss = false;
+    // A cross-site part whose batch script failed waits this long for the broker's verdict (which
+    // part ended the job, and why: its peers may have failed first), so its output names it.
+    double part_failure_wait_s = 30;    // 0 = end at once
     std::string controller_agent;       // agent.conf for the agent inside sched/spiderflow; empty = none
     bool coflow_levels = true;          // sched/spiderflow gives cross-site jobs their coflow traffic level
     std::string policy = "spinsearch";  // planner used when the job does not name one

@@ -96,6 +96,30 @@ if [ -n "$id" ]; then
     expect "... as one gloo world of 4" torch_world_ok "$R" 4
 fi
 
+# --- 5: a part ended by its site while training: the ranks on alpha die with their peers
+# ("Connection closed by peer"), yet alpha's output and `spiderflow jobs` name beta's part and why.
+K=$SF_TMP/killed
+mkdir -p "$K"
+printf '#!/bin/bash\nsrun %q %q %q 300\n' "$torch_python" "$program" "$K" >"$K/train.sh"
+sed -i "/^cross_site_loss/d" "$SF_TMP/alpha/spiderflow.conf"
+on alpha scontrol reconfigure
+sleep 1
+home=$(on alpha sbatch --parsable "${llm[@]}" --gpus=8 -o "$K/job.out" "$K/train.sh" 2>"$K/sbatch.err")
+expect "a training job across both clusters starts (got '$home': $(head -c 200 "$K/sbatch.err"))" within 120 xjob_state_is "alpha:$home" running
+all_trained() { [ "$(ls "$K" | grep -c '^rank-')" = 8 ]; }
+expect "... all 8 ranks train" within 120 all_trained
+beta_part=$(xjob_field "alpha:$home" "[p['job_id'] for p in b['parts'] if p['cluster'] == 'beta'][0]")
+on beta scancel "$beta_part"
+expect "scancel of beta's part by beta's admin fails the cross-site job" within 60 xjob_state_is "alpha:$home" failed
+"$SF_BUILDDIR/spiderflow" jobs --broker "$URL" --token-file "$SF_TMP/reader.token" "alpha:$home" >"$K/jobs.txt" 2>&1
+expect "... and \`spiderflow jobs\` names beta's part as the cause: $(grep -m1 'beta ended' "$K/jobs.txt")" \
+    grep -q "part 1 on beta ended: CANCELLED" "$K/jobs.txt"
+home_gone() { job_done "$home"; }
+within 60 home_gone
+expect "... alpha's ranks died with their peers (the gloo error is in alpha's output)" grep -qi "connection closed\|gloo" "$K/job.out"
+expect "... and alpha's output names the part and cause: $(grep -h 'spiderflow' "$K/job.out" | tr '\n' '|' | head -c 400)" \
+    grep -q "spiderflow: cross-site job alpha:$home ends: part 1 on beta ended: CANCELLED" "$K/job.out"
+
 expect "no agent crashed" bash -c "! grep -qi 'terminate\|abort\|segmentation' $SF_TMP/*/agent.log"
 if [ "$FAILS" -ne 0 ]; then
     show_failure "$X"

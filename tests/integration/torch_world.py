@@ -5,8 +5,9 @@
 # steps on data of its own, and writes OUT/rank-RANK.txt:
 #   CLUSTER RANK WORLD MASTER:PORT SLURM_PROCID START_TIME allreduce=ok|bad sendrecv=ok|bad|- ddp=DIGEST
 # (the first six fields as federation.sh's expect_one_world reads them). Identical DDP digests on
-# every rank mean the gradients were averaged across the whole world.
-# Usage: /usr/bin/python3 torch_world.py OUT
+# every rank mean the gradients were averaged across the whole world. With KEEP_S, the ranks then
+# keep all-reducing for that long (a job still training when a test ends one of its parts).
+# Usage: /usr/bin/python3 torch_world.py OUT [KEEP_S]
 import datetime
 import hashlib
 import os
@@ -52,9 +53,14 @@ for _ in range(5):
     optimizer.step()
 digest = hashlib.sha1(b"".join(p.detach().numpy().tobytes() for p in model.parameters())).hexdigest()[:16]
 dist.barrier()
-dist.destroy_process_group()
 
 with open(f"{out}/rank-{rank}.txt", "w") as f:
     f.write(f"{os.environ.get('SLURM_CLUSTER_NAME', '?')} {rank} {world} "
             f"{os.environ['MASTER_ADDR']}:{os.environ['MASTER_PORT']} {os.environ.get('SLURM_PROCID', '?')} "
             f"{started} allreduce={allreduce} sendrecv={sendrecv} ddp={digest}\n")
+
+keep_until = time.time() + (float(sys.argv[2]) if len(sys.argv) > 2 else 0)
+while time.time() < keep_until:
+    dist.all_reduce(torch.ones(1))  # raises once a peer is gone
+    time.sleep(0.2)
+dist.destroy_process_group()

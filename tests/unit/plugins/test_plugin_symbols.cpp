@@ -55,7 +55,7 @@ TEST(PluginSymbols, JobSubmitExportsOnlyItsApi) {
 TEST(PluginSymbols, SpankExportsOnlyItsApi) {
     expect_exports(plugin_path("plugins/spank/.libs/spiderflow.so"),
                    {"plugin_name", "plugin_type", "plugin_version", "spank_plugin_version", "slurm_spank_init",
-                    "slurm_spank_init_post_opt", "slurm_spank_task_init", "slurm_spank_job_prolog",
+                    "slurm_spank_init_post_opt", "slurm_spank_task_init", "slurm_spank_task_exit", "slurm_spank_job_prolog",
                     "slurm_spank_job_epilog"});
 }
 
