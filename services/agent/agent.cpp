@@ -14,6 +14,7 @@
 #include "libspiderflow/util/text_file.h"
 #include "services/agent/part_builder.h"
 #include "services/agent/part_diff.h"
+#include "services/slurmjob/spiderflow_conf.h"
 
 namespace spiderflow::agent {
 namespace {
@@ -91,7 +92,23 @@ std::optional<SiteState> Agent::look(SiteTime now) {
                       "' (spiderflow.conf's cluster=)");
         }
         std::vector<std::string> notes;
-        SiteState part = build_part(setup_.topology, setup_.cluster, obs, measured_links(), &notes);
+        ClusterObservation seen = obs;
+        // SpiderFlow off here (its config does not parse): the federation plans no part on this
+        // cluster until it is fixed; its nodes are offered as drained, saying why.
+        const std::string off = slurmjob::conf_error(setup_.conf.spiderflow_conf);
+        if (off != off_) {
+            log_(off.empty() ? "SpiderFlow is on again on " + setup_.cluster + ": its nodes are offered to the federation"
+                             : "SpiderFlow is off on " + setup_.cluster + " (" + off +
+                                   "): the federation plans no part here until it is fixed");
+            off_ = off;
+        }
+        for (ObservedNode& n : seen.nodes) {
+            if (off.empty()) break;
+            n.state = NodeState::drained;
+            // Other sites' users read this: the cause, not the file's path and contents.
+            n.reason = "SpiderFlow is off on " + setup_.cluster + " (its spiderflow.conf does not load; its agent's log says why)";
+        }
+        SiteState part = build_part(setup_.topology, setup_.cluster, seen, measured_links(), &notes);
         for (const std::string& n : notes) note_once(n);
         return part;
     } catch (const std::exception& e) {

@@ -56,6 +56,7 @@ private:
     Observe observe_;
     Log log_;
     std::set<std::string> noted_;
+    std::string off_;                           // why SpiderFlow is off here (spiderflow.conf's error); empty = on
     std::optional<SiteState> published_;        // what the broker holds of this cluster
     bool need_snapshot_ = true;
     SiteTime last_snapshot_ = 0;

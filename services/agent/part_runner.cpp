@@ -24,14 +24,10 @@ PartRunner::PartRunner(std::string cluster, BrokerClient client, SlurmHands& han
       log_(std::move(log)) {}
 
 std::string PartRunner::site_off() const {
-    if (policy_.site_conf.empty() || ::access(policy_.site_conf.c_str(), F_OK) != 0) return "";
-    try {
-        slurmjob::load_spiderflow_conf(policy_.site_conf);
-        return "";
-    } catch (const std::exception& e) {
-        return "SpiderFlow is off on " + cluster_ + " (configuration error: " + e.what() +
-               "): it takes no cross-site part until the file is fixed";
-    }
+    const std::string error = slurmjob::conf_error(policy_.site_conf);
+    if (error.empty()) return "";
+    return "SpiderFlow is off on " + cluster_ + " (configuration error: " + error +
+           "): it takes no cross-site part until the file is fixed";
 }
 
 std::string PartRunner::refusal(const Order& o) const {

@@ -2,6 +2,8 @@
 
 #include "libspiderflow/plan/launch_contract.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <functional>
 
@@ -103,6 +105,16 @@ SpiderflowConf parse_spiderflow_conf(const std::string& text, const std::string&
 }
 
 SpiderflowConf load_spiderflow_conf(const std::string& path) { return parse_spiderflow_conf(read_conf_file(path), path); }
+
+std::string conf_error(const std::string& path) {
+    if (path.empty() || ::access(path.c_str(), F_OK) != 0) return "";
+    try {
+        load_spiderflow_conf(path);
+        return "";
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+}
 
 std::string spiderflow_conf_path(const std::string& plugin_arg, const std::string& slurm_conf_file) {
     if (const char* env = std::getenv(env::kConf); env != nullptr && *env != '\0') return env;

@@ -60,6 +60,11 @@ SpiderflowConf parse_spiderflow_conf(const std::string& text, const std::string&
 // Reads a file; a missing file is an InputError too (the caller decides whether to fail open).
 SpiderflowConf load_spiderflow_conf(const std::string& path);
 
+// Why the config at `path` does not load ("FILE:3: cross_site_loss: key given twice"); empty
+// when it loads or is missing (the defaults apply). While it is set, SpiderFlow is off on this
+// cluster: the agent takes no cross-site part and offers the federation none of its nodes.
+std::string conf_error(const std::string& path);
+
 // The NCCL-related part of the site config, as nccl_env() takes it (SPANK and `spiderflow launch`).
 NcclSettings nccl_settings(const SpiderflowConf& config);
 

@@ -182,9 +182,11 @@ struct PlannedFrom {
     PlanRequest request;
     std::shared_ptr<const PlannerPolicy> planner;
 };
+// `out_note`: the other clusters that offer no node now, and why (clusters_out), for a request
+// that cannot be planned across the federation.
 std::optional<Stop> plan_from_spec(const JobOptions& opts, const SlurmRequest& req, const Cluster& here, const Cluster& full,
                                    const std::shared_ptr<const Topology>& usable, std::optional<int> federation_free,
-                                   const SpiderflowConf& cfg, Plan* plan, PlannedFrom* asked) {
+                                   const std::string& out_note, const SpiderflowConf& cfg, Plan* plan, PlannedFrom* asked) {
     int here_gpus = 0, unusable_nodes = 0, gpu_nodes = 0;
     for (size_t i = 0; i < here.nodes.size(); ++i) {
         here_gpus += here.nodes[i].gpus;
@@ -256,7 +258,8 @@ std::optional<Stop> plan_from_spec(const JobOptions& opts, const SlurmRequest& r
         if (!po.user_error) return Stop{Outcome::fail_open, po.message};
         const std::string where =
             across ? " across the federation (" + std::to_string(*federation_free) + " GPUs free now)" : "";
-        return Stop{Outcome::reject, "spiderflow: cannot plan this job" + where + ": " + po.message, RejectKind::no_fit};
+        return Stop{Outcome::reject, "spiderflow: cannot plan this job" + where + ": " + po.message + (across ? out_note : ""),
+                    RejectKind::no_fit};
     }
     *plan = std::move(po.plan);
     asked->request = std::move(preq);
@@ -269,6 +272,30 @@ std::optional<Stop> plan_from_spec(const JobOptions& opts, const SlurmRequest& r
 bool count_allowed(const SlurmRequest& req, int world, GpuCountMode mode) {
     if (!req.gpus || *req.gpus == world || mode == GpuCountMode::best) return true;
     return mode == GpuCountMode::at_most && world < *req.gpus;
+}
+
+// "; beta offers no node now (SpiderFlow is off on beta: ...)": every other cluster whose GPU
+// nodes are all drained or down in the agent's snapshot, with the first node's reason.
+std::string clusters_out(const SubmitSite& site, int here) {
+    const Topology& t = site.state->topology();
+    std::string out;
+    for (size_t c = 0; c < t.clusters.size(); ++c) {
+        if (static_cast<int>(c) == here) continue;
+        const Cluster& full = t.clusters[c];
+        const Cluster& usable = site.usable->clusters[c];
+        int first_out = -1;
+        bool any_usable = false;
+        for (size_t n = 0; n < full.nodes.size() && !any_usable; ++n) {
+            if (full.nodes[n].gpus == 0) continue;
+            any_usable = usable.nodes[n].gpus > 0;
+            if (first_out < 0) first_out = static_cast<int>(n);
+        }
+        if (first_out < 0 || any_usable) continue;
+        const std::string reason =
+            site.state->use(site.state->find({full.name, full.nodes[static_cast<size_t>(first_out)].name})).reason;
+        out += (out.empty() ? "" : ", ") + full.name + (reason.empty() ? "" : " (" + reason + ")");
+    }
+    return out.empty() ? "" : "; offering no node now: " + out;
 }
 
 // Counts Slurm can be asked for: whole multiples of this cluster's node size around `gpus`.
@@ -493,7 +520,9 @@ SubmitDecision decide_uncached(const JobOptions& opts, const SlurmRequest& req,
         PlannedFrom asked;
         const std::optional<Stop> stop = !opts.plan_file.empty() ? plan_from_content(opts, *topology, &plan)
                                                                  : plan_from_spec(opts, req, here, topology->clusters[static_cast<size_t>(cluster)],
-                                                                                  site->usable, federation_free, cfg, &plan, &asked);
+                                                                                  site->usable, federation_free,
+                                                                                  federation_free ? clusters_out(*site, cluster) : "",
+                                                                                  cfg, &plan, &asked);
         if (stop) {
             d.reject_kind = stop->kind;
             return finish(stop->outcome, stop->message);

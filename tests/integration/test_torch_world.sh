@@ -120,6 +120,34 @@ expect "... alpha's ranks died with their peers (the gloo error is in alpha's ou
 expect "... and alpha's output names the part and cause: $(grep -h 'spiderflow' "$K/job.out" | tr '\n' '|' | head -c 400)" \
     grep -q "spiderflow: cross-site job alpha:$home ends: part 1 on beta ended: CANCELLED" "$K/job.out"
 
+# --- 6: a typo in beta's spiderflow.conf turns SpiderFlow off on beta: beta's agent offers the
+# federation none of its nodes, so alpha plans no part there (and sbatch says so at once) until
+# the file is fixed.
+cp "$SF_TMP/beta/spiderflow.conf" "$SF_TMP/beta/spiderflow.conf.good"
+echo "cross_stie = yes" >>"$SF_TMP/beta/spiderflow.conf"
+beta_offered_drained() { grep -q "SpiderFlow is off on beta" "$SF_TMP/alpha/federation-state.json"; }
+expect "beta's agent offers its nodes as drained while its spiderflow.conf does not parse" within 30 beta_offered_drained
+expect "... and its log says why" grep -q "SpiderFlow is off on beta (.*cross_stie" "$SF_TMP/beta/agent.log"
+O=$SF_TMP/off
+mkdir -p "$O"
+printf '#!/bin/bash\nsrun %q %q %q\n' "$torch_python" "$program" "$O" >"$O/train.sh"
+refused_off() {
+    ! on alpha sbatch --parsable "${llm[@]}" --gpus=8 -o "$O/job.out" "$O/train.sh" 2>"$O/sbatch.err" >/dev/null &&
+        grep -q "SpiderFlow is off on beta" "$O/sbatch.err"
+}
+expect "... sbatch of 8 GPUs on alpha is refused at once, naming beta's state" within 20 refused_off
+echo "# refused: $(tr '\n' ' ' <"$O/sbatch.err" | head -c 500)"
+mv "$SF_TMP/beta/spiderflow.conf.good" "$SF_TMP/beta/spiderflow.conf"
+beta_offered_again() { ! beta_offered_drained; }
+expect "... fixed, beta's nodes are offered again" within 30 beta_offered_again
+accepted_again() {
+    local id
+    id=$(on alpha sbatch --parsable "${llm[@]}" --gpus=8 --hold -o "$O/job.out" "$O/train.sh" 2>"$O/sbatch.err") || return 1
+    on alpha scancel "$id"
+    grep -q "across 2 clusters" "$O/sbatch.err"
+}
+expect "... and the same sbatch is planned across both clusters again" within 20 accepted_again
+
 expect "no agent crashed" bash -c "! grep -qi 'terminate\|abort\|segmentation' $SF_TMP/*/agent.log"
 if [ "$FAILS" -ne 0 ]; then
     show_failure "$X"

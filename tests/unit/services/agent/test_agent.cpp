@@ -75,6 +75,36 @@ TEST(PartBuilder, JobsReservationsAndStatesOfOneCluster) {
     EXPECT_EQ(p.free_gpus(t->cluster_index("ohio"), 200), 8 * static_cast<int>(t->clusters[static_cast<size_t>(t->cluster_index("ohio"))].nodes.size()));
 }
 
+// A spiderflow.conf that does not parse turns SpiderFlow off on the cluster: the part the agent
+// publishes offers the federation no node of it (every node drained, saying why), until the
+// file is fixed; the log says both.
+TEST(Agent, AClusterWhoseSpiderflowIsOffIsOfferedAsDrainedUntilItIsFixed) {
+    char dir[] = "/tmp/sf-agent-off.XXXXXX";
+    ASSERT_NE(::mkdtemp(dir), nullptr);
+    const std::string conf = std::string(dir) + "/spiderflow.conf";
+    auto write = [&](const std::string& text) { FILE* f = std::fopen(conf.c_str(), "w"); std::fputs(text.c_str(), f); std::fclose(f); };
+    write("cluster = oregon\ncross_stie = yes\n");
+    AgentSetup setup;
+    setup.conf.spiderflow_conf = conf;
+    setup.topology = aws4();
+    setup.cluster = "oregon";
+    std::vector<std::string> log;
+    Agent agent(setup, BrokerClient(BrokerEndpoint{"http://127.0.0.1:9", "t", ""}), [](SiteTime) { return all_up(); },
+                [&](const std::string& s) { log.push_back(s); });
+    const int oregon = setup.topology->cluster_index("oregon");
+    SiteState off = site_state_from_json(agent.preview(100), setup.topology, "preview");
+    EXPECT_EQ(off.free_gpus(oregon, 100), 0);
+    EXPECT_NE(off.use(off.find({"oregon", node(1)})).reason.find("SpiderFlow is off on oregon"), std::string::npos);
+    ASSERT_FALSE(log.empty());
+    EXPECT_NE(log.back().find("cross_stie"), std::string::npos) << log.back();
+    write("cluster = oregon\ncross_site = yes\n");
+    SiteState on = site_state_from_json(agent.preview(200), setup.topology, "preview");
+    EXPECT_EQ(on.free_gpus(oregon, 200), 128);
+    EXPECT_NE(log.back().find("SpiderFlow is on again on oregon"), std::string::npos) << log.back();
+    std::remove(conf.c_str());
+    ::rmdir(dir);
+}
+
 TEST(PartBuilder, DisagreementsWithTheTopologyAreFittedAndNoted) {
     const auto t = aws4();
     ClusterObservation o = all_up();
