@@ -208,6 +208,15 @@ tests_unit_test_cli_options_SOURCES = tests/unit/tools/spiderflow/test_cli_optio
 tests_unit_test_cli_options_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_cli_options_LDADD = libsf_util.la $(GTEST_LIBS_ALL)
 
+# `spiderflow launch`'s start barrier between the parts of a cross-site job, on loopback
+check_PROGRAMS += tests/unit/test_start_barrier
+TESTS += tests/unit/test_start_barrier
+tests_unit_test_start_barrier_SOURCES = tests/unit/tools/spiderflow/test_start_barrier.cpp tools/spiderflow/start_barrier.cpp \
+	tools/spiderflow/start_barrier.h
+tests_unit_test_start_barrier_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_start_barrier_CPPFLAGS = $(AM_CPPFLAGS) $(HTTPLIB_CFLAGS)
+tests_unit_test_start_barrier_LDADD = $(HTTPLIB_LIBS) $(GTEST_LIBS_ALL) -lpthread
+
 # util: errors, number formats, key=value configs, secret and text files, lists, units
 # (json_read has its own binary, tests/unit/test_util)
 check_PROGRAMS += tests/unit/test_util_misc

@@ -72,6 +72,10 @@ write_rank_script "$Y" "$SF_BUILDDIR/spiderflow launch --"
 home2=$(sbatch_48 "$Y")
 expect "a second job over three clusters runs" within 90 xjob_state_is "alpha:$home2" running
 expect_one_world "alpha:$home2" "$Y" 48
+# The launchers meet first (spiderflow launch's start barrier): every part's ranks start together.
+expect "... the home part's launcher waited for the other parts before starting its ranks" \
+    grep -q "spiderflow: every part of cross-site job alpha:$home2 is running" "$Y/home.out"
+echo "# three clusters with spiderflow launch's start barrier: skew between the parts' first ranks $(start_skew "$Y") s"
 beta2=$(xjob_field "alpha:$home2" "[p['job_id'] for p in b['parts'] if p['cluster'] == 'beta'][0]")
 gamma2=$(xjob_field "alpha:$home2" "[p['job_id'] for p in b['parts'] if p['cluster'] == 'gamma'][0]")
 kill -STOP "$AGENT_gamma"

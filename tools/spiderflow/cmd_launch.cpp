@@ -25,6 +25,7 @@
 #include "tools/spiderflow/command.h"
 #include "tools/spiderflow/job_plan_source.h"
 #include "tools/spiderflow/launch_hosts.h"
+#include "tools/spiderflow/start_barrier.h"
 
 namespace spiderflow::cli {
 namespace {
@@ -40,7 +41,8 @@ constexpr const char* kUsage =
     "Megatron-LM's pretrain_gpt.py gets --tensor/--pipeline-model-parallel-size, the layer split,\n"
     "micro/global batch and timeouts from the plan.\n"
     "In a part of a cross-site job (doc/federation.md) it starts this cluster's share of the plan,\n"
-    "one task per GPU; the tasks' RANK and SLURM_PROCID are global across the parts.\n\n";
+    "one task per GPU; the tasks' RANK and SLURM_PROCID are global across the parts. The parts\n"
+    "wait for each other first (--start-barrier), so every part's ranks start together.\n\n";
 
 std::string env_or(const char* a, const char* b) {
     if (const char* v = std::getenv(a); v && *v) return v;
@@ -61,6 +63,7 @@ slurmjob::SpiderflowConf spiderflow_conf() {
 
 int run_launch(const std::vector<std::string>& args) {
     bool dry_run = false, group_classes = false;
+    double barrier_s = 360;
     std::string plan_path, topology_path, traffic_level;
     LaunchRequest req;
     OptionTable t("spiderflow launch", kUsage, "", 20);
@@ -90,6 +93,12 @@ int run_launch(const std::vector<std::string>& args) {
             "site (default: $TORCHFT_LIGHTHOUSE). Each site starts its own torchft replica\n"
             "group: one torchrun per node running torchtitan with its DiLoCo flags",
             store(&req.lighthouse));
+    t.value("--start-barrier", "SECONDS",
+            "in a part of a cross-site job: wait at most this long until every part's\n"
+            "launcher runs, then start the ranks together; past it this part ends, naming\n"
+            "the parts that never came (default 360: longer than the broker's own start\n"
+            "barrier, which queues a job whose parts did not all start; 0 = start at once)",
+            number(&barrier_s, 0, 86400));
     t.flag("--dry-run", "print the script and exit", set(&dry_run));
     t.rest().unknown_hint("the program goes after '--'");
     auto p = t.parse_or_help(args, 1, std::cout);
@@ -171,6 +180,25 @@ int run_launch(const std::vector<std::string>& args) {
         // The host file names the nodes; from 24.11 on srun refuses --nodes beside it.
         std::erase_if(step, [](const std::string& a) { return a.rfind("--nodes=", 0) == 0; });
         step.insert(step.begin() + 1, "--distribution=arbitrary");
+    }
+    if (part && barrier_s > 0) {
+        BarrierParty party;
+        party.xjob = env_or((std::string(env::kSlurmSpankPrefix) + env::kXJob).c_str(), env::kXJob);
+        party.part = std::atoi(env_or((std::string(env::kSlurmSpankPrefix) + env::kXJobPart).c_str(), env::kXJobPart).c_str());
+        party.parts = static_cast<int>(split_by_cluster(plan, *topo).size());
+        party.master_addr = env_or("MASTER_ADDR", env::kMasterAddr);
+        party.master_port = std::atoi(env_or("MASTER_PORT", env::kMasterPort).c_str());
+        party.timeout_s = barrier_s;
+        if (party.xjob.empty() || party.master_addr.empty() || party.master_port <= 0) {
+            throw InputError("spiderflow launch", 0, "--start-barrier", "this part's environment names no cross-site job, "
+                                                     "MASTER_ADDR or MASTER_PORT (pass --start-barrier 0 to start without the others)");
+        }
+        try {
+            meet_start_barrier(party, std::cerr);
+        } catch (const std::runtime_error& e) {
+            std::cerr << "spiderflow launch: " << e.what() << "; this part ends\n";
+            return kExitFindings;
+        }
     }
     if (part) std::cerr << "spiderflow: this cross-site part's share of the plan:\n";
     std::cerr << "spiderflow: launching " << (part && !hosts.empty() ? static_cast<int>(hosts.size()) : plan.world_size()) << " ranks"
