@@ -3,10 +3,12 @@
 # (alpha 2 nodes, beta 3, 8 fake GPUs each), the broker and an agent per cluster at a 1 s
 # interval (tests/integration/federation.sh). Each round submits with plain sbatch on alpha a job
 # of 32 GPUs (more than alpha's 16: it runs on both), waits for every rank of both parts' srun
-# step to print, then cancels it; and, as the baseline, a plain one-cluster sbatch of the same
-# srun step on alpha's 2 nodes. Prints, over the rounds:
+# step to print, then cancels it; then the same job whose script starts its ranks with
+# `spiderflow launch` (the parts' launchers meet at a start barrier first); and, as the baseline,
+# a plain one-cluster sbatch of the same srun step on alpha's 2 nodes. Prints, over the rounds:
 #   sbatch to every part's first rank running, against the plain job's sbatch to running;
-#   the start skew between the parts' first ranks, against the 2 s target.
+#   the start skew between the parts' first ranks (plain srun, and spiderflow launch), against
+#   the 2 s target.
 # The broker's coalloc_lead (4 s here; 30 s by default) puts a floor under the first figure:
 # the common start is never sooner, so that every cluster has time to reserve.
 # DEFAULTS=1 runs the agents and the broker at their shipped defaults instead (agent interval
@@ -33,6 +35,7 @@ sleep 3  # both clusters published
 
 gone() { [ -z "$(on "$1" squeue -h -t R,PD,CG -o %i 2>/dev/null)" ]; }
 : >"$SF_TMP/cross.txt"
+: >"$SF_TMP/launch.txt"
 : >"$SF_TMP/plain.txt"
 for round in $(seq "$ROUNDS"); do
     D=$SF_TMP/round-$round
@@ -46,34 +49,43 @@ for round in $(seq "$ROUNDS"); do
     python3 -c "print(min(float(open(f).read()) for f in __import__('glob').glob('$D/plain/*')) - $t0)" >>"$SF_TMP/plain.txt"
     on alpha scancel -u root
     within 30 gone alpha
-    # The cross-site job.
-    write_rank_script "$D"
-    t0=$(date +%s.%N)
-    home=$(on alpha sbatch --parsable --llm-model=llama3-8b --llm-global-batch=64 --gpus=32 -o /dev/null "$D/train.sh" 2>"$D/sbatch.err")
-    [ -n "$home" ] || { echo "round $round: sbatch refused: $(cat "$D/sbatch.err")" >&2; exit 1; }
-    all_ranks() { [ "$(ls "$D" | grep -c '^rank-')" = 32 ]; }
-    within 180 all_ranks || { echo "round $round: the cross-site job never ran on both clusters" >&2; exit 1; }
-    python3 -c "
+    # The cross-site job: its ranks started by plain srun, then by spiderflow launch.
+    for step in srun launch; do
+        S=$D/$step
+        mkdir -p "$S"
+        if [ "$step" = srun ]; then write_rank_script "$S"; else write_rank_script "$S" "$SF_BUILDDIR/spiderflow launch --"; fi
+        t0=$(date +%s.%N)
+        home=$(on alpha sbatch --parsable --llm-model=llama3-8b --llm-global-batch=64 --gpus=32 -o /dev/null "$S/train.sh" 2>"$S/sbatch.err")
+        [ -n "$home" ] || { echo "round $round: sbatch refused: $(cat "$S/sbatch.err")" >&2; exit 1; }
+        all_ranks() { [ "$(ls "$S" | grep -c '^rank-')" = 32 ]; }
+        within 180 all_ranks || { echo "round $round: the cross-site job ($step) never ran on both clusters" >&2; exit 1; }
+        python3 -c "
 import glob
 first = {}
-for f in glob.glob('$D/rank-*.txt'):
+for f in glob.glob('$S/rank-*.txt'):
     w = open(f).read().split()
     first[w[0]] = min(first.get(w[0], float(w[5])), float(w[5]))
-print(max(first.values()) - $t0, max(first.values()) - min(first.values()))" >>"$SF_TMP/cross.txt"
-    on alpha scancel "$home"
-    within 60 gone alpha; within 60 gone beta; within 30 no_reservation_left
-    echo "round $round: $(tail -1 "$SF_TMP/cross.txt") (sbatch to running, skew), plain $(tail -1 "$SF_TMP/plain.txt")" >&2
+print(max(first.values()) - $t0, max(first.values()) - min(first.values()))" >>"$SF_TMP/$([ "$step" = srun ] && echo cross || echo launch).txt"
+        on alpha scancel "$home"
+        within 60 gone alpha; within 60 gone beta; within 30 no_reservation_left
+    done
+    echo "round $round: srun $(tail -1 "$SF_TMP/cross.txt"), launch $(tail -1 "$SF_TMP/launch.txt") (sbatch to running, skew), plain $(tail -1 "$SF_TMP/plain.txt")" >&2
 done
 rm -f /root/slurm-*.out /root/spiderflow-alpha_*.out 2>/dev/null
-python3 - "$SF_TMP/cross.txt" "$SF_TMP/plain.txt" "$settings" <<'PY'
+python3 - "$SF_TMP/cross.txt" "$SF_TMP/plain.txt" "$settings" "$SF_TMP/launch.txt" <<'PY'
 import statistics, sys
 cross = [tuple(map(float, l.split())) for l in open(sys.argv[1]) if l.strip()]
 plain = [float(l) for l in open(sys.argv[2]) if l.strip()]
+launch = [tuple(map(float, l.split())) for l in open(sys.argv[4]) if l.strip()]
 run = [c[0] for c in cross]
 skew = [c[1] for c in cross]
+launch_run = [c[0] for c in launch]
+launch_skew = [c[1] for c in launch]
 p50 = statistics.median
 print(f"cross-site start, {len(cross)} rounds, two localhost clusters (alpha 16 GPUs + beta 24), 32-GPU job, {sys.argv[3]}")
 print(f"{'figure':48} {'p50':>8} {'max':>8} {'baseline':>10} {'ratio':>7}")
 print(f"{'sbatch to every part running (s)':48} {p50(run):8.2f} {max(run):8.2f} {p50(plain):10.2f} {p50(run) / p50(plain):7.2f}  (baseline: one-cluster sbatch)")
-print(f"{'start skew between the parts (s)':48} {p50(skew):8.2f} {max(skew):8.2f} {2.0:10.2f} {max(skew) / 2.0:7.2f}  (baseline: the 2 s target; under 1 meets it)")
+print(f"{'start skew between the parts, plain srun (s)':48} {p50(skew):8.2f} {max(skew):8.2f} {2.0:10.2f} {max(skew) / 2.0:7.2f}  (baseline: the 2 s target; under 1 meets it)")
+print(f"{'sbatch to every part running, launch (s)':48} {p50(launch_run):8.2f} {max(launch_run):8.2f} {p50(plain):10.2f} {p50(launch_run) / p50(plain):7.2f}  (spiderflow launch: the barrier waits for the last part)")
+print(f"{'start skew, spiderflow launch barrier (s)':48} {p50(launch_skew):8.2f} {max(launch_skew):8.2f} {2.0:10.2f} {max(launch_skew) / 2.0:7.2f}  (baseline: the 2 s target)")
 PY

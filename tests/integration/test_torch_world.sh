@@ -35,6 +35,12 @@ torch_world_ok() {
     [ "$(grep -ho 'ddp=[0-9a-f]*' "$dir"/rank-*.txt | sort -u | wc -l)" = 1 ]
 }
 job_done() { [ -z "$(on alpha squeue -h -j "$1" -o %i 2>/dev/null)" ]; }
+# refused_saying DIR PATTERN: an 8-GPU sbatch of DIR/train.sh on alpha is refused at once, its
+# message (DIR/refused.err) matching PATTERN.
+refused_saying() {
+    ! on alpha sbatch --parsable "${llm[@]}" --gpus=8 -o "$1/job.out" "$1/train.sh" 2>"$1/refused.err" >/dev/null &&
+        grep -q "$2" "$1/refused.err"
+}
 show_failure() {  # DIR: what the job's own output said
     echo "--- $1/job.out"; tail -30 "$1/job.out" 2>/dev/null
 }
@@ -82,11 +88,8 @@ on alpha scontrol reconfigure
 R=$SF_TMP/refuse
 mkdir -p "$R"
 printf '#!/bin/bash\nsrun %q %q %q\n' "$torch_python" "$program" "$R" >"$R/train.sh"
-refused_at_once() {
-    ! on alpha sbatch --parsable "${llm[@]}" --gpus=8 -o "$R/job.out" "$R/train.sh" 2>"$R/refused.err" >/dev/null &&
-        grep -q "This request does not pay.*cross_site_loss = refuse" "$R/refused.err"
-}
-expect "with cross_site_loss = refuse, the same sbatch is refused at once with the verdict" within 20 refused_at_once
+expect "with cross_site_loss = refuse, the same sbatch is refused at once with the verdict" \
+    within 20 refused_saying "$R" "This request does not pay.*cross_site_loss = refuse"
 echo "# refused: $(tr '\n' ' ' <"$R/refused.err" 2>/dev/null | head -c 500)"
 id=$(on alpha sbatch --parsable "${llm[@]}" --gpus=8 --llm-gpus-mode=at-most -o "$R/job.out" "$R/train.sh" 2>"$R/sbatch.err")
 expect "... with --llm-gpus-mode=at-most it runs on 4 GPUs of one cluster and says so (got '$id': $(head -c 300 "$R/sbatch.err"))" \
@@ -131,12 +134,8 @@ expect "... and its log says why" grep -q "SpiderFlow is off on beta (.*cross_st
 O=$SF_TMP/off
 mkdir -p "$O"
 printf '#!/bin/bash\nsrun %q %q %q\n' "$torch_python" "$program" "$O" >"$O/train.sh"
-refused_off() {
-    ! on alpha sbatch --parsable "${llm[@]}" --gpus=8 -o "$O/job.out" "$O/train.sh" 2>"$O/sbatch.err" >/dev/null &&
-        grep -q "SpiderFlow is off on beta" "$O/sbatch.err"
-}
-expect "... sbatch of 8 GPUs on alpha is refused at once, naming beta's state" within 20 refused_off
-echo "# refused: $(tr '\n' ' ' <"$O/sbatch.err" | head -c 500)"
+expect "... sbatch of 8 GPUs on alpha is refused at once, naming beta's state" within 20 refused_saying "$O" "SpiderFlow is off on beta"
+echo "# refused: $(tr '\n' ' ' <"$O/refused.err" | head -c 500)"
 mv "$SF_TMP/beta/spiderflow.conf.good" "$SF_TMP/beta/spiderflow.conf"
 beta_offered_again() { ! beta_offered_drained; }
 expect "... fixed, beta's nodes are offered again" within 30 beta_offered_again

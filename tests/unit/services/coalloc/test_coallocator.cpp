@@ -74,6 +74,15 @@ void offer_and_reserve(Coallocator& c, const std::string& id, int64_t start, int
     }
 }
 
+// An agent's Ended report for a part's Slurm job.
+Report ended(const std::string& xjob, size_t part, uint32_t job_id, const std::string& reason, bool still_running = false) {
+    Report r = rep(ReportKind::Ended, xjob, part, 1);
+    r.job_id = job_id;
+    r.reason = reason;
+    r.still_running = still_running;
+    return r;
+}
+
 }  // namespace
 
 TEST(Coallocator, StartsEveryPartAtTheLatestOfferAndFormsOneWorld) {
@@ -311,16 +320,10 @@ TEST(Coallocator, ThePartSlurmEndedIsTheCauseNotThePeerWhoseRanksDiedWithIt) {
     Coallocator c;
     c.submit(two_parts("oregon:15"), 0);
     run_to_running(c, "oregon:15", 10);
-    Report peer = rep(ReportKind::Ended, "oregon:15", 0, 1);
-    peer.job_id = 100;
-    peer.reason = "FAILED, exit code 1";
-    peer.still_running = true;  // its batch step waits for the verdict
+    const Report peer = ended("oregon:15", 0, 100, "FAILED, exit code 1", true);  // its batch step waits for the verdict
     ASSERT_TRUE(c.report("oregon", peer, 20));
     EXPECT_EQ(c.find("oregon:15")->reason, "part 0 on oregon ended: FAILED, exit code 1");
-    Report cause = rep(ReportKind::Ended, "oregon:15", 1, 1);
-    cause.job_id = 101;
-    cause.reason = "CANCELLED";
-    ASSERT_TRUE(c.report("ohio", cause, 21));
+    ASSERT_TRUE(c.report("ohio", ended("oregon:15", 1, 101, "CANCELLED"), 21));
     const XJob& j = *c.find("oregon:15");
     EXPECT_EQ(j.reason, "part 1 on ohio ended: CANCELLED");
     auto orders = c.orders_for("oregon");
@@ -330,10 +333,7 @@ TEST(Coallocator, ThePartSlurmEndedIsTheCauseNotThePeerWhoseRanksDiedWithIt) {
     EXPECT_EQ(orders[0].reason, "part 1 on ohio ended: CANCELLED");
     // The same failure reported again changes nothing; the cancel's report ends the job.
     EXPECT_TRUE(c.report("oregon", peer, 22));
-    Report gone = rep(ReportKind::Ended, "oregon:15", 0, 1);
-    gone.job_id = 100;
-    gone.reason = std::string(kCancelledByBroker) + orders[0].reason;
-    ASSERT_TRUE(c.report("oregon", gone, 23));
+    ASSERT_TRUE(c.report("oregon", ended("oregon:15", 0, 100, kCancelledByBroker + orders[0].reason), 23));
     EXPECT_EQ(j.state, XJobState::Failed);
     EXPECT_EQ(j.reason, "part 1 on ohio ended: CANCELLED");
 }
@@ -344,11 +344,7 @@ TEST(Coallocator, AFailedScriptWaitingForTheVerdictIsEndedWithIt) {
     Coallocator c;
     c.submit(two_parts("oregon:16"), 0);
     run_to_running(c, "oregon:16", 10);
-    Report failed = rep(ReportKind::Ended, "oregon:16", 1, 1);
-    failed.job_id = 101;
-    failed.reason = "FAILED, exit code 3";
-    failed.still_running = true;
-    ASSERT_TRUE(c.report("ohio", failed, 20));
+    ASSERT_TRUE(c.report("ohio", ended("oregon:16", 1, 101, "FAILED, exit code 3", true), 20));
     const XJob& j = *c.find("oregon:16");
     EXPECT_EQ(j.state, XJobState::Ending);
     auto ohio = c.orders_for("ohio");
@@ -356,15 +352,9 @@ TEST(Coallocator, AFailedScriptWaitingForTheVerdictIsEndedWithIt) {
     EXPECT_EQ(ohio[0].kind, OrderKind::Cancel);
     EXPECT_EQ(ohio[0].job_id, 101u);
     EXPECT_EQ(ohio[0].reason, "part 1 on ohio ended: FAILED, exit code 3");
-    Report peer = rep(ReportKind::Ended, "oregon:16", 0, 1);
-    peer.job_id = 100;
-    peer.reason = "FAILED, exit code 1";
-    ASSERT_TRUE(c.report("oregon", peer, 21));
+    ASSERT_TRUE(c.report("oregon", ended("oregon:16", 0, 100, "FAILED, exit code 1"), 21));
     EXPECT_EQ(j.reason, "part 1 on ohio ended: FAILED, exit code 3");
-    Report gone = rep(ReportKind::Ended, "oregon:16", 1, 1);
-    gone.job_id = 101;
-    gone.reason = std::string(kCancelledByBroker) + ohio[0].reason;
-    ASSERT_TRUE(c.report("ohio", gone, 22));
+    ASSERT_TRUE(c.report("ohio", ended("oregon:16", 1, 101, kCancelledByBroker + ohio[0].reason), 22));
     EXPECT_EQ(j.state, XJobState::Failed);
     EXPECT_EQ(j.reason, "part 1 on ohio ended: FAILED, exit code 3");
 }

@@ -305,14 +305,20 @@ TEST(SubmitPlanner, DrainedAndDownNodesAreLeftOutBusyOnesCount) {
     EXPECT_EQ(decide_submission(opts("llama3-8b", 64), gpus(24), cluster(4), config("/tmp")).outcome, Outcome::rewrite);
 }
 
-// Two clusters: "here" (2 nodes) and "there" (4 nodes, one busy), 8 GPUs a node.
-std::shared_ptr<const SubmitSite> federation(bool observed) {
-    auto two = cluster_topology(2);
-    Cluster there = cluster_topology(4)->clusters[0];
+// Clusters "here" and "there" of 8-GPU nodes, joined by a 10 Gbit/s, 20 ms WAN.
+std::shared_ptr<Topology> two_clusters(int here_nodes, int there_nodes) {
+    auto two = cluster_topology(here_nodes);
+    Cluster there = cluster_topology(there_nodes)->clusters[0];
     there.name = "there";
     two->clusters.push_back(there);
     two->links.push_back({0, 1, 10e9 / 8, 0.02});
     two->finalize("test");
+    return two;
+}
+
+// "here" (2 nodes) and "there" (4 nodes, one busy).
+std::shared_ptr<const SubmitSite> federation(bool observed) {
+    const auto two = two_clusters(2, 4);
     SiteState state(two);
     state.allocate("b-job", {{{"there", "n0"}, 8, 0}}, 0);
     return make_submit_site(std::make_shared<const SiteState>(observed ? state : SiteState(two)), observed);
@@ -377,15 +383,9 @@ TEST(SubmitPlanner, AJobLargerThanTheClusterIsPlannedAcrossTheFederationAndHeld)
     EXPECT_NE(d.message.find("ask for at most 16"), std::string::npos) << d.message;
 }
 
-// Two one-node clusters joined by a slow WAN: a small model on both runs slower than on one.
+// Two one-node clusters: a small model on both runs slower than on one.
 std::shared_ptr<const SubmitSite> two_small_sites() {
-    auto two = cluster_topology(1);
-    Cluster there = cluster_topology(1)->clusters[0];
-    there.name = "there";
-    two->clusters.push_back(there);
-    two->links.push_back({0, 1, 10e9 / 8, 0.02});
-    two->finalize("test");
-    return make_submit_site(std::make_shared<const SiteState>(two), true);
+    return make_submit_site(std::make_shared<const SiteState>(two_clusters(1, 1)), true);
 }
 
 // A cross-site request that one site beats: sbatch says so with `spiderflow plan`'s verdict and
