@@ -2,6 +2,8 @@ noinst_LTLIBRARIES += libsf_util.la
 libsf_util_la_SOURCES = \
 	libspiderflow/util/errors.cpp \
 	libspiderflow/util/errors.h \
+	libspiderflow/util/file_stamp.cpp \
+	libspiderflow/util/file_stamp.h \
 	libspiderflow/util/human_format.cpp \
 	libspiderflow/util/human_format.h \
 	libspiderflow/util/json_read.cpp \

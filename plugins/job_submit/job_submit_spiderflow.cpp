@@ -1,7 +1,6 @@
 // job_submit/spiderflow: plans a SpiderFlow job at submit time and rewrites its request.
 // The C-ABI surface only: config and topology caching, then decide_submission() does the work.
 // No exception leaves this file; anything unexpected lets the job through unchanged.
-#include <sys/stat.h>
 
 #include <chrono>
 #include <cstring>
@@ -21,6 +20,7 @@ extern "C" {
 #include "plugins/slurm_host.h"
 #include "services/slurmjob/submit_site.h"
 #include "libspiderflow/util/errors.h"
+#include "libspiderflow/util/file_stamp.h"
 #include "plugins/job_submit/job_desc_edit.h"
 
 // sbatch always prints "Batch job submission failed: <strerror(code)>" after our message (22.05
@@ -55,7 +55,7 @@ using namespace spiderflow::slurmjob;
 struct State {
     std::mutex mu;
     std::string config_path;
-    struct timespec config_mtime {};
+    spiderflow::FileStamp config_stamp;
     std::shared_ptr<const SpiderflowConf> config;
     std::string config_error;  // why SpiderFlow is off: the file as it is now does not parse
     SubmitSiteCache site;
@@ -81,15 +81,14 @@ std::shared_ptr<const SpiderflowConf> disabled_config() {
 std::shared_ptr<const SpiderflowConf> current_config(std::string* error) {
     State& s = state();
     std::lock_guard<std::mutex> lock(s.mu);
-    struct stat st {};
-    if (::stat(s.config_path.c_str(), &st) != 0) {
+    const spiderflow::FileStamp stamp = spiderflow::FileStamp::of(s.config_path);
+    if (!stamp.exists) {
         if (!s.config) s.config = std::make_shared<const SpiderflowConf>();
         *error = s.config_error;
         return s.config;
     }
-    const bool same = st.st_mtim.tv_sec == s.config_mtime.tv_sec && st.st_mtim.tv_nsec == s.config_mtime.tv_nsec;
-    if (!s.config || !same) {
-        s.config_mtime = st.st_mtim;
+    if (!s.config || !(stamp == s.config_stamp)) {
+        s.config_stamp = stamp;
         const bool was_off = !s.config_error.empty();
         try {
             s.config = std::make_shared<const SpiderflowConf>(load_spiderflow_conf(s.config_path));

@@ -25,20 +25,18 @@ std::shared_ptr<const SubmitSite> SubmitSiteCache::get(const SpiderflowConf& con
         if (!topology) return nullptr;
         std::lock_guard<std::mutex> lock(mu_);
         struct stat st {};
-        const bool have_file = !config.site_state.empty() && ::stat(config.site_state.c_str(), &st) == 0;
+        const FileStamp stamp = FileStamp::of(config.site_state, &st);
+        const bool have_file = stamp.exists;
         // An agent that stopped (or lost slurmctld) stops touching the file: past the limit its
         // picture is stale and this cluster is planned alone.
         const double age = have_file ? std::difftime(std::time(nullptr), st.st_mtim.tv_sec) : 0;
         const bool stale = have_file && config.site_state_max_age_s > 0 && age > config.site_state_max_age_s;
         const bool same = site_ && for_topology_ == topology && config.site_state == state_path_ && stale == stale_ &&
-                          (!have_file || (st.st_mtim.tv_sec == state_mtime_.tv_sec &&
-                                          st.st_mtim.tv_nsec == state_mtime_.tv_nsec &&
-                                          static_cast<long long>(st.st_size) == state_size_));
+                          stamp == state_stamp_;
         if (!same) {
             for_topology_ = topology;
             state_path_ = config.site_state;
-            state_mtime_ = have_file ? st.st_mtim : timespec{};
-            state_size_ = have_file ? static_cast<long long>(st.st_size) : -1;
+            state_stamp_ = stamp;
             stale_ = stale;
             warning_.clear();
             std::shared_ptr<const SiteState> state;
@@ -54,7 +52,7 @@ std::shared_ptr<const SubmitSite> SubmitSiteCache::get(const SpiderflowConf& con
                                                  std::to_string(static_cast<long long>(config.site_state_max_age_s)) +
                                                  " s); is spiderflow-agent running?");
                     }
-                    if (state_size_ > kMaxSiteStateBytes) {
+                    if (stamp.size > kMaxSiteStateBytes) {
                         throw std::runtime_error(config.site_state + " is larger than " +
                                                  std::to_string(kMaxSiteStateBytes >> 20) + " MiB");
                     }

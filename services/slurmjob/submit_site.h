@@ -4,12 +4,12 @@
 // job: the submit path runs under slurmctld's job write lock.
 #pragma once
 
-#include <ctime>
 #include <memory>
 #include <mutex>
 #include <string>
 
 #include "libspiderflow/site/site_state.h"
+#include "libspiderflow/util/file_stamp.h"
 #include "services/slurmjob/spiderflow_conf.h"
 #include "services/slurmjob/topology_cache.h"
 
@@ -47,8 +47,7 @@ private:
     std::mutex mu_;
     std::shared_ptr<const Topology> for_topology_;  // what site_ was made over
     std::string state_path_;
-    struct timespec state_mtime_ {};
-    long long state_size_ = -1;
+    FileStamp state_stamp_;
     bool stale_ = false;
     std::shared_ptr<const SubmitSite> site_;
     std::string warning_;

@@ -2,12 +2,12 @@
 // submit path (under slurmctld locks) never parses a file per job. Thread-safe.
 #pragma once
 
-#include <ctime>
 #include <memory>
 #include <mutex>
 #include <string>
 
 #include "libspiderflow/topology/topology.h"
+#include "libspiderflow/util/file_stamp.h"
 
 namespace spiderflow::slurmjob {
 
@@ -19,8 +19,7 @@ public:
 private:
     std::mutex mu_;
     std::string path_;
-    struct timespec mtime_ {};
-    long long size_ = -1;
+    FileStamp stamp_;
     std::shared_ptr<const Topology> topology_;
     std::string error_;
 };

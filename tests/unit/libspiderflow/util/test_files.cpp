@@ -1,7 +1,9 @@
-// Whole small files: configs and links files (read_text_file, read_conf_file) and secrets
-// (read_secret_file), which refuse a file others could read rather than use a leaked secret.
+// Whole small files: configs and links files (read_text_file, read_conf_file), secrets
+// (read_secret_file), which refuse a file others could read rather than use a leaked secret, and
+// the stamps reload-on-change caches compare (FileStamp).
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "libspiderflow/util/errors.h"
+#include "libspiderflow/util/file_stamp.h"
 #include "libspiderflow/util/key_value_conf.h"
 #include "libspiderflow/util/secret_file.h"
 #include "libspiderflow/util/text_file.h"
@@ -128,4 +131,27 @@ TEST_F(Files, AMissingOrEmptySecretSaysSo) {
     } catch (const std::runtime_error& e) {
         EXPECT_EQ(std::string(e.what()), "database password file " + blank + " is empty");
     }
+}
+
+// A cache re-reads a file whose stamp differs: rewritten with the same size at another time, or
+// grown within the same second; a missing file has no stamp.
+TEST_F(Files, AStampChangesWithTheFilesTimeOrSize) {
+    EXPECT_FALSE(FileStamp::of(dir_ + "/none").exists);
+    EXPECT_FALSE(FileStamp::of("").exists);
+    const std::string path = file("conf", "a = 1\n");
+    const FileStamp first = FileStamp::of(path);
+    EXPECT_TRUE(first.exists);
+    EXPECT_EQ(first.size, 6);
+    EXPECT_TRUE(first == FileStamp::of(path));
+    struct timespec later[2] = {first.mtime, first.mtime};
+    later[1].tv_sec += 1;
+    ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), later, 0), 0);
+    EXPECT_FALSE(first == FileStamp::of(path));
+    later[1] = first.mtime;
+    std::ofstream(path, std::ios::app) << "b = 2\n";
+    ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), later, 0), 0);
+    struct stat st {};
+    const FileStamp grown = FileStamp::of(path, &st);
+    EXPECT_FALSE(first == grown);
+    EXPECT_TRUE(S_ISREG(st.st_mode));
 }
