@@ -218,18 +218,25 @@ sed -i '/^part_users = sf-somebody-else$/d' "$B/agent.conf"
 restart_agent beta
 
 # A typo in beta's spiderflow.conf turns SpiderFlow off there (its step side would start a part's
-# tasks without ranks): beta takes no part, and the job fails at once with beta's reason.
-# The agent reads the file when it starts: the typo comes once the restarted one has published.
+# tasks without ranks): beta takes no part, and a job planned before alpha heard of it fails at
+# once with beta's reason. (Once beta's agent has offered its nodes as drained, alpha plans no
+# part there at all: test_torch_world.sh.) alpha's agent is paused while the typo goes in and the
+# job is submitted, so alpha's job_submit still plans on beta; the agent reads the file when it
+# starts: the typo comes once the restarted one has published.
 restarted_and_published() { awk '/publishing to/ {up = 0} /published a full snapshot/ {up = 1} END {exit !up}' "$B/agent.log"; }
 within 20 restarted_and_published
 cp "$B/spiderflow.conf" "$B/spiderflow.conf.good"
+kill -STOP "$AGENT_alpha"
 echo "time_budgit = 5" >>"$B/spiderflow.conf"
 home=$(SLURM_CONF=$A/slurm.conf sbatch --parsable --llm-model=llama3-8b --llm-global-batch=64 --gpus=32 -o /dev/null "$X/train.sh" 2>/dev/null)
+kill -CONT "$AGENT_alpha"
 expect "beta's config broken: the cross-site job fails at once with beta's reason" within 30 bash -c \
     "curl -s -H 'Authorization: Bearer tok-tools' '$URL/v1/xjobs/alpha:$home' | grep -q 'SpiderFlow is off on beta (configuration error: .*time_budgit'"
 off_comment() { SLURM_CONF=$A/slurm.conf squeue -h -t all -j "$home" -o '%T %k' | grep -q "^CANCELLED .*SpiderFlow is off on beta"; }
 expect "... and the held home job is cancelled, saying why" within 20 off_comment
 cp "$B/spiderflow.conf.good" "$B/spiderflow.conf"
+beta_offered() { ! grep -q "SpiderFlow is off on beta" "$A/federation-state.json"; }
+expect "... fixed, beta's nodes are offered to alpha again" within 30 beta_offered
 
 # A user's `scontrol release` of the held home part (before the broker placed every part): the part
 # must not run alone as a world with ranks missing.
