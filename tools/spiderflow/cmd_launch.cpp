@@ -189,6 +189,7 @@ int run_launch(const std::vector<std::string>& args) {
         party.master_addr = env_or("MASTER_ADDR", env::kMasterAddr);
         party.master_port = std::atoi(env_or("MASTER_PORT", env::kMasterPort).c_str());
         party.timeout_s = barrier_s;
+        party.hangup_grace_s = 0.5 + 3 * facts.max_rtt_s;
         if (party.xjob.empty() || party.master_addr.empty() || party.master_port <= 0) {
             throw InputError("spiderflow launch", 0, "--start-barrier", "this part's environment names no cross-site job, "
                                                      "MASTER_ADDR or MASTER_PORT (pass --start-barrier 0 to start without the others)");
@@ -200,8 +201,8 @@ int run_launch(const std::vector<std::string>& args) {
             return kExitFindings;
         }
     }
-    if (part) std::cerr << "spiderflow: this cross-site part's share of the plan:\n";
     std::cerr << "spiderflow: launching " << (part && !hosts.empty() ? static_cast<int>(hosts.size()) : plan.world_size()) << " ranks"
+              << (part ? " (this cross-site part's share of the plan)" : "")
               << (hosts.empty() ? " in Slurm's own order (not inside a job)" : " in the plan's order") << "\n";
     return run_and_wait(step, hostfile);
 }

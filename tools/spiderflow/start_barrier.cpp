@@ -64,8 +64,11 @@ double host_barrier(const BarrierParty& p, Clock::time_point t0, std::ostream& l
         all = changed.wait_until(lock, deadline, [&] { return static_cast<int>(came.size()) == p.parts - 1; });
         seen = came;
     }
-    // Every waiting request has its answer once the set is full or the bound passed; stop()
-    // lets the workers write them.
+    // Every waiting request has its answer once the set is full or the bound passed. The others
+    // close their connections as soon as they read it; stopping before that would close them
+    // from this side and leave them in TIME_WAIT on MASTER_PORT, where rank 0's rendezvous
+    // (torch's TCPStore) is refused its bind (EADDRINUSE). So the others get time to hang up.
+    std::this_thread::sleep_for(std::chrono::duration<double>(p.hangup_grace_s));
     server.stop();
     listener.join();
     if (!all) {
@@ -87,6 +90,7 @@ double join_barrier(const BarrierParty& p, Clock::time_point t0, std::ostream& l
         client.set_read_timeout(static_cast<time_t>(left) + 1, 0);
         const auto res = client.Post(kRoute, p.xjob + " " + std::to_string(p.part) + "\n", "text/plain");
         if (res && res->status == 200) {
+            client.stop();  // hang up first: the TIME_WAIT stays on this side, off MASTER_PORT
             log << "spiderflow: every part of cross-site job " << p.xjob << " is running (waited " << since(t0)
                 << " s here); starting the ranks\n";
             return since(t0);

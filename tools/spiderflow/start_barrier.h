@@ -19,6 +19,9 @@ struct BarrierParty {
     std::string master_addr;   // MASTER_ADDR
     int master_port = 0;       // MASTER_PORT
     double timeout_s = 0;      // how long a part waits for the others
+    // Part 0: how long it lets the others hang up after answering them, before it closes the
+    // port for its ranks (a few round trips of the widest WAN crossing).
+    double hangup_grace_s = 0.5;
 };
 
 // Returns the seconds waited once every part has come; throws std::runtime_error naming the
