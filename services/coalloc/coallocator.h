@@ -32,8 +32,11 @@ struct Policy {
     int64_t barrier_s = 300;         // every part running within this of the common start
     int max_requeues = 2;            // missed barriers before the job fails
     int64_t silent_after_s = 300;    // a cluster not heard from for this long ends its jobs' other parts
-    int master_port_base = 29500;    // MASTER_PORT of a job: base + its arrival number % span, the
-    int master_port_span = 1000;     // same in every part (sites' own port ranges may differ)
+    // MASTER_PORT of a job: base + its arrival number % span, the same in every part. Apart from
+    // the sites' own range (spiderflow.conf master_port_base, 29500 + job id % 1000), so a
+    // cross-site job never meets a one-cluster job's port on a shared node.
+    int master_port_base = 28500;
+    int master_port_span = 1000;
 };
 
 enum class OrderKind { WillRun, Reserve, Release, Submit, Cancel };

@@ -82,6 +82,20 @@ expect "... rank 0 and rank 7 (on different clusters) exchanged tensors" \
     test "$(grep -c ' sendrecv=ok ' "$X"/rank-*.txt | awk -F: '{s += $2} END {print s}') $(awk '{print $1}' "$X/rank-0.txt" "$X/rank-7.txt" 2>/dev/null | sort -u | wc -l)" = "2 2"
 echo "# torch world across sites: sbatch to both parts running ${took:-?} s; skew between the parts' first ranks $(start_skew "$X" 2>/dev/null) s"
 
+# --- 3b: the same across both clusters with `spiderflow launch`: the parts' launchers meet at
+# their start barrier on MASTER_PORT first, and rank 0's rendezvous then takes that port over.
+L=$SF_TMP/cross-launch
+mkdir -p "$L"
+printf '#!/bin/bash\n%q launch -- %q %q %q\n' "$SF_BUILDDIR/spiderflow" "$torch_python" "$program" "$L" >"$L/train.sh"
+home=$(on alpha sbatch --parsable "${llm[@]}" --gpus=8 -o "$L/job.out" "$L/train.sh" 2>"$L/sbatch.err")
+expect "[launch] sbatch --gpus=8 on alpha is accepted as a cross-site job (got '$home')" test -n "$home"
+expect "[launch] ... and completes" within 240 xjob_state_is "alpha:$home" completed
+expect "[launch] the parts' launchers met before their ranks started" \
+    grep -q "spiderflow: every part of cross-site job alpha:$home is running" "$L/job.out"
+expect "[launch] the 8 ranks on two clusters form one gloo world: all-reduce, identical parameters after five DDP steps" torch_world_ok "$L" 8
+echo "# torch world across sites with spiderflow launch: skew between the parts' first ranks $(start_skew "$L" 2>/dev/null) s"
+[ "$FAILS" -eq 0 ] || show_failure "$L"
+
 # --- 4: a site that refuses crossings that do not pay; --llm-gpus-mode=at-most takes the better count
 echo "cross_site_loss = refuse" >>"$SF_TMP/alpha/spiderflow.conf"
 on alpha scontrol reconfigure

@@ -84,6 +84,9 @@ double host_barrier(const BarrierParty& p, Clock::time_point t0, std::ostream& l
 double join_barrier(const BarrierParty& p, Clock::time_point t0, std::ostream& log) {
     httplib::Client client(p.master_addr, p.master_port);
     client.set_connection_timeout(2, 0);
+    // Keep-alive, so that part 0 does not hang up after its answer (httplib's client asks it to
+    // otherwise): this side closes first (client.stop()) and holds the TIME_WAIT.
+    client.set_keep_alive(true);
     std::string last = "part 0 (at " + p.master_addr + ":" + std::to_string(p.master_port) + ") never answered";
     while (since(t0) < p.timeout_s) {
         const double left = p.timeout_s - since(t0);

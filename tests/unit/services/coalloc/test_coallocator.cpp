@@ -136,10 +136,10 @@ TEST(Coallocator, StartsEveryPartAtTheLatestOfferAndFormsOneWorld) {
     EXPECT_EQ(orders[0].world_size, 24);
     EXPECT_EQ(orders[0].first_rank, 16);
     EXPECT_EQ(orders[0].master_node, "or-gpu003");
-    EXPECT_EQ(orders[0].master_port, 29501);  // the first job to arrive
-    EXPECT_EQ(c.orders_for("oregon")[0].master_port, 29501);
+    EXPECT_EQ(orders[0].master_port, 28501);  // the first job to arrive
+    EXPECT_EQ(c.orders_for("oregon")[0].master_port, 28501);
     EXPECT_EQ(c.orders_for("oregon")[0].first_rank, 0);
-    EXPECT_EQ(rendezvous(j), "or-gpu003:29501");  // what `spiderflow jobs` shows
+    EXPECT_EQ(rendezvous(j), "or-gpu003:28501");  // what `spiderflow jobs` shows
 
     // Other sites reach part 0's node at the address its agent gave: MASTER_ADDR everywhere.
     {
