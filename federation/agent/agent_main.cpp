@@ -12,6 +12,7 @@
 
 #include "services/broker_client/broker_client.h"
 #include "libspiderflow/util/errors.h"
+#include "libspiderflow/util/human_format.h"
 #include "services/agent/agent.h"
 #include "services/agent/agent_setup.h"
 #include "services/agent/home_jobs.h"
@@ -106,7 +107,7 @@ int main(int argc, char** argv) {
     std::signal(SIGHUP, on_hup);
     std::signal(SIGPIPE, SIG_IGN);
     log_line("cluster '" + setup.cluster + "' publishing to " + setup.conf.broker + " every " +
-             std::to_string(setup.conf.interval_s) + " s");
+             format_number("%g", setup.conf.interval_s) + " s");
     using clock = std::chrono::steady_clock;
     while (!g_stop) {
         const auto next = clock::now() + std::chrono::duration<double>(setup.conf.interval_s);

@@ -90,7 +90,7 @@ void BrokerService::get_xjob(const httplib::Request& req, httplib::Response& res
 void BrokerService::post_xjob_cancel(const httplib::Request& req, httplib::Response& res, const Caller& caller) {
     const std::string id = req.matches[1];
     const std::string source = "cancel of " + id;
-    std::string reason = "cancelled by " + caller.name;
+    std::string reason = "by " + caller.name;
     if (!req.body.empty()) {
         const json body = jsonread::parse(req.body, source);
         jsonread::require_object(body, source, "");

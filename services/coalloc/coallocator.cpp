@@ -294,7 +294,9 @@ bool Coallocator::report(const std::string& cluster, const Report& r, int64_t no
         part.running = false;
         part.end_reason = r.reason;
         const std::string ended = describe_part(job, r.part) + " ended: " + (r.reason.empty() ? "no reason given" : r.reason);
-        job.events.push_back({now, ended});
+        // A part ended on the broker's order: its reason is the job's, said already.
+        const bool ordered = r.reason.rfind(kCancelledByBroker, 0) == 0;
+        job.events.push_back({now, ordered ? describe_part(job, r.part) + " ended, as ordered" : ended});
         if (job.state != XJobState::Ending && !r.completed) {
             end_all(job, now, ended, false);
             return true;

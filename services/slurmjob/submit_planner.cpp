@@ -574,8 +574,13 @@ SubmitDecision decide_uncached(const JobOptions& opts, const SlurmRequest& req,
             summary.wan_gbps = fmt(facts.min_wan_Bps * 8 / 1e9, 6);
             r.job_env.push_back({env::kXJobHome, "1"});
             r.summary = format_plan_summary(summary);
-            std::string where;
+            std::string where, outputs;
             int first = 0;
+            for (size_t k = 0; k < r.parts.size(); ++k) {
+                if (r.parts[k].cluster == here.name) continue;
+                outputs += (outputs.empty() ? "" : ", ") + r.parts[k].cluster + ": ~/spiderflow-" + here.name +
+                           "_JOBID-a1-p" + std::to_string(k) + ".out";
+            }
             for (const auto& p : r.parts) {
                 where += (where.empty() ? "" : "; ") + p.cluster + " " + std::to_string(p.nodes) + " node(s) x " +
                          std::to_string(p.gpus_per_node) + " GPUs, ranks " + std::to_string(first) + "-" +
@@ -586,8 +591,8 @@ SubmitDecision decide_uncached(const JobOptions& opts, const SlurmRequest& req,
                           std::to_string(plan.pp) + " dp=" + std::to_string(plan.dp) + " across " +
                           std::to_string(r.parts.size()) + " clusters: " + where + "; " + fmt(plan.prediction.iteration_s) +
                           " s per iteration predicted" + diloco_words(plan) + ". The job is held until every part can start together; "
-                          "`spiderflow jobs` follows it. Each other part's output goes to ~/spiderflow-" + here.name +
-                          "_JOBID-a1-pN.out in your home directory on its cluster" + chosen_count_words(req, plan) +
+                          "`spiderflow jobs` follows it. The other parts' output goes to your home directory on their "
+                          "clusters (JOBID is this job's id): " + outputs + chosen_count_words(req, plan) +
                           (verdict.empty() ? "" : "\n" + verdict);
             return finish(Outcome::rewrite, "");
         }

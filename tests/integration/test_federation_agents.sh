@@ -180,7 +180,7 @@ SLURM_CONF=$A/slurm.conf sbatch --parsable --llm-model=llama3-8b --llm-global-ba
 home=$(tr -d '[:space:]' <"$X/sbatch.out")
 expect "sbatch --gpus=32 on alpha (16 GPUs) is accepted as a cross-site job (got '$home': $(head -c 300 "$X/sbatch.err"))" test -n "$home"
 expect "... sbatch names every part's cluster and GPUs" grep -q "across 2 clusters: .*alpha .* GPUs, ranks .* (this job)" "$X/sbatch.err"
-expect "... and where the other parts' output goes" grep -qF "output goes to ~/spiderflow-alpha_JOBID-a1-pN.out" "$X/sbatch.err"
+expect "... and where the other parts' output goes" grep -q "output goes to your home directory on their clusters (JOBID is this job.s id): beta: ~/spiderflow-alpha_JOBID-a1-p[0-9].out" "$X/sbatch.err"
 held_reason=$(SLURM_CONF=$A/slurm.conf squeue -h -j "$home" -o %r)
 expect "... the home job waits, held (reason: $held_reason)" test "${held_reason#JobHeld}" != "$held_reason"
 took=$(wait_for 90 xjob_state_is "alpha:$home" running)
