@@ -159,6 +159,7 @@ void Coallocator::start_negotiating(XJob& job, int64_t now) {
         p.ended = false;
         p.abandoned = false;
         p.end_reason.clear();
+        p.completed_at = 0;
     }
     move(job, XJobState::Negotiating, now, "attempt " + std::to_string(job.attempt) + ", asking every cluster when its part could start");
 }
@@ -296,6 +297,7 @@ bool Coallocator::report(const std::string& cluster, const Report& r, int64_t no
         const std::string ended = describe_part(job, r.part) + " ended: " + (r.reason.empty() ? "no reason given" : r.reason);
         // A part ended on the broker's order: its reason is the job's, said already.
         const bool ordered = r.reason.rfind(kCancelledByBroker, 0) == 0;
+        if (r.completed && part.completed_at == 0) part.completed_at = now;
         job.events.push_back({now, ordered ? describe_part(job, r.part) + " ended, as ordered" : ended});
         if (job.state != XJobState::Ending && !r.completed) {
             end_all(job, now, ended, false);
@@ -364,6 +366,15 @@ void Coallocator::check_time(XJob& job, int64_t now, const std::map<std::string,
                         false);
                 return;
             }
+        }
+        for (size_t k = 0; k < job.parts.size() && job.state == XJobState::Running; ++k) {
+            const Part& done = job.parts[k];
+            if (done.completed_at == 0 || now - done.completed_at < policy_.completion_grace_s) continue;
+            end_all(job, now,
+                    describe_part(job, k) + " completed " + std::to_string(now - done.completed_at) +
+                        " s ago while the other parts still ran (their ranks wait on peers that are gone)",
+                    false);
+            return;
         }
         if (job.state == XJobState::Starting && now > job.start_at + policy_.barrier_s) {
             size_t late = 0;

@@ -30,6 +30,9 @@ struct Policy {
     int64_t retry_after_s = 60;      // after a refused reservation, ask again from start + this
     int64_t give_up_after_s = 3600;  // no common start found by then: the job fails, saying why
     int64_t barrier_s = 300;         // every part running within this of the common start
+    // A part whose job completed (exit 0) while others still run: past this the others are
+    // ended, since their ranks wait on peers that are gone (a final save may take a while).
+    int64_t completion_grace_s = 600;
     int max_requeues = 2;            // missed barriers before the job fails
     int64_t silent_after_s = 300;    // a cluster not heard from for this long ends its jobs' other parts
     // MASTER_PORT of a job: base + its arrival number % span, the same in every part. Apart from

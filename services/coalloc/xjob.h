@@ -38,6 +38,7 @@ struct Part {
     bool abandoned = false;               // its cluster went silent while it was to end: counted
                                           // as ended, still ordered cancelled until confirmed
     std::string end_reason{};
+    int64_t completed_at = 0;             // when its job completed (exit 0); 0 = it has not
 };
 
 struct Event {

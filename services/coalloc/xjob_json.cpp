@@ -167,6 +167,7 @@ ordered_json xjob_to_json(const XJob& job, bool with_script) {
         o["ended"] = p.ended;
         o["abandoned"] = p.abandoned;
         o["end_reason"] = p.end_reason;
+        if (p.completed_at != 0) o["completed_at"] = p.completed_at;
     }
     j["events"] = ordered_json::array();
     for (const Event& e : job.events) j["events"].push_back({{"at", e.at}, {"text", e.text}});
@@ -201,7 +202,8 @@ XJob xjob_from_json(const json& doc, const std::string& source) {
     job.master_port = j.integer_or("master_port", 0, 0, 65535);
     const std::vector<Object> parts =
         j.objects("parts", {"cluster", "nodes", "gpus_per_node", "ranks", "first_rank", "offer", "reservation", "node_list",
-                            "to_release", "job_id", "running", "ended", "abandoned", "end_reason", "address"});
+                            "to_release", "job_id", "running", "ended", "abandoned", "end_reason", "address",
+                            "completed_at"});
     for (const Object& o : parts) {
         Part p{get_spec(o)};
         p.offer = o.i64_or("offer", 0, 0, kI64Max);
@@ -214,6 +216,7 @@ XJob xjob_from_json(const json& doc, const std::string& source) {
         p.ended = o.boolean_or("ended", false);
         p.abandoned = o.boolean_or("abandoned", false);
         p.end_reason = o.string_or("end_reason", "");
+        p.completed_at = o.i64_or("completed_at", 0, 0, kI64Max);
         job.parts.push_back(std::move(p));
     }
     if (j.has("events")) {

@@ -359,6 +359,42 @@ TEST(Coallocator, AFailedScriptWaitingForTheVerdictIsEndedWithIt) {
     EXPECT_EQ(j.reason, "part 1 on ohio ended: FAILED, exit code 3");
 }
 
+// A part whose script completed while the other part still runs: the other's ranks wait on peers
+// that are gone. After completion_grace the other part is ended and the job fails, saying so;
+// both parts completing within it is a completed job.
+TEST(Coallocator, APartCompletedWhileTheOthersRunEndsThemAfterTheGrace) {
+    Policy policy;
+    policy.completion_grace_s = 600;
+    Coallocator c(policy);
+    c.submit(two_parts("oregon:17"), 0);
+    run_to_running(c, "oregon:17", 10);
+    Report done = ended("oregon:17", 0, 100, "COMPLETED");
+    done.completed = true;
+    ASSERT_TRUE(c.report("oregon", done, 100));
+    c.step(699, kNoSilence);
+    const XJob& j = *c.find("oregon:17");
+    EXPECT_EQ(j.state, XJobState::Running);
+    c.step(700, kNoSilence);
+    EXPECT_EQ(j.state, XJobState::Ending);
+    EXPECT_EQ(j.reason, "part 0 on oregon completed 600 s ago while the other parts still ran (their ranks wait on peers that are gone)");
+    const auto ohio = c.orders_for("ohio");
+    ASSERT_FALSE(ohio.empty());
+    EXPECT_EQ(ohio[0].kind, OrderKind::Cancel);
+    EXPECT_TRUE(c.orders_for("oregon").empty() || c.orders_for("oregon")[0].kind != OrderKind::Cancel);
+
+    Coallocator both(policy);
+    both.submit(two_parts("oregon:18"), 800);
+    run_to_running(both, "oregon:18", 810);
+    for (size_t k = 0; k < 2; ++k) {
+        Report r = ended("oregon:18", k, static_cast<uint32_t>(100 + k), "COMPLETED");
+        r.completed = true;
+        ASSERT_TRUE(both.report(k == 0 ? "oregon" : "ohio", r, 900 + static_cast<int64_t>(k) * 300));
+        both.step(900 + static_cast<int64_t>(k) * 300, kNoSilence);
+    }
+    both.step(2000, kNoSilence);
+    EXPECT_EQ(both.find("oregon:18")->state, XJobState::Completed);
+}
+
 TEST(Coallocator, AMissedStartBarrierEndsEveryPartAndQueuesTheJobAgain) {
     Policy p;
     p.barrier_s = 60;
