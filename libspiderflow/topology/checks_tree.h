@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "libspiderflow/topology/checks.h"
+#include "libspiderflow/util/did_you_mean.h"
 
 namespace spiderflow::checks {
 
@@ -28,8 +29,7 @@ void check_switch_tree(const TreeInput& in, std::vector<Finding>& out);
 // Helpers shared by the check files.
 std::string name_list(const std::vector<std::string>& names, const std::string& singular,
                       const std::string& plural);
-// The closest of `candidates` to `name` when it looks like a typo of it, else empty.
-std::string did_you_mean(const std::string& name, const std::vector<std::string>& candidates);
+using spiderflow::did_you_mean;  // libspiderflow/util/did_you_mean.h
 std::string where(const std::string& file, int line);
 
 }  // namespace spiderflow::checks

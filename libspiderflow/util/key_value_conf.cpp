@@ -3,6 +3,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "libspiderflow/util/did_you_mean.h"
 #include "libspiderflow/util/errors.h"
 #include "libspiderflow/util/parse_number.h"
 #include "libspiderflow/util/text_file.h"
@@ -41,7 +42,11 @@ std::vector<ConfLine> read_conf_lines(const std::string& text, const std::string
         ConfLine l{line, trim(body.substr(0, eq)), trim(body.substr(eq + 1))};
         bool known = false;
         for (const auto& k : keys) known = known || k == l.key;
-        if (!known) throw InputError(source, line, l.key, "unknown key; valid keys: " + key_list(keys));
+        if (!known) {
+            const std::string guess = did_you_mean(l.key, keys);
+            throw InputError(source, line, l.key,
+                             guess.empty() ? "unknown key; valid keys: " + key_list(keys) : "unknown key; did you mean '" + guess + "'?");
+        }
         for (const auto& seen : out) {
             if (seen.key == l.key) throw InputError(source, line, l.key, "key given twice");
         }

@@ -55,12 +55,15 @@ TEST(ConfLines, AValueMayHoldAnEqualsSign) {
     EXPECT_EQ(lines[0].value, "a=b");
 }
 
-TEST(ConfLines, AnUnknownKeyNamesTheFileTheLineAndEveryValidKey) {
+TEST(ConfLines, AnUnknownKeyNamesTheFileTheLineAndTheKeyMeantOrEveryValidKey) {
     const InputError e = error_of([] { read_conf_lines("topology = t\ncross-site = yes\n", "spiderflow.conf", kKeys); });
     EXPECT_EQ(e.source(), "spiderflow.conf");
     EXPECT_EQ(e.line(), 2);
     EXPECT_EQ(e.field(), "cross-site");
-    EXPECT_EQ(e.problem(), "unknown key; valid keys: topology, cross_site, interval");
+    EXPECT_EQ(e.problem(), "unknown key; did you mean 'cross_site'?");
+    // Nothing close: every valid key is named.
+    const InputError far = error_of([] { read_conf_lines("wibble = 1\n", "spiderflow.conf", kKeys); });
+    EXPECT_EQ(far.problem(), "unknown key; valid keys: topology, cross_site, interval");
 }
 
 TEST(ConfLines, AKeyGivenTwiceIsRefusedAtItsSecondLine) {
