@@ -242,15 +242,16 @@ std::optional<Stop> plan_from_spec(const JobOptions& opts, const SlurmRequest& r
                                          " nodes" + why + ")" + federation + "; ask for at most " + std::to_string(here_gpus),
                     RejectKind::no_fit};
     }
-    // A job on several nodes needs their network: a topology without it (a slurm.conf names no
-    // NICs) is the site's gap, not the job's fault.
+    // A job on several nodes needs their network: NICs, or the cluster's node-to-node figure
+    // (intra_gbps) that the cost model uses where a node lists none. A topology with neither (a
+    // slurm.conf names no NICs) is the site's gap, not the job's fault.
     int largest_node = 0;
     for (const auto& n : full.nodes) largest_node = std::max(largest_node, n.gpus);
     for (const auto& n : full.nodes) {
-        if (*ro.gpus > largest_node && n.gpus > 0 && n.nics.empty()) {
+        if (*ro.gpus > largest_node && n.gpus > 0 && n.nics.empty() && full.intra_bandwidth_Bps <= 0) {
             return Stop{Outcome::fail_open, "node " + n.name + " of cluster '" + full.name + "' has no network interfaces in "
-                                            "the topology, so a job on several nodes cannot be rated (describe its NICs in "
-                                            "SpiderFlow's topology JSON)"};
+                                            "the topology and the cluster no intra_gbps, so a job on several nodes cannot be "
+                                            "rated (describe its NICs, or the cluster's intra_gbps, in SpiderFlow's topology JSON)"};
         }
     }
     PlanOutcome po = plan_with_budget(preq, planner, usable, cfg.time_budget_s);

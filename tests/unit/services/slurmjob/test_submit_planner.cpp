@@ -98,16 +98,23 @@ TEST(SubmitPlanner, MissingTopologyFailsOpen) {
     const auto d2 = decide_submission(opts("llama3-8b", 64), gpus(16), cluster(2, ""), config("/tmp"));
     EXPECT_EQ(d2.outcome, Outcome::fail_open) << d2.message;
     EXPECT_NE(d2.message.find("GPUs of unknown type"), std::string::npos) << d2.message;
-    // ... or with no NICs (a slurm.conf names none): a job on several nodes passes unplanned, one
-    // node is still planned.
+    // ... or with no NICs and no intra_gbps (a slurm.conf names neither): a job on several nodes
+    // passes unplanned, one node is still planned.
     auto no_nics = cluster_topology(2);
     for (auto& n : no_nics->clusters[0].nodes) n.nics.clear();
+    no_nics->clusters[0].intra_bandwidth_Bps = 0;
     no_nics->finalize("test");
     const auto flat = site_of(no_nics);
     const auto d3 = decide_submission(opts("llama3-8b", 64), gpus(16), flat, config("/tmp"));
     EXPECT_EQ(d3.outcome, Outcome::fail_open) << d3.message;
     EXPECT_NE(d3.message.find("no network interfaces"), std::string::npos) << d3.message;
     EXPECT_EQ(decide_submission(opts("llama3-8b", 64), gpus(8), flat, config("/tmp")).outcome, Outcome::rewrite);
+    // The cluster's node-to-node figure (intra_gbps) rates nodes that list no NICs, as
+    // doc/topology-format.md says.
+    auto figure_only = cluster_topology(2);
+    for (auto& n : figure_only->clusters[0].nodes) n.nics.clear();
+    figure_only->finalize("test");
+    EXPECT_EQ(decide_submission(opts("llama3-8b", 64), gpus(16), site_of(figure_only), config("/tmp")).outcome, Outcome::rewrite);
 }
 
 TEST(SubmitPlanner, BadSpecsAreRejectedWithWhatWouldFit) {
