@@ -2,15 +2,26 @@
 # README's first command: installs the Debian packages, builds and installs SpiderFlow, then
 # plans a LLaMA-3 70B job twice: across two data centres joined by a dedicated optical link
 # (crossing pays), and on the shipped 8-region worldwide example (it does not: the plan says so
-# and names the better request).
+# and names the better request). The Slurm plugins that need Slurm's own source of the installed
+# version (topology/spiderflow_tree, select/spiderflow_cons_tres, sched/spiderflow) are built when
+# `apt-get source` can fetch it (a deb-src entry); without it everything else is, and it says so.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 contrib/scripts/install-deps.sh
 autoreconf -fi
+echo "== Slurm's source of the installed version, for the plugins that build against it"
+slurm_source=$(contrib/scripts/slurm-source.sh "$top/_build/slurm-source" | tail -1) || slurm_source=""
+source_flags=()
+if [ -n "$slurm_source" ] && [ -f "$slurm_source/config.h" ]; then
+  source_flags=(--with-slurm-source="$slurm_source")
+else
+  echo "spiderflow: Slurm's source could not be fetched (apt-get source needs a deb-src entry):" \
+       "topology/spiderflow_tree, select/spiderflow_cons_tres and sched/spiderflow are not built; everything else is"
+fi
 mkdir -p _build/release
 cd _build/release
-"$top/configure" -q --prefix=/usr/local
+"$top/configure" -q --prefix=/usr/local "${source_flags[@]}"
 make -s -j"$(nproc)"
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
 $SUDO make -s install
