@@ -42,7 +42,7 @@ cxxflags="-std=c++20 -g -O1 -fno-omit-frame-pointer $san -I$srcdir -I$work/inclu
  -DSF_PKGDATADIR=\"$srcdir\" -DSF_SYSCONFDIR=\"/etc\""
 
 # Sources: the core library and the Slurm-job, co-allocation, broker-client and simulator
-# services (the agent and the broker's store need libslurm and SQLite), plus the generated builtin catalog., plus the generated builtin catalog.
+# services (the agent and the broker's store need libslurm and SQLite), plus the generated builtin catalog.
 mapfile -t sources < <(cd "$srcdir" && find libspiderflow services/slurmjob services/coalloc services/broker_client services/fedsim -name '*.cpp' ! -name placeholder.cpp | sort)
 if [ -x "$srcdir/build-aux/embed-text.sh" ] || [ -f "$srcdir/build-aux/embed-text.sh" ]; then
     if ls "$srcdir"/libspiderflow/model/catalog/*.json >/dev/null 2>&1; then
@@ -53,10 +53,16 @@ if [ -x "$srcdir/build-aux/embed-text.sh" ] || [ -f "$srcdir/build-aux/embed-tex
 fi
 
 compile() {  # src (relative to srcdir or absolute) -> object, only when stale
-    local src=$1 obj=$2
-    [ -f "$obj" ] && [ "$obj" -nt "$src" ] && return 0
+    local src=$1 obj=$2 dep fresh=1
+    # Stale when the source or any header it read (the compiler's list, $obj.d) is newer or gone.
+    if [ -f "$obj" ] && [ -f "$obj.d" ]; then
+        for dep in $(sed -e 's/^[^:]*://' -e 's/\\$//' "$obj.d"); do
+            if [ ! -e "$dep" ] || [ "$dep" -nt "$obj" ]; then fresh=0; break; fi
+        done
+        [ "$fresh" = 1 ] && return 0
+    fi
     mkdir -p "$(dirname "$obj")"
-    "$cxx" $cxxflags -fsanitize=fuzzer-no-link -c "$src" -o "$obj" 2>"$obj.err" || { echo "spiderflow: run-fuzzers: cannot compile $src (see $obj.err); skipped" >&2; rm -f "$obj"; return 0; }
+    "$cxx" $cxxflags -fsanitize=fuzzer-no-link -MMD -MF "$obj.d" -c "$src" -o "$obj" 2>"$obj.err" || { echo "spiderflow: run-fuzzers: cannot compile $src (see $obj.err); skipped" >&2; rm -f "$obj" "$obj.d"; return 0; }
     rm -f "$obj.err"
 }
 export -f compile
