@@ -102,11 +102,12 @@ std::optional<SiteState> Agent::look(SiteTime now) {
                                    "): the federation plans no part here until it is fixed");
             off_ = off;
         }
-        for (ObservedNode& n : seen.nodes) {
-            if (off.empty()) break;
-            n.state = NodeState::drained;
-            // Other sites' users read this: the cause, not the file's path and contents.
-            n.reason = "SpiderFlow is off on " + setup_.cluster + " (its spiderflow.conf does not load; its agent's log says why)";
+        if (!off.empty()) {
+            for (ObservedNode& n : seen.nodes) {
+                n.state = NodeState::drained;
+                // Other sites' users read this: the cause, not the file's path and contents.
+                n.reason = "SpiderFlow is off on " + setup_.cluster + " (its spiderflow.conf does not load; its agent's log says why)";
+            }
         }
         SiteState part = build_part(setup_.topology, setup_.cluster, seen, measured_links(), &notes);
         for (const std::string& n : notes) note_once(n);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <functional>
 #include <cstdio>
 #include <map>
 #include <mutex>
@@ -183,10 +184,11 @@ struct PlannedFrom {
     std::shared_ptr<const PlannerPolicy> planner;
 };
 // `out_note`: the other clusters that offer no node now, and why (clusters_out), for a request
-// that cannot be planned across the federation.
+// that cannot be planned across the federation; asked only then (it walks every node).
 std::optional<Stop> plan_from_spec(const JobOptions& opts, const SlurmRequest& req, const Cluster& here, const Cluster& full,
                                    const std::shared_ptr<const Topology>& usable, std::optional<int> federation_free,
-                                   const std::string& out_note, const SpiderflowConf& cfg, Plan* plan, PlannedFrom* asked) {
+                                   const std::function<std::string()>& out_note, const SpiderflowConf& cfg, Plan* plan,
+                                   PlannedFrom* asked) {
     int here_gpus = 0, unusable_nodes = 0, gpu_nodes = 0;
     for (size_t i = 0; i < here.nodes.size(); ++i) {
         here_gpus += here.nodes[i].gpus;
@@ -259,7 +261,7 @@ std::optional<Stop> plan_from_spec(const JobOptions& opts, const SlurmRequest& r
         if (!po.user_error) return Stop{Outcome::fail_open, po.message};
         const std::string where =
             across ? " across the federation (" + std::to_string(*federation_free) + " GPUs free now)" : "";
-        return Stop{Outcome::reject, "spiderflow: cannot plan this job" + where + ": " + po.message + (across ? out_note : ""),
+        return Stop{Outcome::reject, "spiderflow: cannot plan this job" + where + ": " + po.message + (across ? out_note() : ""),
                     RejectKind::no_fit};
     }
     *plan = std::move(po.plan);
@@ -522,7 +524,7 @@ SubmitDecision decide_uncached(const JobOptions& opts, const SlurmRequest& req,
         const std::optional<Stop> stop = !opts.plan_file.empty() ? plan_from_content(opts, *topology, &plan)
                                                                  : plan_from_spec(opts, req, here, topology->clusters[static_cast<size_t>(cluster)],
                                                                                   site->usable, federation_free,
-                                                                                  federation_free ? clusters_out(*site, cluster) : "",
+                                                                                  [&] { return clusters_out(*site, cluster); },
                                                                                   cfg, &plan, &asked);
         if (stop) {
             d.reject_kind = stop->kind;
