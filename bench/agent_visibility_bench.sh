@@ -22,15 +22,9 @@ BROKER=
 AGENT=
 trap 'kill $AGENT $BROKER 2>/dev/null; wait $AGENT $BROKER 2>/dev/null; sf_cluster_stop' EXIT
 
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+PORT=$(free_port)
 CLUSTER=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["clusters"][0]["name"])' "$SF_TMP/topology.json")
-cat >"$SF_TMP/brokerd.conf" <<CONF
-listen = 127.0.0.1
-port = $PORT
-db = $SF_TMP/broker.db
-topology = $SF_TMP/topology.json
-tokens = $SF_TMP/tokens
-CONF
+brokerd_conf "$SF_TMP" "$PORT" "$SF_TMP/topology.json" >"$SF_TMP/brokerd.conf"
 {
     echo "cluster $CLUSTER $(echo tok-c | "$SF_BUILDDIR/spiderflow-brokerd" --hash-token)"
     echo "reader bench $(echo tok-r | "$SF_BUILDDIR/spiderflow-brokerd" --hash-token)"

@@ -8,6 +8,7 @@
 #   bench/broker_bench.sh [--clusters N] [--seconds N] [broker_bench options...]
 set -u
 BUILD=${SF_BUILDDIR:-$(pwd)}
+. "$(dirname "$0")/../tests/integration/checks.sh"   # free_port, brokerd_conf
 B=$BUILD/spiderflow-brokerd
 S=$BUILD/spiderflow
 BENCH=$BUILD/bench/broker_bench
@@ -46,20 +47,12 @@ for name in $(python3 -c 'import json,sys; print(*[c["name"] for c in json.load(
     echo "$role $name $(echo "$token" | "$B" --hash-token)"
 done >"$T/tokens"
 
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+PORT=$(free_port)
 URL=http://127.0.0.1:$PORT
 # The shipped defaults (contrib/federation/brokerd.conf) but rate_limit: all 100 reads a second
 # share one reader token here, where a site gives each tool its own.
-cat >"$T/brokerd.conf" <<CONF
-listen = 127.0.0.1
-port = $PORT
-db = $T/broker.db
-topology = $T/federation.json
-tokens = $T/tokens
-max_body = 16777216
-rate_limit = 1000
-threads = 8
-CONF
+{ brokerd_conf "$T" "$PORT" "$T/federation.json"; printf 'max_body = 16777216\nrate_limit = 1000\nthreads = 8\n'; } \
+    >"$T/brokerd.conf"
 "$B" --config "$T/brokerd.conf" >"$T/brokerd.log" 2>&1 &
 PID=$!
 for _ in $(seq 100); do curl -sf "$URL/healthz" >/dev/null && break; sleep 0.1; done

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "services/coalloc/coallocator.h"
+#include "services/coalloc/stand_in_cluster.h"
 #include "services/broker/broker_store.h"
 #include "services/broker/cross_site_jobs.h"
 
@@ -37,24 +38,6 @@ constexpr const char* kHelp =
     "in a temporary directory, stand-in clusters answering every order at once. Prints decisions\n"
     "per second and latency per call, and the rate as a ratio against 100 jobs' decisions in 5 s.\n"
     "Defaults: 100 jobs, 4 clusters of 16 nodes, seed 7.\n";
-
-struct Cluster {
-    int nodes = 16;
-    std::map<std::string, std::pair<int64_t, int>> reserved;  // name -> (start, nodes)
-    int64_t length = 3600;
-    int busy_at(int64_t t, const std::string& except = "") const {
-        int busy = 0;
-        for (const auto& [name, r] : reserved) {
-            if (name != except && r.first < t + length && t < r.first + length) busy += r.second;
-        }
-        return busy;
-    }
-    int64_t earliest(int want, int64_t from) const {
-        for (int64_t t = from;; t += 60) {
-            if (nodes - busy_at(t) >= want) return t;
-        }
-    }
-};
 
 double percentile(std::vector<double> v, double p) {
     if (v.empty()) return 0;
@@ -102,9 +85,9 @@ int main(int argc, char** argv) {
     auto store = broker::open_store(db);
     broker::CrossSiteJobs broker(*store, Policy{});
 
-    std::vector<Cluster> sites(static_cast<size_t>(clusters));
-    for (Cluster& c : sites) c.nodes = nodes;
     auto name_of = [](int c) { return "c" + std::to_string(c); };
+    std::vector<StandInCluster> sites;
+    for (int c = 0; c < clusters; ++c) sites.emplace_back(name_of(c), nodes);
     std::mt19937 rng(seed);
     int64_t now = 1800000000;
     std::vector<double> call_ms;
@@ -144,69 +127,17 @@ int main(int argc, char** argv) {
         ++rounds;
         now += 5;
         for (int c = 0; c < clusters; ++c) {
-            Cluster& site = sites[static_cast<size_t>(c)];
+            StandInCluster& site = sites[static_cast<size_t>(c)];
             std::vector<Report> reports;
-            for (const Order& o : broker.orders_for(name_of(c))) {
-                Report r;
-                r.xjob = o.xjob;
-                r.part = o.part;
-                r.attempt = o.attempt;
-                switch (o.kind) {
-                case OrderKind::WillRun:
-                    r.kind = ReportKind::Offer;
-                    r.earliest_start = site.earliest(o.nodes, std::max(o.not_before, now));
-                    break;
-                case OrderKind::Reserve:
-                    if (site.nodes - site.busy_at(o.start_at, o.reservation) < o.nodes) {
-                        r.kind = ReportKind::ReserveFailed;
-                        r.reason = "busy";
-                    } else {
-                        site.reserved[o.reservation] = {o.start_at, o.nodes};
-                        r.kind = ReportKind::Reserved;
-                        r.reservation = o.reservation;
-                        r.nodes = {name_of(c) + "-n1"};
-                    }
-                    break;
-                case OrderKind::Submit:
-                    if (now < o.start_at) continue;
-                    r.kind = ReportKind::Running;
-                    r.job_id = static_cast<uint32_t>(rounds);
-                    break;
-                case OrderKind::Release:
-                    site.reserved.erase(o.reservation);
-                    r.kind = ReportKind::Released;
-                    r.reservation = o.reservation;
-                    break;
-                case OrderKind::Cancel:
-                    r.kind = ReportKind::Ended;
-                    r.job_id = o.job_id;
-                    break;
-                }
-                reports.push_back(r);
+            for (const Order& o : broker.orders_for(site.name())) {
+                if (auto r = site.answer(o, now, static_cast<uint32_t>(rounds))) reports.push_back(*r);
             }
-            for (const auto& [id, job] : broker.jobs().jobs()) {
-                if (job.state != XJobState::Running || now < job.start_at + 3000) continue;
-                for (size_t k = 0; k < job.parts.size(); ++k) {
-                    if (job.parts[k].spec.cluster != name_of(c) || job.parts[k].ended) continue;
-                    Report e;
-                    e.kind = ReportKind::Ended;
-                    e.xjob = id;
-                    e.part = k;
-                    e.attempt = job.attempt;
-                    e.job_id = job.parts[k].job_id;
-                    e.completed = true;
-                    reports.push_back(e);
-                }
-            }
+            for (const Report& e : site.parts_done(broker.jobs().jobs(), now, 3000)) reports.push_back(e);
             if (reports.empty()) continue;
             timed([&] { decisions += broker.report(name_of(c), reports, now, "").first; });
         }
         timed([&] { broker.step(now, {}, ""); });
-        for (Cluster& site : sites) {
-            for (auto it = site.reserved.begin(); it != site.reserved.end();) {
-                it = it->second.first + site.length <= now ? site.reserved.erase(it) : std::next(it);
-            }
-        }
+        for (StandInCluster& site : sites) site.expire(now);
     }
     const double wall_s = std::chrono::duration<double>(clock_type::now() - wall0).count();
     double broker_s = 0;

@@ -11,17 +11,10 @@ cd "$top"
 contrib/scripts/install-deps.sh
 autoreconf -fi
 echo "== Slurm's source of the installed version, for the plugins that build against it"
-slurm_source=$(contrib/scripts/slurm-source.sh "$top/_build/slurm-source" | tail -1) || slurm_source=""
-source_flags=()
-if [ -n "$slurm_source" ] && [ -f "$slurm_source/config.h" ]; then
-  source_flags=(--with-slurm-source="$slurm_source")
-else
-  echo "spiderflow: Slurm's source could not be fetched (apt-get source needs a deb-src entry):" \
-       "topology/spiderflow_tree, select/spiderflow_cons_tres and sched/spiderflow are not built; everything else is"
-fi
+source_flag=$(contrib/scripts/slurm-source.sh --configure-flag "$top/_build/slurm-source")
 mkdir -p _build/release
 cd _build/release
-"$top/configure" -q --prefix=/usr/local "${source_flags[@]}"
+"$top/configure" -q --prefix=/usr/local ${source_flag:+"$source_flag"}
 make -s -j"$(nproc)"
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
 $SUDO make -s install

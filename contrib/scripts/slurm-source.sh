@@ -2,9 +2,24 @@
 # Fetches and configures the Slurm source tree of exactly the installed Slurm, for the
 # select/spiderflow_cons_tres and sched/spiderflow plugins (they use slurmctld's internal headers).
 #   contrib/scripts/slurm-source.sh [DIR]     (default DIR: _build/slurm-source)
+#   contrib/scripts/slurm-source.sh --configure-flag [DIR]
 # Prints the configured tree's path on its last line: pass it to ./configure --with-slurm-source=.
+# With --configure-flag it prints that option itself, or nothing (and says which plugins are then
+# not built) when the source cannot be had: what quickstart and CI pass to configure.
 # Idempotent: a tree already configured for the installed version is reused.
 set -euo pipefail
+
+if [ "${1:-}" = --configure-flag ]; then
+  shift
+  tree=$("$0" "$@" | tail -1) || tree=""
+  if [ -n "$tree" ] && [ -f "$tree/config.h" ]; then
+    echo "--with-slurm-source=$tree"
+  else
+    echo "spiderflow: Slurm's source could not be fetched (apt-get source needs a deb-src entry):" \
+         "topology/spiderflow_tree, select/spiderflow_cons_tres and sched/spiderflow are not built; everything else is" >&2
+  fi
+  exit 0
+fi
 
 dest=${1:-_build/slurm-source}
 mkdir -p "$dest"

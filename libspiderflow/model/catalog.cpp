@@ -117,6 +117,22 @@ ModelArch model_arch_from_json(const nlohmann::json& value, const std::string& s
     return m;
 }
 
+nlohmann::ordered_json model_arch_to_json(const ModelArch& m) {
+    nlohmann::ordered_json j;
+    j["name"] = m.name;
+    j["layers"] = m.layers;
+    j["hidden"] = m.hidden;
+    j["heads"] = m.heads;
+    j["kv_heads"] = m.kv_heads;
+    j["ffn_hidden"] = m.ffn_hidden;
+    j["vocab"] = m.vocab;
+    j["experts"] = m.experts;
+    j["experts_per_token"] = m.experts_per_token;
+    j["gated_ffn"] = m.gated_ffn;
+    j["tied_embeddings"] = m.tied_embeddings;
+    return j;
+}
+
 GpuType gpu_type_from_json(const nlohmann::json& value, const std::string& source, const std::string& path) {
     const Object j(value, source, path,
                    {"name", "peak_tflops", "memory_gb", "nvlink_GBps", "pcie_GBps", "hbm_GBps", "efficiency", "source"});

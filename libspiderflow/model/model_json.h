@@ -1,5 +1,6 @@
-// One catalog entry from JSON, shared by the catalog reader and job specs with explicit
-// dimensions. Throws InputError naming source and field path.
+// One catalog entry to and from JSON, shared by the catalog reader, job specs with explicit
+// dimensions, plan files and `spiderflow catalog`. Readers throw InputError naming source and
+// field path.
 #pragma once
 
 #include <string>
@@ -13,6 +14,9 @@ namespace spiderflow {
 // require_name: catalog entries need "name"; a job spec's inline model may omit it.
 ModelArch model_arch_from_json(const nlohmann::json& j, const std::string& source, const std::string& path,
                                bool require_name);
+// The dimensions every format writes (plan files, `spiderflow catalog --format json`), in the
+// catalog's field names and order.
+nlohmann::ordered_json model_arch_to_json(const ModelArch& m);
 GpuType gpu_type_from_json(const nlohmann::json& j, const std::string& source, const std::string& path);
 std::string lower(std::string s);
 

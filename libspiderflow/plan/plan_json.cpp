@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "libspiderflow/model/model_json.h"
 #include "libspiderflow/util/errors.h"
 #include "libspiderflow/util/json_read.h"
 
@@ -34,22 +35,6 @@ const char* precision_name(Precision p) {
 // Non-finite doubles have no JSON form; write null so the reader reports them, never "inf".
 ordered_json num(double v) { return std::isfinite(v) ? ordered_json(v) : ordered_json(nullptr); }
 
-ordered_json model_to_json(const ModelArch& m) {
-    ordered_json j;
-    j["name"] = m.name;
-    j["layers"] = m.layers;
-    j["hidden"] = m.hidden;
-    j["heads"] = m.heads;
-    j["kv_heads"] = m.kv_heads;
-    j["ffn_hidden"] = m.ffn_hidden;
-    j["vocab"] = m.vocab;
-    j["experts"] = m.experts;
-    j["experts_per_token"] = m.experts_per_token;
-    j["gated_ffn"] = m.gated_ffn;
-    j["tied_embeddings"] = m.tied_embeddings;
-    return j;
-}
-
 std::string cluster_name(const Topology& t, int c) {
     return c >= 0 && c < static_cast<int>(t.clusters.size()) ? t.clusters[c].name : std::string();
 }
@@ -71,7 +56,7 @@ std::string plan_to_json(const Plan& plan, const Topology& topology, int indent)
     j["planning_ms"] = num(plan.planning_ms);
 
     ordered_json job;
-    job["model"] = model_to_json(plan.job.model);
+    job["model"] = model_arch_to_json(plan.job.model);
     job["seq_len"] = plan.job.seq_len;
     job["global_batch"] = plan.job.global_batch;
     job["micro_batch"] = plan.job.micro_batch;

@@ -62,26 +62,23 @@ std::string to_string(const Shape& s) {
 }
 
 std::vector<int> eligible_clusters(const PlanRequest& request, const Topology& topology) {
+    // A named cluster's index; a name the topology lacks is the request's error, at its field.
+    auto index = [&](const std::vector<std::string>& names, const char* field, size_t i) {
+        const int c = topology.cluster_index(names[i]);
+        if (c < 0)
+            throw InputError("plan request", 0, std::string(field) + "[" + std::to_string(i) + "]",
+                             "no cluster named '" + names[i] + "' in topology '" + topology.name + "'");
+        return c;
+    };
     std::set<int> allowed;
     if (request.allowed_clusters.empty()) {
         for (int i = 0; i < static_cast<int>(topology.clusters.size()); ++i) allowed.insert(i);
-    } else {
-        for (size_t i = 0; i < request.allowed_clusters.size(); ++i) {
-            const int c = topology.cluster_index(request.allowed_clusters[i]);
-            if (c < 0)
-                throw InputError("plan request", 0, "allowed_clusters[" + std::to_string(i) + "]",
-                                 "no cluster named '" + request.allowed_clusters[i] + "' in topology '" +
-                                     topology.name + "'");
-            allowed.insert(c);
-        }
+    }
+    for (size_t i = 0; i < request.allowed_clusters.size(); ++i) {
+        allowed.insert(index(request.allowed_clusters, "allowed_clusters", i));
     }
     for (size_t i = 0; i < request.forbidden_clusters.size(); ++i) {
-        const int c = topology.cluster_index(request.forbidden_clusters[i]);
-        if (c < 0)
-            throw InputError("plan request", 0, "forbidden_clusters[" + std::to_string(i) + "]",
-                             "no cluster named '" + request.forbidden_clusters[i] + "' in topology '" +
-                                 topology.name + "'");
-        allowed.erase(c);
+        allowed.erase(index(request.forbidden_clusters, "forbidden_clusters", i));
     }
     return {allowed.begin(), allowed.end()};
 }

@@ -26,17 +26,24 @@ std::string key_list(const std::vector<std::string>& keys) {
 
 }  // namespace
 
-std::vector<ConfLine> read_conf_lines(const std::string& text, const std::string& source,
-                                      const std::vector<std::string>& keys) {
-    std::vector<ConfLine> out;
+std::vector<std::pair<int, std::string>> uncommented_lines(const std::string& text) {
+    std::vector<std::pair<int, std::string>> out;
     std::istringstream in(text);
     std::string raw;
     int line = 0;
     while (std::getline(in, raw)) {
         ++line;
-        const auto hash = raw.find('#');
-        const std::string body = trim(hash == std::string::npos ? raw : raw.substr(0, hash));
-        if (body.empty()) continue;
+        const std::string body = raw.substr(0, raw.find('#'));
+        if (body.find_first_not_of(" \t\r") != std::string::npos) out.emplace_back(line, body);
+    }
+    return out;
+}
+
+std::vector<ConfLine> read_conf_lines(const std::string& text, const std::string& source,
+                                      const std::vector<std::string>& keys) {
+    std::vector<ConfLine> out;
+    for (const auto& [line, text_of_line] : uncommented_lines(text)) {
+        const std::string body = trim(text_of_line);
         const auto eq = body.find('=');
         if (eq == std::string::npos) throw InputError(source, line, "", "expected key=value, got '" + body + "'");
         ConfLine l{line, trim(body.substr(0, eq)), trim(body.substr(eq + 1))};

@@ -4,9 +4,14 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace spiderflow {
+
+// A '#'-commented text's lines that say something: (line number from 1, text before any '#').
+// Every config SpiderFlow reads numbers its lines this way, so errors name the same line.
+std::vector<std::pair<int, std::string>> uncommented_lines(const std::string& text);
 
 struct ConfLine {
     int line = 0;

@@ -62,7 +62,8 @@ std::vector<LinkMeasurement> parse_links_file(const std::string& text, const std
 }
 
 Agent::Agent(AgentSetup setup, BrokerClient client, Observe observe, Log log)
-    : setup_(std::move(setup)), client_(std::move(client)), observe_(std::move(observe)), log_(std::move(log)) {}
+    : setup_(std::move(setup)), client_(std::move(client)), observe_(std::move(observe)), log_(std::move(log)),
+      site_conf_(setup_.conf.spiderflow_conf) {}
 
 void Agent::note_once(const std::string& text) {
     if (noted_.insert(text).second) log_(text);
@@ -95,7 +96,7 @@ std::optional<SiteState> Agent::look(SiteTime now) {
         ClusterObservation seen = obs;
         // SpiderFlow off here (its config does not parse): the federation plans no part on this
         // cluster until it is fixed; its nodes are offered as drained, saying why.
-        const std::string off = slurmjob::conf_error(setup_.conf.spiderflow_conf);
+        const std::string off = site_conf_.error();
         if (off != off_) {
             log_(off.empty() ? "SpiderFlow is on again on " + setup_.cluster + ": its nodes are offered to the federation"
                              : "SpiderFlow is off on " + setup_.cluster + " (" + off +

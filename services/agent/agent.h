@@ -18,6 +18,7 @@
 #include "libspiderflow/site/site_state.h"
 #include "services/agent/agent_conf.h"
 #include "services/agent/cluster_observation.h"
+#include "services/slurmjob/spiderflow_conf.h"
 
 namespace spiderflow::agent {
 
@@ -56,6 +57,7 @@ private:
     Observe observe_;
     Log log_;
     std::set<std::string> noted_;
+    slurmjob::ConfErrorWatch site_conf_;        // does spiderflow.conf load (read again when it changes)
     std::string off_;                           // why SpiderFlow is off here (spiderflow.conf's error); empty = on
     std::optional<SiteState> published_;        // what the broker holds of this cluster
     bool need_snapshot_ = true;

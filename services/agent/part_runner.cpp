@@ -21,10 +21,10 @@ using coalloc::ReportKind;
 
 PartRunner::PartRunner(std::string cluster, BrokerClient client, SlurmHands& hands, PartPolicy policy, Log log)
     : cluster_(std::move(cluster)), client_(std::move(client)), hands_(hands), policy_(std::move(policy)),
-      log_(std::move(log)) {}
+      log_(std::move(log)), site_conf_(policy_.site_conf) {}
 
-std::string PartRunner::site_off() const {
-    const std::string error = slurmjob::conf_error(policy_.site_conf);
+std::string PartRunner::site_off() {
+    const std::string& error = site_conf_.error();
     if (error.empty()) return "";
     return "SpiderFlow is off on " + cluster_ + " (configuration error: " + error +
            "): it takes no cross-site part until the file is fixed";
@@ -42,7 +42,7 @@ std::string PartRunner::refusal(const Order& o) const {
 
 std::vector<Report> PartRunner::carry_out(const std::vector<Order>& orders, const std::vector<PartJob>& jobs) {
     std::vector<Report> out;
-    std::optional<std::string> off;  // the site config is read once a round, at the first part order
+    std::optional<std::string> off;  // asked once a round, at the first part order
     for (const Order& o : orders) {
         Report r;
         r.xjob = o.xjob;

@@ -15,6 +15,7 @@
 
 #include "services/broker_client/broker_client.h"
 #include "services/coalloc/coallocator.h"
+#include "services/slurmjob/spiderflow_conf.h"
 
 namespace spiderflow::agent {
 
@@ -108,13 +109,14 @@ private:
     // Empty when allowed; otherwise why not.
     std::string refusal(const coalloc::Order& o) const;
     // Empty while this cluster's SpiderFlow config parses; otherwise why no part is taken.
-    std::string site_off() const;
+    std::string site_off();
 
     std::string cluster_;
     BrokerClient client_;
     SlurmHands& hands_;
     PartPolicy policy_;
     Log log_;
+    slurmjob::ConfErrorWatch site_conf_;
     std::set<std::pair<uint32_t, int>> reported_;  // (job id, state) already told to the broker
 };
 

@@ -28,15 +28,10 @@ std::string token_hash(const std::string& token) {
 
 TokenTable TokenTable::parse(const std::string& text, const std::string& source) {
     TokenTable t;
-    std::istringstream in(text);
-    std::string raw;
-    int line = 0;
-    while (std::getline(in, raw)) {
-        ++line;
-        const auto hash = raw.find('#');
-        std::istringstream words(hash == std::string::npos ? raw : raw.substr(0, hash));
+    for (const auto& [line, body] : uncommented_lines(text)) {
+        std::istringstream words(body);
         std::string role, name, hex, extra;
-        if (!(words >> role)) continue;
+        words >> role;
         if (!(words >> name >> hex) || (words >> extra)) {
             throw InputError(source, line, "", "expected 'cluster NAME SHA256' or 'reader NAME SHA256'");
         }

@@ -7,4 +7,6 @@ libsf_coalloc_la_SOURCES = \
 	services/coalloc/coallocator.h \
 	services/coalloc/coallocator.cpp \
 	services/coalloc/xjob_json.h \
-	services/coalloc/xjob_json.cpp
+	services/coalloc/xjob_json.cpp \
+	services/coalloc/stand_in_cluster.h \
+	services/coalloc/stand_in_cluster.cpp

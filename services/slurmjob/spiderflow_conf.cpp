@@ -116,6 +116,16 @@ std::string conf_error(const std::string& path) {
     }
 }
 
+const std::string& ConfErrorWatch::error() {
+    const FileStamp now = FileStamp::of(path_);
+    if (!read_ || !(now == stamp_)) {
+        error_ = conf_error(path_);
+        stamp_ = now;
+        read_ = true;
+    }
+    return error_;
+}
+
 std::string spiderflow_conf_path(const std::string& plugin_arg, const std::string& slurm_conf_file) {
     if (const char* env = std::getenv(env::kConf); env != nullptr && *env != '\0') return env;
     if (!plugin_arg.empty()) return plugin_arg;

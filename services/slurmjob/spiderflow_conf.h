@@ -5,8 +5,10 @@
 
 #include <compare>
 #include <string>
+#include <utility>
 
 #include "libspiderflow/plan/nccl_env.h"
+#include "libspiderflow/util/file_stamp.h"
 
 namespace spiderflow::slurmjob {
 
@@ -64,6 +66,20 @@ SpiderflowConf load_spiderflow_conf(const std::string& path);
 // when it loads or is missing (the defaults apply). While it is set, SpiderFlow is off on this
 // cluster: the agent takes no cross-site part and offers the federation none of its nodes.
 std::string conf_error(const std::string& path);
+
+// conf_error() for a caller that asks every round (the agent's look and its part orders): the
+// file is parsed again only when its stamp changed.
+class ConfErrorWatch {
+public:
+    explicit ConfErrorWatch(std::string path) : path_(std::move(path)) {}
+    const std::string& error();
+
+private:
+    std::string path_;
+    FileStamp stamp_;
+    bool read_ = false;
+    std::string error_;
+};
 
 // The NCCL-related part of the site config, as nccl_env() takes it (SPANK and `spiderflow launch`).
 NcclSettings nccl_settings(const SpiderflowConf& config);

@@ -9,6 +9,27 @@ expect() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; 
 # A TCP port free on loopback now.
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
+# brokerd_conf DIR PORT TOPOLOGY: the brokerd.conf lines every test broker starts from (loopback,
+# its SQLite store and token table under DIR); the caller appends what it tests.
+brokerd_conf() {
+    printf 'listen = 127.0.0.1\nport = %s\ndb = %s/broker.db\ntopology = %s\ntokens = %s/tokens\n' "$2" "$1" "$3" "$1"
+}
+
+# burst_outcome N BODY ACKED: "MISSING HALVES" for a burst of N update pairs (jobs oregon:aI and
+# oregon:bI in one request each) read back in BODY: pairs whose number ACKED lists but are gone,
+# and pairs only half there.
+burst_outcome() {
+    local i a b missing=0 half=0
+    for i in $(seq 1 "$1"); do
+        a=0; b=0
+        grep -q "\"job\":\"oregon:a$i\"" "$2" && a=1
+        grep -q "\"job\":\"oregon:b$i\"" "$2" && b=1
+        [ $a != $b ] && half=$((half + 1))
+        grep -qx "$i" "$3" && [ $a = 0 ] && missing=$((missing + 1))
+    done
+    echo "$missing $half"
+}
+
 # sf_port_block: prints the first of 50 consecutive loopback ports that this test now owns, for
 # daemons that need fixed ports in their config (slurmctld, slurmd). Blocks lie below the kernel's
 # ephemeral range, so no outgoing connection can take one; a block is claimed by mkdir (atomic)

@@ -71,14 +71,7 @@ fed_init() {
 JSON
     BPORT=$(free_port)
     URL=http://127.0.0.1:$BPORT
-    cat >"$SF_TMP/brokerd.conf" <<CONF
-listen = 127.0.0.1
-port = $BPORT
-db = $SF_TMP/broker.db
-topology = $SF_TMP/federation.json
-tokens = $SF_TMP/tokens
-coalloc_lead = 4
-CONF
+    { brokerd_conf "$SF_TMP" "$BPORT" "$SF_TMP/federation.json"; echo "coalloc_lead = 4"; } >"$SF_TMP/brokerd.conf"
     : >"$SF_TMP/tokens"
     for name in "${FED_CLUSTERS[@]}"; do
         echo "cluster $name $(echo "tok-$name" | "$SF_BUILDDIR/spiderflow-brokerd" --hash-token)" >>"$SF_TMP/tokens"

@@ -14,14 +14,7 @@ stop() { [ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null; PI
 trap 'stop; rm -rf "$T"' EXIT
 PORT=$(free_port)
 URL=http://127.0.0.1:$PORT
-cat >"$T/brokerd.conf" <<CONF
-listen = 127.0.0.1
-port = $PORT
-db = $T/broker.db
-topology = $TOPO
-tokens = $T/tokens
-rate_limit = 10000
-CONF
+{ brokerd_conf "$T" "$PORT" "$TOPO"; echo "rate_limit = 10000"; } >"$T/brokerd.conf"
 
 # one_broker_tokens CLUSTER...: cluster CLUSTER writes with token tok-CLUSTER; reader "tools"
 # reads with tok-tools.

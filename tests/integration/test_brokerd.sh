@@ -114,15 +114,7 @@ wait "$burst" 2>/dev/null
 acked=$(wc -l <"$T/acked")
 start || exit 1
 code GET /v1/federation tok-tools >/dev/null
-missing=0
-half=0
-for i in $(seq 1 400); do
-    a=0; b=0
-    grep -q "\"job\":\"oregon:a$i\"" "$T/body" && a=1
-    grep -q "\"job\":\"oregon:b$i\"" "$T/body" && b=1
-    [ $a != $b ] && half=$((half + 1))
-    grep -qx "$i" "$T/acked" && [ $a = 0 ] && missing=$((missing + 1))
-done
+read -r missing half < <(burst_outcome 400 "$T/body" "$T/acked")
 expect "kill -9 came in the middle of the burst ($acked of 400 acknowledged)" test "$acked" -gt 0 -a "$acked" -lt 400
 expect "every acknowledged update survived kill -9 ($missing missing)" test "$missing" = 0
 expect "no update was half-applied ($half halves)" test "$half" = 0

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "libspiderflow/model/catalog.h"
+#include "libspiderflow/model/model_json.h"
 #include "libspiderflow/util/units.h"
 #include "tools/spiderflow/cli_options.h"
 #include "tools/spiderflow/command.h"
@@ -91,18 +92,7 @@ nlohmann::ordered_json models_json(const Catalog& cat) {
     auto arr = nlohmann::ordered_json::array();
     for (const auto& name : cat.model_names()) {
         const ModelArch& m = *cat.model(name);
-        nlohmann::ordered_json o;
-        o["name"] = m.name;
-        o["layers"] = m.layers;
-        o["hidden"] = m.hidden;
-        o["heads"] = m.heads;
-        o["kv_heads"] = m.kv_heads;
-        o["ffn_hidden"] = m.ffn_hidden;
-        o["vocab"] = m.vocab;
-        o["experts"] = m.experts;
-        o["experts_per_token"] = m.experts_per_token;
-        o["gated_ffn"] = m.gated_ffn;
-        o["tied_embeddings"] = m.tied_embeddings;
+        nlohmann::ordered_json o = model_arch_to_json(m);
         if (m.details) {
             const LayerDetails& d = *m.details;
             o["normalization"] = to_string(d.normalization);

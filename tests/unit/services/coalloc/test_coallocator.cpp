@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <map>
+#include <vector>
 
 #include "services/coalloc/coallocator.h"
+#include "services/coalloc/stand_in_cluster.h"
 
 using namespace spiderflow::coalloc;
 
@@ -524,78 +526,20 @@ TEST(Coallocator, RefusesMalformedJobsAndReportsFromTheWrongCluster) {
 // earliest time enough nodes are free after `not_before`. The later job waits for the earlier
 // one's reservations, then steps around them: both run, one after the other.
 TEST(Coallocator, TwoCompetingJobsBothRunNeitherHoldsAndWaits) {
-    struct Cluster {
-        int nodes;
-        std::map<std::string, std::pair<int64_t, int>> reserved;  // name -> (start, nodes)
-        int64_t earliest(int want, int64_t from, int64_t length) const {
-            for (int64_t t = from;; t += 10) {
-                int busy = 0;
-                for (const auto& [name, r] : reserved) {
-                    if (r.first < t + length && t < r.first + length) busy += r.second;
-                }
-                if (nodes - busy >= want) return t;
-            }
-        }
-    };
-    std::map<std::string, Cluster> clusters = {{"oregon", {4, {}}}, {"ohio", {4, {}}}};
+    std::vector<StandInCluster> clusters = {StandInCluster("oregon", 4, 10), StandInCluster("ohio", 4, 10)};
     Coallocator c;
     c.submit(two_parts("oregon:10", 3, 3), 0);
     c.submit(two_parts("ohio:11", 3, 3), 0);
-    std::map<std::string, int64_t> finished_at;
-    for (int64_t now = 0; now < 20000 && finished_at.size() < 2; now += 5) {
+    auto both_done = [&] { return finished(c.find("oregon:10")->state) && finished(c.find("ohio:11")->state); };
+    for (int64_t now = 0; now < 20000 && !both_done(); now += 5) {
         c.step(now, kNoSilence);
-        for (auto& [name, cl] : clusters) {
-            for (const Order& o : c.orders_for(name)) {
-                Report r = rep(ReportKind::Offer, o.xjob, o.part, o.attempt);
-                switch (o.kind) {
-                case OrderKind::WillRun:
-                    r.earliest_start = cl.earliest(o.nodes, std::max(o.not_before, now), o.duration_s);
-                    break;
-                case OrderKind::Reserve:
-                    if (cl.earliest(o.nodes, o.start_at, o.duration_s) != o.start_at) {
-                        r.kind = ReportKind::ReserveFailed;
-                        r.reason = "busy";
-                    } else {
-                        cl.reserved[o.reservation] = {o.start_at, o.nodes};
-                        r.kind = ReportKind::Reserved;
-                        r.reservation = o.reservation;
-                        r.nodes = {name + "-n1"};
-                    }
-                    break;
-                case OrderKind::Submit:
-                    if (now < o.start_at) continue;  // the job starts when its reservation does
-                    r.kind = ReportKind::Running;
-                    r.job_id = static_cast<uint32_t>(now);
-                    break;
-                case OrderKind::Release:
-                    cl.reserved.erase(o.reservation);
-                    r.kind = ReportKind::Released;
-                    r.reservation = o.reservation;
-                    break;
-                case OrderKind::Cancel:
-                    r.kind = ReportKind::Ended;
-                    r.job_id = o.job_id;
-                    break;
-                }
-                c.report(name, r, now);
+        for (StandInCluster& cl : clusters) {
+            for (const Order& o : c.orders_for(cl.name())) {
+                if (auto r = cl.answer(o, now, static_cast<uint32_t>(now))) c.report(cl.name(), *r, now);
             }
-        }
-        // A running job finishes its work 3000 s after its start.
-        for (const auto& [id, job] : c.jobs()) {
-            if (job.state != XJobState::Running || now < job.start_at + 3000) continue;
-            for (size_t k = 0; k < job.parts.size(); ++k) {
-                Report e = rep(ReportKind::Ended, id, k, job.attempt);
-                e.job_id = job.parts[k].job_id;
-                e.completed = true;
-                c.report(job.parts[k].spec.cluster, e, now);
-            }
-            finished_at[id] = now;
-        }
-        // Reservations past their end go away, as Slurm's do.
-        for (auto& [name, cl] : clusters) {
-            for (auto it = cl.reserved.begin(); it != cl.reserved.end();) {
-                it = it->second.first + 3600 <= now ? cl.reserved.erase(it) : std::next(it);
-            }
+            // A running job finishes its work 3000 s after its start.
+            for (const Report& e : cl.parts_done(c.jobs(), now, 3000)) c.report(cl.name(), e, now);
+            cl.expire(now);
         }
     }
     ASSERT_EQ(c.find("oregon:10")->state, XJobState::Completed);

@@ -1,4 +1,7 @@
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -67,6 +70,34 @@ TEST(SpiderflowConf, PathFromEnvironmentThenArgumentThenBesideSlurmConfThenDefau
 
 TEST(SpiderflowConf, MissingFileIsAnInputError) {
     EXPECT_THROW(load_spiderflow_conf("/nonexistent/spiderflow.conf"), InputError);
+}
+
+// The agent asks every round: the file is parsed again when it changes, and only then.
+TEST(SpiderflowConf, ConfErrorWatchFollowsTheFileAndParsesOnlyWhenItChanges) {
+    char dir[] = "/tmp/sf_conf_watch_XXXXXX";
+    ASSERT_NE(::mkdtemp(dir), nullptr);
+    const std::string path = std::string(dir) + "/spiderflow.conf";
+    ConfErrorWatch watch(path);
+    EXPECT_EQ(watch.error(), "");  // missing: the defaults apply
+    const std::string twice = "cross_site = yes\ncross_site = no\n";
+    std::ofstream(path) << twice;
+    EXPECT_NE(watch.error().find("given twice"), std::string::npos) << watch.error();
+    // Fixed, but with the same size and modification time: the stamp says unchanged, so the
+    // answer is still the last parse's (what proves it is not parsed every round).
+    struct stat st {};
+    ASSERT_EQ(::stat(path.c_str(), &st), 0);
+    std::string fixed = "cross_site = yes\n#";
+    fixed += std::string(twice.size() - fixed.size() - 1, 'x') + "\n";
+    std::ofstream(path) << fixed;
+    const struct timespec times[2] = {st.st_atim, st.st_mtim};
+    ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0);
+    EXPECT_NE(watch.error().find("given twice"), std::string::npos);
+    // Its stamp changes: parsed again.
+    const struct timespec later[2] = {st.st_atim, {st.st_mtim.tv_sec + 1, 0}};
+    ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), later, 0), 0);
+    EXPECT_EQ(watch.error(), "");
+    ::unlink(path.c_str());
+    ::rmdir(dir);
 }
 
 TEST(SpiderflowConf, ShippedExampleLoadsAndDocumentsEveryKey) {

@@ -22,6 +22,7 @@
 #include "libspiderflow/topology/generator.h"
 #include "libspiderflow/util/errors.h"
 #include "libspiderflow/util/units.h"
+#include "tests/unit/libspiderflow/topology/topo_fixture.h"
 
 namespace spiderflow {
 namespace {
@@ -29,19 +30,10 @@ namespace {
 const char* kBaselines[] = {"global-ilp", "genetic", "greedy", "first-fit", "exhaustive"};
 
 Cluster cluster(const std::string& name, const std::string& gpu, int nodes) {
-    Cluster c;
-    c.name = name;
+    Cluster c = test::small_cluster(name, nodes, gpu);
     c.region = name;
     c.intra_bandwidth_Bps = units::gbps_to_Bps(400);
     c.intra_latency_s = units::us_to_s(5);
-    for (int i = 0; i < nodes; ++i) {
-        Node n;
-        n.name = name + "-n" + std::to_string(i);
-        n.gpu_type = gpu;
-        n.gpus = 8;
-        n.nvlink_domain_size = 8;
-        c.nodes.push_back(n);
-    }
     return c;
 }
 
