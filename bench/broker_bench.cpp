@@ -28,6 +28,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "libspiderflow/util/cli_options.h"
 #include "services/broker_client/broker_client.h"
 #include "libspiderflow/site/site_delta.h"
 #include "libspiderflow/site/site_json.h"
@@ -217,35 +218,25 @@ bool report(const char* what, const std::vector<Sample>& samples, size_t schedul
     return p99 <= budget_ms && kept >= kKeptUpTarget;
 }
 
-[[noreturn]] void usage(const std::string& why) {
-    std::cerr << "broker_bench: " << why << " (see --help)\n";
-    std::exit(2);
-}
-
+// Exits as parse_main says when --help was asked or an option refused.
 Options parse(int argc, char** argv) {
+    using namespace spiderflow::cli;
     Options o;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "--help" || a == "-h") {
-            std::cout << kHelp;
-            std::exit(0);
-        }
-        if (i + 1 >= argc) usage("option '" + a + "' needs a value, or is unknown");
-        const std::string v = argv[++i];
-        if (a == "--broker") o.broker = v;
-        else if (a == "--topology") o.topology = v;
-        else if (a == "--tokens") o.tokens = v;
-        else if (a == "--pid") o.pid = std::atoi(v.c_str());
-        else if (a == "--seconds") o.seconds = std::atof(v.c_str());
-        else if (a == "--period") o.period = std::atof(v.c_str());
-        else if (a == "--reads-per-s") o.reads_per_s = std::atof(v.c_str());
-        else if (a == "--readers") o.readers = std::atoi(v.c_str());
-        else usage("unknown option '" + a + "'");
-    }
+    OptionTable t("broker_bench", kHelp);  // kHelp lists the options itself
+    t.value("--broker", "URL", "", store(&o.broker));
+    t.value("--topology", "FILE", "", store(&o.topology));
+    t.value("--tokens", "DIR", "", store(&o.tokens));
+    t.value("--pid", "PID", "", integer(&o.pid, 1));
+    t.value("--seconds", "N", "", number(&o.seconds, 1e-3));
+    t.value("--period", "S", "", number(&o.period, 1e-3));
+    t.value("--reads-per-s", "R", "", number(&o.reads_per_s, 1e-3));
+    t.value("--readers", "K", "", integer(&o.readers, 1));
+    if (const auto status = parse_main(t, argc, argv)) std::exit(*status);
     if (o.broker.empty() || o.topology.empty() || o.tokens.empty() || o.pid <= 0) {
-        usage("--broker, --topology, --tokens and --pid are required");
+        std::cerr << "spiderflow: error: broker_bench: --broker, --topology, --tokens and --pid are required (see "
+                     "'broker_bench --help')\n";
+        std::exit(2);
     }
-    if (o.seconds <= 0 || o.period <= 0 || o.reads_per_s <= 0 || o.readers < 1) usage("a figure must be positive");
     return o;
 }
 

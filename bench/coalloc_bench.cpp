@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "libspiderflow/util/cli_options.h"
 #include "services/coalloc/coallocator.h"
 #include "services/coalloc/stand_in_cluster.h"
 #include "services/broker/broker_store.h"
@@ -50,35 +51,12 @@ double percentile(std::vector<double> v, double p) {
 int main(int argc, char** argv) {
     int jobs = 100, clusters = 4, nodes = 16;
     unsigned seed = 7;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        auto value = [&] {
-            if (i + 1 >= argc) {
-                std::fprintf(stderr, "coalloc_bench: %s needs a value\n", a.c_str());
-                std::exit(2);
-            }
-            return std::atoi(argv[++i]);
-        };
-        if (a == "--help" || a == "-h") {
-            std::fputs(kHelp, stdout);
-            return 0;
-        } else if (a == "--jobs") {
-            jobs = value();
-        } else if (a == "--clusters") {
-            clusters = value();
-        } else if (a == "--nodes") {
-            nodes = value();
-        } else if (a == "--seed") {
-            seed = static_cast<unsigned>(value());
-        } else {
-            std::fprintf(stderr, "coalloc_bench: unknown option %s (see --help)\n", a.c_str());
-            return 2;
-        }
-    }
-    if (jobs < 1 || clusters < 2 || nodes < 2) {
-        std::fprintf(stderr, "coalloc_bench: needs --jobs >= 1, --clusters >= 2, --nodes >= 2\n");
-        return 2;
-    }
+    cli::OptionTable options("coalloc_bench", kHelp);
+    options.value("--jobs", "N", "", cli::integer(&jobs, 1));
+    options.value("--clusters", "N", "", cli::integer(&clusters, 2));
+    options.value("--nodes", "N", "", cli::integer(&nodes, 2));
+    options.value("--seed", "S", "", cli::integer(&seed, 0u));
+    if (const auto status = cli::parse_main(options, argc, argv)) return *status;
     char dir[] = "/tmp/sf_coalloc_bench_XXXXXX";
     if (::mkdtemp(dir) == nullptr) return 1;
     const std::string db = std::string(dir) + "/broker.db";

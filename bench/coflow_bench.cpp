@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "libspiderflow/util/cli_options.h"
 #include "libspiderflow/coflow/llm_traffic.h"
 #include "libspiderflow/coflow/network.h"
 #include "libspiderflow/coflow/schedulers.h"
@@ -289,24 +290,25 @@ int main(int argc, char** argv) {
     double wide_interarrival_ms = 200;
     double wide_cap_s = 600;
     std::vector<std::string> schedulers = kAll;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "--trace" && i + 1 < argc) trace_path = argv[++i];
-        else if (a == "--srcdir" && i + 1 < argc) srcdir = argv[++i];
-        else if (a == "--quick") quick = true;
-        else if (a == "--skip-trace") skip_trace = true;
-        else if (a == "--verbose") verbose_ = true;
-        else if (a == "--wide") wide = true;
-        else if (a == "--wide-cap" && i + 1 < argc) wide_cap_s = std::atof(argv[++i]);
-        else if (a == "--wide-coflows" && i + 1 < argc) wide_coflows = std::atoi(argv[++i]);
-        else if (a == "--wide-interarrival-ms" && i + 1 < argc) wide_interarrival_ms = std::atof(argv[++i]);
-        else if (a == "--schedulers" && i + 1 < argc) schedulers = split_list(argv[++i]);
-        else {
-            std::fprintf(stderr, "usage: coflow_bench [--trace FILE] [--quick] [--skip-trace] [--verbose] [--srcdir DIR]\n"
-                                 "                    [--wide [--wide-cap S] [--wide-coflows N] [--wide-interarrival-ms MS] [--schedulers a,b,...]]\n");
-            return 2;
-        }
-    }
+    std::string scheduler_list;
+    cli::OptionTable options("coflow_bench",
+                             "usage: coflow_bench [--trace FILE] [--quick] [--skip-trace] [--verbose] [--srcdir DIR]\n"
+                             "                    [--wide [--wide-cap S] [--wide-coflows N] [--wide-interarrival-ms MS]\n"
+                             "                     [--schedulers a,b,...]]\n\n",
+                             "", 28);
+    options.value("--trace", "FILE", "a coflow trace (default contrib/traces/synthetic-20p-60c.txt)", cli::store(&trace_path));
+    options.value("--srcdir", "DIR", "the source tree (default $SF_SRCDIR, else .)", cli::store(&srcdir));
+    options.flag("--quick", "smaller LLM mixes", cli::set(&quick));
+    options.flag("--skip-trace", "leave out the trace section", cli::set(&skip_trace));
+    options.flag("--verbose", "every run's figures", cli::set(&verbose_));
+    options.flag("--wide", "only the wide-trace section", cli::set(&wide));
+    options.value("--wide-cap", "S", "its time cap per scheduler (default 600)", cli::number(&wide_cap_s, 1e-3));
+    options.value("--wide-coflows", "N", "its coflows (default 500)", cli::integer(&wide_coflows, 1));
+    options.value("--wide-interarrival-ms", "MS", "its mean gap between coflows (default 200)",
+                  cli::number(&wide_interarrival_ms, 1e-3));
+    options.value("--schedulers", "a,b,...", "its schedulers (default all)", cli::store(&scheduler_list));
+    if (const auto status = cli::parse_main(options, argc, argv)) return *status;
+    if (!scheduler_list.empty()) schedulers = split_list(scheduler_list);
     try {
         if (wide) {
             wide_section(wide_coflows, wide_interarrival_ms, wide_cap_s, schedulers);

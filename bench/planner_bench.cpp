@@ -28,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "libspiderflow/util/cli_options.h"
 #include "libspiderflow/cost/cost_model.h"
 #include "libspiderflow/model/catalog.h"
 #include "libspiderflow/planner/baselines/genetic/genetic.h"
@@ -236,24 +237,28 @@ int main(int argc, char** argv) {
     bool anytime_only = false;
     int slow_workers = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     std::string srcdir = std::getenv("SF_SRCDIR") ? std::getenv("SF_SRCDIR") : ".";
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "--quick") quick = true;
-        else if (a == "--srcdir" && i + 1 < argc) srcdir = argv[++i];
-        else if (a == "--only-policy" && i + 1 < argc) only_policies = split_list(argv[++i]);
-        else if (a == "--instances" && i + 1 < argc) only_instances = split_list(argv[++i]);
-        else if (a == "--models" && i + 1 < argc) only_models = split_list(argv[++i]);
-        else if (a == "--no-fixed") with_fixed = false;
-        else if (a == "--notes") g_notes = true;
-        else if (a == "--slow-limit" && i + 1 < argc) slow_limit_override = std::atof(argv[++i]);
-        else if (a == "--slow-workers" && i + 1 < argc && std::atoi(argv[i + 1]) >= 1) slow_workers = std::atoi(argv[++i]);
-        else if (a == "--anytime") anytime_only = true;
-        else {
-            std::cerr << "usage: planner_bench [--quick] [--srcdir DIR] [--only-policy P,...] [--instances I,...]"
-                         " [--models M,...] [--slow-limit S] [--slow-workers N] [--no-fixed] [--notes] [--anytime]\n";
-            return 2;
-        }
-    }
+    std::string policies, instances_arg, models;
+    cli::OptionTable options("planner_bench",
+                             "usage: planner_bench [OPTIONS]\n\n"
+                             "Every policy's plan and planning time on the example and generated federations.\n\n",
+                             "", 24);
+    options.flag("--quick", "fewer federations and jobs, slow policies capped at 20 s", cli::set(&quick));
+    options.value("--srcdir", "DIR", "the source tree (default $SF_SRCDIR, else .)", cli::store(&srcdir));
+    options.value("--only-policy", "P,...", "only these policies", cli::store(&policies));
+    options.value("--instances", "I,...", "only these federations (aws-4, worldwide-8, generated-N)",
+                  cli::store(&instances_arg));
+    options.value("--models", "M,...", "only these models", cli::store(&models));
+    options.value("--slow-limit", "S", "each slow policy's time limit (0: its own default)",
+                  cli::number(&slow_limit_override, 0));
+    options.value("--slow-workers", "N", "slow policies run side by side (default: the cores)",
+                  cli::integer(&slow_workers, 1));
+    options.flag("--no-fixed", "leave out the fixed-layout rows", cli::set(&with_fixed, false));
+    options.flag("--notes", "print each plan's notes", cli::set(&g_notes));
+    options.flag("--anytime", "only genetic's anytime curve against spinsearch", cli::set(&anytime_only));
+    if (const auto status = cli::parse_main(options, argc, argv)) return *status;
+    if (!policies.empty()) only_policies = split_list(policies);
+    if (!instances_arg.empty()) only_instances = split_list(instances_arg);
+    if (!models.empty()) only_models = split_list(models);
 
     std::vector<Instance> instances;
     try {

@@ -203,8 +203,7 @@ tests_unit_test_fedsim_LDADD = libsf_fedsim.la libspiderflow.la $(GTEST_LIBS_ALL
 # the `spiderflow` option table: parsing, refusals, --help
 check_PROGRAMS += tests/unit/test_cli_options
 TESTS += tests/unit/test_cli_options
-tests_unit_test_cli_options_SOURCES = tests/unit/tools/spiderflow/test_cli_options.cpp tools/spiderflow/cli_options.cpp \
-	tools/spiderflow/cli_options.h
+tests_unit_test_cli_options_SOURCES = tests/unit/libspiderflow/util/test_cli_options.cpp
 tests_unit_test_cli_options_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_cli_options_LDADD = libsf_util.la $(GTEST_LIBS_ALL)
 

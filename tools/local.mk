@@ -1,10 +1,9 @@
-# Every subcommand parses its options and prints its --help through the one option table (cli_options).
+# Every subcommand parses its options and prints its --help through the one option table
+# (libspiderflow/util/cli_options, which the daemons and benchmarks use too).
 bin_PROGRAMS += spiderflow
 spiderflow_SOURCES = \
 	tools/spiderflow/command.h \
 	tools/spiderflow/main.cpp \
-	tools/spiderflow/cli_options.h \
-	tools/spiderflow/cli_options.cpp \
 	tools/spiderflow/cmd_plan.cpp \
 	tools/spiderflow/cmd_topo.cpp \
 	tools/spiderflow/topo_check.h \

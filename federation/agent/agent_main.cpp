@@ -11,6 +11,7 @@
 #include <string>
 
 #include "services/broker_client/broker_client.h"
+#include "libspiderflow/util/cli_options.h"
 #include "libspiderflow/util/errors.h"
 #include "libspiderflow/util/human_format.h"
 #include "services/agent/agent.h"
@@ -56,22 +57,11 @@ int main(int argc, char** argv) {
     using namespace spiderflow::agent;
     std::string config_path = "/etc/spiderflow/agent.conf";
     bool once = false, dry_run = false;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "--help" || a == "-h") {
-            std::cout << kHelp;
-            return 0;
-        } else if (a == "--once") {
-            once = true;
-        } else if (a == "--dry-run") {
-            dry_run = true;
-        } else if (a == "--config" && i + 1 < argc) {
-            config_path = argv[++i];
-        } else {
-            std::cerr << "spiderflow: agent: unknown or incomplete option '" << a << "' (see --help)\n";
-            return 2;
-        }
-    }
+    cli::OptionTable options("spiderflow-agent", kHelp);  // kHelp lists the options itself
+    options.value("--config", "FILE", "", cli::store(&config_path));
+    options.flag("--once", "", cli::set(&once));
+    options.flag("--dry-run", "", cli::set(&dry_run));
+    if (const auto status = cli::parse_main(options, argc, argv)) return *status;
     if (!dry_run) slurm_api::init_client();
     AgentSetup setup;
     BrokerEndpoint endpoint;

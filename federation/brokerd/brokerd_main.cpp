@@ -13,6 +13,7 @@
 #include <climits>
 
 #include "libspiderflow/topology/reader.h"
+#include "libspiderflow/util/cli_options.h"
 #include "federation/brokerd/broker_api.h"
 #include "services/broker/brokerd_conf.h"
 
@@ -51,26 +52,21 @@ int main(int argc, char** argv) {
     using namespace spiderflow;
     using namespace spiderflow::broker;
     std::string config_path = "/etc/spiderflow/brokerd.conf", db_override;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "--help" || a == "-h") {
-            std::cout << kHelp;
-            return 0;
-        } else if (a == "--hash-token") {
-            std::string token;
-            std::getline(std::cin, token);
-            if (token.empty()) {
-                std::cerr << "spiderflow: --hash-token: no token on standard input\n";
-                return 2;
-            }
-            std::cout << token_hash(token) << "\n";
-            return 0;
-        } else if ((a == "--config" || a == "--db") && i + 1 < argc) {
-            (a == "--config" ? config_path : db_override) = argv[++i];
-        } else {
-            std::cerr << "spiderflow: brokerd: unknown or incomplete option '" << a << "' (see --help)\n";
+    bool hash_token = false;
+    cli::OptionTable options("spiderflow-brokerd", kHelp);  // kHelp lists the options itself
+    options.value("--config", "FILE", "", cli::store(&config_path));
+    options.value("--db", "LOCATION", "", cli::store(&db_override));
+    options.flag("--hash-token", "", cli::set(&hash_token));
+    if (const auto status = cli::parse_main(options, argc, argv)) return *status;
+    if (hash_token) {
+        std::string token;
+        std::getline(std::cin, token);
+        if (token.empty()) {
+            std::cerr << "spiderflow: --hash-token: no token on standard input\n";
             return 2;
         }
+        std::cout << token_hash(token) << "\n";
+        return 0;
     }
     std::unique_ptr<BrokerService> service;
     BrokerdConf conf;

@@ -1,6 +1,7 @@
-#include "tools/spiderflow/cli_options.h"
+#include "libspiderflow/util/cli_options.h"
 
 #include <algorithm>
+#include <iostream>
 #include <ostream>
 #include <sstream>
 
@@ -175,6 +176,16 @@ std::optional<Parsed> OptionTable::parse_or_help(const std::vector<std::string>&
     if (!p.help) return p;
     out << help();
     return std::nullopt;
+}
+
+std::optional<int> parse_main(const OptionTable& table, int argc, char** argv) {
+    try {
+        if (!table.parse_or_help(std::vector<std::string>(argv, argv + argc), 1, std::cout)) return 0;
+        return std::nullopt;
+    } catch (const OptionError& e) {
+        std::cerr << "spiderflow: error: " << e.what() << "\n";
+        return 2;
+    }
 }
 
 std::string OptionTable::help() const {

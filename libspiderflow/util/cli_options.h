@@ -1,6 +1,7 @@
-// The one option parser of the `spiderflow` subcommands: a table of options (name, whether it
-// takes a value, help text, handler) that parses a command line, refuses what it does not know
-// with one wording, and prints --help from the same entries.
+// The one option parser of every SpiderFlow command line (the `spiderflow` subcommands, the
+// daemons, the benchmarks): a table of options (name, whether it takes a value, help text,
+// handler) that parses a command line, refuses what it does not know with one wording, and
+// prints --help from the same entries.
 //
 //   OptionTable t("spiderflow topo show", kUsage, "", 18);
 //   t.value("--reader", "NAME", "spiderflow, slurm or hwloc (default: from the file name)", store(&reader));
@@ -140,6 +141,11 @@ private:
     bool rest_ = false;
     std::vector<Entry> entries_;
 };
+
+// For a program's main(): parses argv[1..] with `table`. Prints --help to stdout, or a refusal
+// to stderr as "spiderflow: error: PROGRAM: OPTION: ...", and then gives the exit status (0 or
+// 2); nullopt: the options are read, go on.
+std::optional<int> parse_main(const OptionTable& table, int argc, char** argv);
 
 template <class T>
 T int_value(const std::string& value, T min, T max) {

@@ -1,6 +1,8 @@
 noinst_LTLIBRARIES += libsf_util.la
 libsf_util_la_SOURCES = \
 	libspiderflow/util/errors.cpp \
+	libspiderflow/util/cli_options.cpp \
+	libspiderflow/util/cli_options.h \
 	libspiderflow/util/did_you_mean.cpp \
 	libspiderflow/util/did_you_mean.h \
 	libspiderflow/util/errors.h \

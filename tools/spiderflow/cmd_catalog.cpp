@@ -9,7 +9,7 @@
 #include "libspiderflow/model/catalog.h"
 #include "libspiderflow/model/model_json.h"
 #include "libspiderflow/util/units.h"
-#include "tools/spiderflow/cli_options.h"
+#include "libspiderflow/util/cli_options.h"
 #include "tools/spiderflow/command.h"
 
 namespace spiderflow::cli {

@@ -28,7 +28,7 @@
 #include "libspiderflow/util/units.h"
 #include "services/slurmjob/job_traffic.h"
 #include "services/slurmjob/spiderflow_conf.h"
-#include "tools/spiderflow/cli_options.h"
+#include "libspiderflow/util/cli_options.h"
 #include "tools/spiderflow/command.h"
 
 namespace spiderflow::cli {

@@ -20,7 +20,7 @@
 #include "libspiderflow/util/errors.h"
 #include "libspiderflow/util/text_file.h"
 #include "libspiderflow/util/units.h"
-#include "tools/spiderflow/cli_options.h"
+#include "libspiderflow/util/cli_options.h"
 #include "tools/spiderflow/command.h"
 #include "tools/spiderflow/cost_flags.h"
 

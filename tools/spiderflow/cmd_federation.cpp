@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "libspiderflow/util/errors.h"
-#include "tools/spiderflow/cli_options.h"
+#include "libspiderflow/util/cli_options.h"
 #include "tools/spiderflow/command.h"
 #include "tools/spiderflow/federation_view.h"
 

@@ -11,7 +11,7 @@
 #include "libspiderflow/util/errors.h"
 #include "services/slurmjob/hostlist.h"
 #include "services/slurmjob/spiderflow_conf.h"
-#include "tools/spiderflow/cli_options.h"
+#include "libspiderflow/util/cli_options.h"
 #include "tools/spiderflow/command.h"
 #include "tools/spiderflow/job_plan_source.h"
 #include "tools/spiderflow/launch_hosts.h"

@@ -21,7 +21,7 @@
 #include "services/slurmjob/job_traffic.h"
 #include "services/slurmjob/rank_order.h"
 #include "services/slurmjob/spiderflow_conf.h"
-#include "tools/spiderflow/cli_options.h"
+#include "libspiderflow/util/cli_options.h"
 #include "tools/spiderflow/command.h"
 #include "tools/spiderflow/job_plan_source.h"
 #include "tools/spiderflow/launch_hosts.h"

@@ -25,7 +25,7 @@
 #include "libspiderflow/topology/reader.h"
 #include "libspiderflow/util/errors.h"
 #include "libspiderflow/util/split_list.h"
-#include "tools/spiderflow/cli_options.h"
+#include "libspiderflow/util/cli_options.h"
 #include "tools/spiderflow/command.h"
 #include "tools/spiderflow/cost_flags.h"
 #include "tools/spiderflow/federation_view.h"

@@ -24,7 +24,7 @@
 #include "libspiderflow/util/errors.h"
 #include "libspiderflow/util/parse_number.h"
 #include "libspiderflow/util/units.h"
-#include "tools/spiderflow/cli_options.h"
+#include "libspiderflow/util/cli_options.h"
 #include "tools/spiderflow/command.h"
 
 namespace spiderflow::cli {

@@ -22,7 +22,7 @@
 #include "libspiderflow/topology/reader.h"
 #include "libspiderflow/util/errors.h"
 #include "libspiderflow/util/split_list.h"
-#include "tools/spiderflow/cli_options.h"
+#include "libspiderflow/util/cli_options.h"
 #include "tools/spiderflow/command.h"
 
 namespace spiderflow::cli {

@@ -12,7 +12,7 @@
 #include "libspiderflow/topology/topology_json.h"
 #include "libspiderflow/util/errors.h"
 #include "libspiderflow/util/units.h"
-#include "tools/spiderflow/cli_options.h"
+#include "libspiderflow/util/cli_options.h"
 #include "tools/spiderflow/command.h"
 #include "tools/spiderflow/topo_check.h"
 

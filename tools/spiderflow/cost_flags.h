@@ -4,7 +4,7 @@
 #include <functional>
 
 #include "libspiderflow/cost/cost_model.h"
-#include "tools/spiderflow/cli_options.h"
+#include "libspiderflow/util/cli_options.h"
 
 namespace spiderflow::cli {
 

@@ -18,7 +18,7 @@
 #include "libspiderflow/topology/slurm_conf.h"
 #include "libspiderflow/topology/slurm_reader.h"
 #include "libspiderflow/util/errors.h"
-#include "tools/spiderflow/cli_options.h"
+#include "libspiderflow/util/cli_options.h"
 #include "tools/spiderflow/command.h"
 
 namespace spiderflow::cli {
