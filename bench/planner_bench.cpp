@@ -32,6 +32,7 @@
 #include "libspiderflow/cost/cost_model.h"
 #include "libspiderflow/model/catalog.h"
 #include "libspiderflow/planner/baselines/genetic/genetic.h"
+#include "libspiderflow/planner/plan_job.h"
 #include "libspiderflow/planner/planner.h"
 #include "libspiderflow/topology/generator.h"
 #include "libspiderflow/topology/reader.h"
@@ -96,7 +97,7 @@ Row run_one(const Instance& inst, const CostModel& cost, const std::string& mode
     row.policy = policy;
     const auto t0 = std::chrono::steady_clock::now();
     try {
-        const PlanResult r = make_planner(policy)->plan(req, cost);
+        const PlanResult r = plan_job(*make_planner(policy), req, cost);
         row.iter_s = r.plan.prediction.iteration_s;
         row.status = r.hit_limit ? "timeout" : "ok";
         const std::lock_guard<std::mutex> lock(g_output);
@@ -186,7 +187,7 @@ void genetic_anytime(const Instance& inst, const CostModel& cost, const std::str
     const auto t0 = std::chrono::steady_clock::now();
     double spin_iter = 0;
     try {
-        spin_iter = make_planner("spinsearch")->plan(req, cost).plan.prediction.iteration_s;
+        spin_iter = plan_job(*make_planner("spinsearch"), req, cost).plan.prediction.iteration_s;
     } catch (const std::exception& e) {
         std::printf("# anytime %s %s: spinsearch found no plan (%s)\n", inst.name.c_str(), model.c_str(), e.what());
         return;

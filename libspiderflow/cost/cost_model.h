@@ -30,9 +30,6 @@ struct CostOptions {
     // Also estimate the same plan as if every GPU sat in one site (Prediction::scaling_efficiency);
     // doubles the work of estimate(), so planners scoring many candidates may turn it off.
     bool scaling_efficiency = true;
-    // Pipeline schedule: 1 = plain 1F1B; v > 1 = Megatron's interleaved 1F1B with v model chunks
-    // per GPU (bubble / v, v times the p2p messages).
-    int virtual_stages = 1;
     // Activation memory refinements the Korthikanti et al. formula leaves out by default:
     // sequence parallelism splits the non-TP activations (the 10*s*b*h term) across tp, and
     // FlashAttention keeps no s x s score matrices (drops the 5*a*s/h term). Sequence parallelism

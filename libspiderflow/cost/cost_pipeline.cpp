@@ -9,7 +9,7 @@ namespace spiderflow::cost {
 
 PipelineTimes pipeline_times(const CostModel& model, const Plan& plan, const CellTimes& cells, bool single_site) {
     const int P = plan.pp, D = plan.dp, M = plan.num_micro_batches;
-    const int V = P > 1 ? std::max(model.options().virtual_stages, 1) : 1;
+    const int V = P > 1 ? std::max(plan.virtual_stages, 1) : 1;
     const double msg_bytes = activation_bytes(plan);
     auto link = [&](int s, int r) {
         LinkFigures l = link_between(model, plan.cell(s, r), plan.cell(s + 1, r), plan.tp, single_site);

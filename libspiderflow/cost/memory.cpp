@@ -32,6 +32,11 @@ StageMemory stage_memory(const Plan& plan, int stage, ActivationOptions opt) {
     const int in_flight = std::min(plan.pp - stage, std::max(plan.num_micro_batches, 1));
     const double layers = plan.layers_per_stage[static_cast<size_t>(stage)];
     mem.activations = in_flight * layers * layer_activation_bytes(job, plan.micro_batch, plan.tp, opt);
+    // Interleaved 1F1B keeps more micro-batches in flight during its warm-up: Korthikanti et al.'s
+    // factor 1 + (p - 1) / (p v) on the first stage, charged to every stage here.
+    if (plan.virtual_stages > 1 && plan.pp > 1) {
+        mem.activations *= 1.0 + static_cast<double>(plan.pp - 1) / (static_cast<double>(plan.pp) * plan.virtual_stages);
+    }
     if (stage == plan.pp - 1) {
         // fp32 logits of the micro-batch being finished (Korthikanti: 4*s*b*V/t).
         mem.activations += 4.0 * job.seq_len * plan.micro_batch * static_cast<double>(job.model.vocab) / plan.tp;

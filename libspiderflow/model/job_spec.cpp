@@ -176,7 +176,10 @@ JobSpec parse_job_spec(const std::string& json_text, const std::string& source, 
         spec.recompute = j.boolean("recompute");
         spec.recompute_stated = true;
     }
-    spec.zero1 = j.boolean_or("zero1", spec.zero1);
+    if (j.has("zero1")) {
+        spec.zero1 = j.boolean("zero1");
+        spec.zero1_stated = true;
+    }
     spec.gpus = j.integer_or("gpus", spec.gpus, 0, 10000000);
     if (j.has("gpu_mode")) spec.gpu_mode = gpu_count_mode_from_string(j.string("gpu_mode"), source, "gpu_mode");
     if (j.has("sync")) spec.sync = parse_sync(j.at("sync"), source);

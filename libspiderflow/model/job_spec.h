@@ -53,6 +53,10 @@ struct JobSpec {
     // if no layout fits memory without it (plan_job, libspiderflow/planner/plan_job.h).
     bool recompute_stated = false;
     bool zero1 = false;          // optimizer states sharded across DP
+    // The spec said "zero1". When it did not, the planner shards them whenever the plan has more
+    // than one replica (plan_job): Megatron's distributed optimizer moves the all-reduce's bytes
+    // as a reduce-scatter and an all-gather, so it saves memory and optimizer time for nothing.
+    bool zero1_stated = false;
     int gpus = 0;
     GpuCountMode gpu_mode = GpuCountMode::exact;
     SyncSpec sync;               // synchronous unless the user chose DiLoCo

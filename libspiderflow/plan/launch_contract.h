@@ -23,6 +23,8 @@ constexpr const char* kSync = "SPIDERFLOW_SYNC";                      // sync | 
 constexpr const char* kInnerSteps = "SPIDERFLOW_INNER_STEPS";         // DiLoCo's H
 constexpr const char* kOuterPrecision = "SPIDERFLOW_OUTER_PRECISION"; // fp32 | bf16 | int8
 constexpr const char* kStreaming = "SPIDERFLOW_STREAMING";            // yes | no
+constexpr const char* kDistributedOptimizer = "SPIDERFLOW_DISTRIBUTED_OPTIMIZER";  // yes | no
+constexpr const char* kRecompute = "SPIDERFLOW_RECOMPUTE";            // yes | no
 // The site config's path (plugins, launch).
 constexpr const char* kConf = "SPIDERFLOW_CONF";
 

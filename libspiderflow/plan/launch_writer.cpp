@@ -98,6 +98,14 @@ Flags parallel_flags(const Plan& plan, double nccl_timeout_s) {
     };
     // The plan's memory counts optimizer states sharded across DP (ZeRO-1).
     if (plan.job.zero1) f.push_back({"--use-distributed-optimizer", "", Rule::on, ""});
+    if (plan.virtual_stages > 1) {
+        const std::string problem = virtual_stages_problem(plan, plan.virtual_stages);
+        if (!problem.empty()) throw InputError("plan", 0, "degrees.virtual_stages", "Megatron-LM cannot run " + problem);
+        const std::string why = "the plan interleaves " + std::to_string(plan.virtual_stages) + " chunks per GPU";
+        f.push_back({"--num-virtual-stages-per-pipeline-rank", std::to_string(plan.virtual_stages), Rule::same, why});
+        // Megatron takes one of the two spellings; the plan's is the count.
+        f.push_back({"--num-layers-per-virtual-pipeline-stage", "", Rule::off, why});
+    }
     return f;
 }
 

@@ -77,6 +77,24 @@ PlanProblem placement_problem(const Plan& plan, const Topology* topology) {
 
 }  // namespace
 
+std::string virtual_stages_problem(const Plan& plan, int v) {
+    if (v < 1) return "must be >= 1 (is " + std::to_string(v) + ")";
+    if (v == 1) return "";
+    const std::string what = std::to_string(v) + " virtual stages";
+    if (plan.pp < 2) return what + " need a pipeline (pp >= 2, is " + std::to_string(plan.pp) + ")";
+    const std::vector<int>& l = plan.layers_per_stage;
+    for (int n : l) {
+        if (n != l.front())
+            return what + " need the layers split evenly over the stages (Megatron's interleaved split)";
+    }
+    if (!l.empty() && l.front() % v != 0)
+        return what + " do not divide a stage's " + std::to_string(l.front()) + " layers";
+    if (plan.num_micro_batches % plan.pp != 0)
+        return what + " need the micro-batches per replica (" + std::to_string(plan.num_micro_batches) +
+               ") to be a multiple of pp (" + std::to_string(plan.pp) + ")";
+    return "";
+}
+
 PlanProblem plan_problem(const Plan& plan, const Topology* topology) {
     const std::pair<const char*, int> positive[] = {{"degrees.tp", plan.tp},
                                                     {"degrees.pp", plan.pp},
@@ -98,6 +116,9 @@ PlanProblem plan_problem(const Plan& plan, const Topology* topology) {
     if (layer_sum != plan.job.model.layers)
         return {"layers_per_stage", "sums to " + std::to_string(layer_sum) + " but the model has " +
                                         std::to_string(plan.job.model.layers) + " layers"};
+
+    if (plan.virtual_stages < 1)
+        return {"degrees.virtual_stages", "must be >= 1 (is " + std::to_string(plan.virtual_stages) + ")"};
 
     const size_t want = static_cast<size_t>(plan.pp) * static_cast<size_t>(plan.dp);
     if (plan.cells.size() != want)

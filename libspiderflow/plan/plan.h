@@ -65,6 +65,10 @@ struct Plan {
     int dp = 1;
     int micro_batch = 1;
     int num_micro_batches = 1;       // per replica per iteration
+    // Interleaved 1F1B: model chunks per GPU (Megatron-LM's --num-virtual-stages-per-pipeline-rank);
+    // 1 is plain 1F1B. More chunks shrink the pipeline bubble V-fold and send V times as many
+    // activations between stages (virtual_stages_problem says when Megatron can run it).
+    int virtual_stages = 1;
     std::vector<int> layers_per_stage;  // size pp; sums to job.model.layers
     std::vector<StageCell> cells;    // size pp * dp; index stage * dp + replica
     bool hierarchical_dp = true;     // reduce-scatter inside clusters, all-reduce across
@@ -90,6 +94,13 @@ struct ParallelCoords {
 };
 ParallelCoords coords_of_rank(int rank, int tp, int pp, int dp);
 
+// Why Megatron-LM cannot interleave `plan` with V chunks per GPU (empty: it can): V >= 1; with
+// V > 1 the pipeline has 2 or more stages of equal layer counts that V divides, and the
+// micro-batches per replica are a multiple of pp (Megatron's interleaved schedule). Like the
+// layer split's (layer_split.h), a launch question, not a plan's well-formedness: the cost model
+// prices any V; the planner only picks, and the launch writer only writes, what Megatron runs.
+std::string virtual_stages_problem(const Plan& plan, int virtual_stages);
+
 // The first thing that makes a plan ill formed. `field` is the path the plan file uses for it
 // ("degrees.tp", "layers_per_stage[2]", "cells[5].first_gpu"; a cell's index is
 // stage * dp + replica), so a reader of that file can point at it.
@@ -100,8 +111,8 @@ struct PlanProblem {
     std::string message() const { return field.empty() ? what : field + ": " + what; }
 };
 
-// The one definition of a well-formed plan: degrees, micro-batch and micro-batch count >= 1;
-// pp * dp cells; pp layer counts, each >= 1, summing to the model's layers; every cell placed
+// The one definition of a well-formed plan: degrees, micro-batch, micro-batch count and virtual
+// stages >= 1; pp * dp cells; pp layer counts, each >= 1, summing to the model's layers; every cell placed
 // (indices >= 0). With a topology also: every cluster and node exists, each cell's tp GPUs lie
 // on its node, and no two cells share a GPU. Catalog lookups and the job's own fields are the
 // readers' and the cost model's business.

@@ -83,6 +83,7 @@ std::string plan_to_json(const Plan& plan, const Topology& topology, int indent)
     deg["world_size"] = plan.world_size();
     deg["micro_batch"] = plan.micro_batch;
     deg["num_micro_batches"] = plan.num_micro_batches;
+    if (plan.virtual_stages > 1) deg["virtual_stages"] = plan.virtual_stages;  // absent: plain 1F1B
     j["degrees"] = deg;
     j["hierarchical_dp"] = plan.hierarchical_dp;
     j["layers_per_stage"] = plan.layers_per_stage;
@@ -196,8 +197,11 @@ JobSpec read_job(const Object& j) {
     else if (prec == "fp16") job.precision = Precision::fp16;
     else if (prec == "fp32") job.precision = Precision::fp32;
     else j.fail_at("precision", "unknown precision '" + prec + "' (bf16, fp16, fp32)");
+    // A plan records both choices as made: nothing is left open for a planner.
     job.recompute = j.boolean("recompute");
+    job.recompute_stated = true;
     job.zero1 = j.boolean("zero1");
+    job.zero1_stated = true;
     job.gpus = j.integer("gpus", 0, kIntMax);
     const std::string mode = j.string("gpu_mode");
     try {
@@ -303,12 +307,14 @@ Plan plan_from_json(const std::string& text, const std::string& source, const To
     plan.planning_ms = j.number("planning_ms");
     plan.job = read_job(j.object("job"));
 
-    const Object deg = j.object("degrees", {"tp", "pp", "dp", "world_size", "micro_batch", "num_micro_batches"});
+    const Object deg =
+        j.object("degrees", {"tp", "pp", "dp", "world_size", "micro_batch", "num_micro_batches", "virtual_stages"});
     plan.tp = deg.integer("tp", 1, kIntMax);
     plan.pp = deg.integer("pp", 1, kIntMax);
     plan.dp = deg.integer("dp", 1, kIntMax);
     plan.micro_batch = deg.integer("micro_batch", 1, kIntMax);
     plan.num_micro_batches = deg.integer("num_micro_batches", 1, kIntMax);
+    plan.virtual_stages = deg.integer_or("virtual_stages", 1, 1, kIntMax);
     if (deg.has("world_size") && deg.integer("world_size", 1, kIntMax) != plan.world_size())
         deg.fail_at("world_size", "does not equal tp * pp * dp = " + std::to_string(plan.world_size()));
     plan.hierarchical_dp = j.boolean("hierarchical_dp");

@@ -122,6 +122,9 @@ std::string plan_to_text(const Plan& plan, const Topology& topo, const Plan* run
           << " pseudo-gradients" << (plan.job.sync.streaming ? ", streaming" : "") << ")\n";
     o << "\nLayout: " << shape(plan) << ", " << plan.num_micro_batches << " micro-batches per replica; "
       << plan_orientation(plan) << "\n";
+    if (plan.virtual_stages > 1)
+        o << "Schedule: interleaved 1F1B, " << plan.virtual_stages << " model chunks per GPU (a bubble "
+          << plan.virtual_stages << "x smaller for " << plan.virtual_stages << "x the pipeline messages)\n";
 
     // GPUs per cluster.
     std::map<int, int> gpus;

@@ -21,8 +21,9 @@ double activation_bytes(const Plan& plan) { return activation_bytes(plan.job, pl
 double ring_edge_bytes(double bytes, int members) { return members < 2 ? 0.0 : 2.0 * (members - 1) / members * bytes; }
 
 double pp_boundary_bytes(const Plan& plan) {
-    // Forward activations and backward gradients have the same size.
-    return 2.0 * std::max(1, plan.num_micro_batches) * activation_bytes(plan);
+    // Forward activations and backward gradients have the same size; an interleaved schedule
+    // crosses every boundary once per model chunk.
+    return 2.0 * std::max(1, plan.num_micro_batches) * std::max(1, plan.virtual_stages) * activation_bytes(plan);
 }
 
 double stage_gradient_bytes(const Plan& plan, int stage) {
@@ -121,7 +122,7 @@ double iteration_wan_bytes(const Plan& plan) {
     for (int b = 0; b + 1 < plan.pp; ++b)
         for (bool forward : {true, false})
             for (const ClusterFlow& f : pp_boundary_flows(plan, b, forward)) total += f.bytes;
-    total *= std::max(1, plan.num_micro_batches);
+    total *= std::max(1, plan.num_micro_batches) * std::max(1, plan.virtual_stages);
     for (int s = 0; s < plan.pp; ++s)
         for (const ClusterFlow& f : dp_allreduce_flows(plan, s)) total += f.bytes;
     return total;
@@ -138,7 +139,7 @@ std::vector<CrossTraffic> cross_cluster_traffic(const Plan& plan) {
     };
     if (!well_formed(plan)) return {};
 
-    const int M = std::max(1, plan.num_micro_batches);
+    const int M = std::max(1, plan.num_micro_batches) * std::max(1, plan.virtual_stages);
     for (int s = 0; s + 1 < plan.pp; ++s) {
         for (const bool forward : {true, false}) {
             for (const ClusterFlow& f : pp_boundary_flows(plan, s, forward)) {

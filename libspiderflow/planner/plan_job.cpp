@@ -6,11 +6,15 @@
 #include <string>
 
 #include "libspiderflow/planner/shapes.h"
+#include "libspiderflow/planner/virtual_stages.h"
 #include "libspiderflow/util/errors.h"
 
 namespace spiderflow {
 
-PlanResult plan_job(const PlannerPolicy& planner, const PlanRequest& request, const CostModel& cost) {
+namespace {
+
+// Activation recomputation, when the job leaves it open (plan_job's header says the rule).
+PlanResult plan_recompute(const PlannerPolicy& planner, const PlanRequest& request, const CostModel& cost) {
     if (request.job.recompute_stated || request.job.recompute) return planner.plan(request, cost);
     using Clock = std::chrono::steady_clock;
     const Clock::time_point start = Clock::now();
@@ -70,6 +74,36 @@ PlanResult plan_job(const PlannerPolicy& planner, const PlanRequest& request, co
                "decides it instead)";
     }
     result.note = result.note.empty() ? note : note + "; " + result.note;
+    return result;
+}
+
+// The distributed optimizer, when the job leaves it open: the search ran with it (a replica's
+// optimizer states shrink by dp, the optimizer step with them); a plan of one replica has nothing
+// to shard and says so by leaving it off. When the layout fits only with it, the note says so.
+void settle_zero1(PlanResult& result, const CostModel& cost) {
+    auto settle = [](Plan& p) { p.job.zero1 = p.dp > 1; };
+    settle(result.plan);
+    if (result.runner_up) settle(*result.runner_up);
+    if (!result.plan.job.zero1) return;
+    Plan without = result.plan;
+    without.job.zero1 = false;
+    const Prediction p = cost.estimate(without);
+    if (p.feasible) return;
+    const std::string note = "distributed optimizer on (ZeRO-1, Megatron's --use-distributed-optimizer): without it "
+                             "this layout does not fit (" + p.infeasible_reason + ")";
+    result.note = result.note.empty() ? note : note + "; " + result.note;
+}
+
+}  // namespace
+
+PlanResult plan_job(const PlannerPolicy& planner, const PlanRequest& request, const CostModel& cost) {
+    const bool choose_zero1 = !request.job.zero1_stated && !request.job.zero1;
+    PlanRequest asked = request;
+    if (choose_zero1) asked.job.zero1 = true;
+    PlanResult result = plan_recompute(planner, asked, cost);
+    const std::string interleaved = choose_virtual_stages(result.plan, request.objective, cost);
+    if (!interleaved.empty()) result.note = result.note.empty() ? interleaved : interleaved + "; " + result.note;
+    if (choose_zero1) settle_zero1(result, cost);
     return result;
 }
 

@@ -92,6 +92,10 @@ PlanRequest build_plan_request(const RequestOptions& o, const Catalog& catalog, 
         job.recompute = *o.recompute;
         job.recompute_stated = true;
     }
+    if (o.zero1) {
+        job.zero1 = *o.zero1;
+        job.zero1_stated = true;
+    }
     if (!o.precision.empty()) {
         try {
             job.precision = precision_from_string(o.precision);

@@ -28,6 +28,8 @@ struct OptionNames {
     std::string inner_steps = "--inner-steps";
     std::string outer_precision = "--outer-precision";
     std::string streaming = "--streaming";
+    std::string zero1 = "--zero1";
+    std::string recompute = "--recompute";
     bool sync_either = true;   // the front end plans "either" (spiderflow plan); a job runs one mode
 };
 
@@ -45,6 +47,9 @@ struct RequestOptions : SearchSettings {
     // Activation recomputation as the front end states it; decides like a job spec's "recompute"
     // (plan_job). Unset: the spec's, else the planner turns it on only when nothing fits without.
     std::optional<bool> recompute;
+    // The distributed optimizer (ZeRO-1) as the front end states it; decides like a job spec's
+    // "zero1". Unset: the spec's, else on whenever the plan has more than one replica.
+    std::optional<bool> zero1;
     std::optional<int> gpus;
     std::optional<GpuCountMode> gpu_mode;
     std::string objective;                    // empty: iteration time

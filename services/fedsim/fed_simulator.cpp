@@ -94,6 +94,7 @@ public:
         out_.summary.placement = policy_->name();
         out_.summary.network = o_.network;
         out_.summary.planner_calls = planner_calls_;
+        out_.summary.decisions_capped = decisions_capped_;
         out_.summary.wan_simulations = sharing_.simulations();
         out_.summary.wan_wall_s = sharing_.wall_s();
         out_.summary.invariant_violations = violations_;
@@ -191,6 +192,8 @@ private:
 
     void count(JobOutcome& o, const PlaceAttempt& a) {
         ++o.decisions;
+        o.decisions_capped += a.hit_limit;
+        decisions_capped_ += a.hit_limit;
         o.planner_wall_s += a.wall_s;
         decisions_.push_back(a.wall_s);
         planner_calls_ += a.planner_calls;
@@ -235,7 +238,10 @@ private:
         return {kInf, 0};
     }
 
+    // A scheduling pass. Charged, its decisions run one after another from when the scheduler is
+    // free, each taking its measured wall time; a job starts when the decision placing it ends.
     void schedule() {
+        decided_at_ = std::max(now_, scheduler_free_at_);
         for (auto& [queue, jobs] : queues_) {
             std::stable_sort(jobs.begin(), jobs.end(), [&](size_t a, size_t b) {
                 const TraceJob &x = trace_.jobs[a], &y = trace_.jobs[b];
@@ -258,6 +264,7 @@ private:
                 if (free_gpus(queue) >= job.gpus_min && last_failed_epoch_[j] != state_.epoch()) {
                     PlaceAttempt a = policy_->place(free_view(), job, catalog_);
                     count(out_.jobs[j], a);
+                    if (o_.charge_decision_time) decided_at_ += a.wall_s;
                     if (a.plan && !worth_starting(j, *a.plan)) a.plan.reset();
                     else if (a.plan) plan = std::move(a.plan);
                     else {
@@ -281,6 +288,7 @@ private:
                                       [&](size_t j) { return std::find(started.begin(), started.end(), j) != started.end(); }),
                        jobs.end());
         }
+        scheduler_free_at_ = decided_at_;
     }
 
     // The ski-rental rule (header): start now, or wait for a placement close to the best.
@@ -328,8 +336,9 @@ private:
         r.iteration_s = plan.prediction.iteration_s;
         r.remaining = iterations_[j];
         o.cross_site = r.gpus_by_cluster.size() > 1;
-        r.train_start = now_ + (o.cross_site ? o_.cross_site_start_s : 0);
-        o.start_s = now_;
+        // Its GPUs are held from now; it starts once the decision placing it is done.
+        r.train_start = decided_at_ + (o.cross_site ? o_.cross_site_start_s : 0);
+        o.start_s = decided_at_;
         o.gpus = r.gpus;
         o.alone_iteration_s = r.iteration_s;
         for (const auto& [c, g] : r.gpus_by_cluster)
@@ -388,6 +397,9 @@ private:
     size_t done_ = 0;
     long violations_ = 0;
     long planner_calls_ = 0;
+    long decisions_capped_ = 0;
+    double decided_at_ = 0;          // when the pass's latest decision ends (charged decisions)
+    double scheduler_free_at_ = 0;   // when the last pass ended
     std::map<std::string, std::vector<size_t>> queues_;
     std::map<size_t, Run> running_;
     std::vector<uint64_t> last_failed_epoch_;

@@ -10,8 +10,11 @@
 // has waited as long as starting now would lose (run time now - best run time): the ski-rental
 // rule, never worse than twice the better choice in hindsight. It keeps a planner from putting a
 // job on a few scattered slow GPUs minutes before a fast cluster frees up.
-// Deterministic for the same inputs: wall-clock figures (planner overhead) are reported, never
-// used to decide.
+// Decision time: with charge_decision_time, the scheduler makes one placement decision at a time
+// and each costs its measured wall time on the simulated clock, as a controller's would: a job
+// starts when the decision that placed it is done, and the next pass starts when the last one
+// ended. The outcome then depends on this machine's speed. Without it (the default here) the run
+// is deterministic for the same inputs: wall-clock figures are reported, never used to decide.
 #pragma once
 
 #include <functional>
@@ -43,6 +46,7 @@ struct FedSimOptions {
     double slack = 0.25;                    // see above; < 0: start wherever it fits now
     uint64_t seed = 1;
     bool check_invariants = false;          // GPUs never over-allocated, at every event
+    bool charge_decision_time = false;      // see above
     std::function<void(const FedSimProgress&)> progress;
     double progress_every_s = 1;
 };
@@ -61,6 +65,7 @@ struct JobOutcome {
     std::string placement;           // "oregon:16 ohio:16"
     std::string unplaceable;         // why it could never start (empty when it ran)
     int decisions = 0;               // placement attempts, admission included
+    int decisions_capped = 0;        // of which the planner's time limit cut short
     double planner_wall_s = 0;
     double queue_s() const { return start_s < 0 ? -1 : start_s - submit_s; }
     double jct_s() const { return finish_s < 0 ? -1 : finish_s - submit_s; }
@@ -82,6 +87,7 @@ struct RunSummary {
     double tokens_per_s = 0;         // tokens trained / makespan
     double gpu_utilisation = 0;      // GPU-seconds held / (GPUs x makespan)
     long decisions = 0;              // placement attempts
+    long decisions_capped = 0;       // of which the planner's time limit cut short
     long planner_calls = 0;
     double planner_wall_s = 0;
     double decision_ms_mean = 0, decision_ms_max = 0;

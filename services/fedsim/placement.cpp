@@ -36,6 +36,7 @@ PlaceAttempt plan_on(const PlannerPolicy& planner, const Topology& view, const T
     const auto t0 = std::chrono::steady_clock::now();
     try {
         PlanResult r = plan_job(planner, req, cost);
+        a.hit_limit = r.hit_limit;
         if (r.plan.world_size() < job.gpus_min)
             a.why = "only " + std::to_string(r.plan.world_size()) + " GPUs usable, the job asks at least " +
                     std::to_string(job.gpus_min);
@@ -110,6 +111,7 @@ public:
             PlaceAttempt a = on_cluster(view, job, catalog, c);
             total.wall_s += a.wall_s;
             total.planner_calls += a.planner_calls;
+            total.hit_limit = total.hit_limit || a.hit_limit;
             if (a.plan) {
                 total.plan = std::move(a.plan);
                 return total;

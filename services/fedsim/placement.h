@@ -24,6 +24,7 @@ struct PlaceAttempt {
     std::string why;                 // when empty: the planner's reason
     double wall_s = 0;               // planner time spent on the attempt
     int planner_calls = 0;
+    bool hit_limit = false;          // a planner call's time limit cut its search short
 };
 
 class PlacementPolicy {

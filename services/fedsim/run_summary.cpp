@@ -78,7 +78,7 @@ std::string jobs_csv(const FedSimResult& r) {
 std::string summary_csv_header() {
     return "policy,network,jobs,finished,unplaceable,cross_site,avg_jct_s,p95_jct_s,avg_queue_s,makespan_s,"
            "tokens_per_s,gpu_utilisation,decisions,planner_calls,planner_wall_s,decision_ms_mean,decision_ms_max,"
-           "wan_simulations,wall_s\n";
+           "wan_simulations,wall_s,decisions_capped\n";
 }
 
 std::string summary_csv_row(const RunSummary& s) {
@@ -88,7 +88,8 @@ std::string summary_csv_row(const RunSummary& s) {
       << fmt("%.1f", s.avg_queue_s) << ',' << fmt("%.1f", s.makespan_s) << ',' << fmt("%.1f", s.tokens_per_s) << ','
       << fmt("%.4f", s.gpu_utilisation) << ',' << s.decisions << ',' << s.planner_calls << ','
       << fmt("%.4f", s.planner_wall_s) << ',' << fmt("%.3f", s.decision_ms_mean) << ','
-      << fmt("%.3f", s.decision_ms_max) << ',' << s.wan_simulations << ',' << fmt("%.2f", s.wall_s) << '\n';
+      << fmt("%.3f", s.decision_ms_max) << ',' << s.wan_simulations << ',' << fmt("%.2f", s.wall_s) << ','
+      << s.decisions_capped << '\n';
     return o.str();
 }
 
@@ -114,6 +115,8 @@ std::string summary_text(const RunSummary& s, bool timing) {
     if (timing)
         o << ", " << fmt("%.3f", s.planner_wall_s) << " s in all, " << fmt("%.2f", s.decision_ms_mean) << " ms mean, "
           << fmt("%.1f", s.decision_ms_max) << " ms max per decision";
+    if (s.decisions_capped > 0)
+        o << "; " << s.decisions_capped << " decisions cut short by the planner's time limit";
     o << "\n";
     return o.str();
 }

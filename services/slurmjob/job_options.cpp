@@ -80,9 +80,10 @@ void set_outer_precision(JobOptions& o, const std::string& name, const std::stri
     o.outer_precision = value;
 }
 
-void set_streaming(JobOptions& o, const std::string& name, const std::string& value) {
+template <std::optional<bool> RequestOptions::*Field>
+void set_yes_no(JobOptions& o, const std::string& name, const std::string& value) {
     check_word(name, value, {"yes", "no"}, "yes or no");
-    o.streaming = value == "yes";
+    o.*Field = value == "yes";
 }
 
 }  // namespace
@@ -118,7 +119,14 @@ const std::vector<OptionInfo>& option_table() {
         {"llm-outer-precision", "P", "SpiderFlow: DiLoCo pseudo-gradients as fp32 (default), bf16 or int8",
          env::kOuterPrecision, set_outer_precision, &N::outer_precision},
         {"llm-streaming", "yes|no", "SpiderFlow: DiLoCo outer all-reduce behind the next inner steps", env::kStreaming,
-         set_streaming, &N::streaming},
+         set_yes_no<&R::streaming>, &N::streaming},
+        {"llm-distributed-optimizer", "yes|no",
+         "SpiderFlow: shard optimizer states across data parallelism (ZeRO-1; default: yes whenever the plan "
+         "has more than one replica)",
+         env::kDistributedOptimizer, set_yes_no<&R::zero1>, &N::zero1},
+        {"llm-recompute", "yes|no",
+         "SpiderFlow: full activation recomputation (default: only when no layout fits memory without it)",
+         env::kRecompute, set_yes_no<&R::recompute>, &N::recompute},
         {"llm-plan", "FILE", "SpiderFlow: use this plan (from `spiderflow plan`) instead of planning", env::kPlanFile,
          set_text<&JobOptions::plan_file>, nullptr},
     };

@@ -45,6 +45,7 @@ constexpr const char* kFooter = "\nExit status: 0 the layout fits, 1 it does not
 struct Args {
     std::string topology, reader, model, job, catalog, plan, format = "text";
     int global_batch = 0, seq_len = 0, tp = 1, pp = 1, dp = 1, micro_batch = 0;
+    std::optional<int> virtual_stages;
     std::string precision;
     std::optional<RecomputeChoice> recompute;
     bool zero1 = false, flat_dp = false;
@@ -88,8 +89,8 @@ bool parse_args(const std::vector<std::string>& args, Args& a) {
     t.value("--plan", "FILE", "take the whole layout (and job) from a plan JSON", store(&a.plan));
     t.value("--dp-overlap", "F", "fraction of the DP all-reduce hidden behind backward (default 0.5)",
             number(&a.options.dp_overlap, 0, 1));
-    t.value("--virtual-stages", "V", "interleaved 1F1B with V chunks per GPU (default 1)",
-            integer(&a.options.virtual_stages, 1));
+    t.value("--virtual-stages", "V", "interleaved 1F1B with V chunks per GPU (default 1, or the plan's)",
+            integer(&a.virtual_stages, 1));
     add_sequence_parallel_option(t, &a.options.sequence_parallel);
     t.flag("--flash-attention", "count FlashAttention activation memory (no s x s scores)",
            set(&a.options.flash_attention));
@@ -139,6 +140,7 @@ void print_text(const Plan& plan, const Prediction& p, const std::vector<cost::S
         << (plan.job.zero1 ? ", ZeRO-1" : "") << "\n";
     out << "layout: tp=" << plan.tp << " pp=" << plan.pp << " dp=" << plan.dp << " (" << plan.world_size()
         << " GPUs), micro-batch " << plan.micro_batch << " x " << plan.num_micro_batches << " per replica, "
+        << (plan.virtual_stages > 1 ? "interleaved x" + std::to_string(plan.virtual_stages) + ", " : "")
         << (plan.hierarchical_dp ? "hierarchical" : "flat") << " DP, on " << topo.name << "\n";
     out << "iteration time\n";
     line("total", fixed(p.iteration_s, 3) + " s");
@@ -181,6 +183,7 @@ void print_json(const Plan& plan, const Prediction& p, const std::vector<cost::S
     j["dp"] = plan.dp;
     j["micro_batch"] = plan.micro_batch;
     j["num_micro_batches"] = plan.num_micro_batches;
+    j["virtual_stages"] = plan.virtual_stages;
     j["feasible"] = p.feasible;
     if (!p.feasible) j["infeasible_reason"] = p.infeasible_reason;
     j["iteration_s"] = p.iteration_s;
@@ -228,6 +231,7 @@ int run_estimate(const std::vector<std::string>& args) {
         plan = make_sequential_plan(topo, job_from_args(a, catalog), a.tp, a.pp, a.dp, a.micro_batch);
     }
     if (a.flat_dp) plan.hierarchical_dp = false;
+    if (a.virtual_stages) plan.virtual_stages = *a.virtual_stages;
     // A plan file states whether the job recomputes; --recompute overrides it.
     if (a.recompute && !a.plan.empty()) plan.job.recompute = a.recompute->recompute;
     // One layout, one mode: "either" is for `spiderflow plan`, which plans both.

@@ -111,6 +111,14 @@ int run_plan(const std::vector<std::string>& args) {
         options.recompute = r.recompute;
         cost_options.recompute_granularity = r.granularity;
     });
+    t.optional_value("--zero1", "yes|no",
+                     "the distributed optimizer (ZeRO-1, Megatron's --use-distributed-optimizer):\n"
+                     "optimizer states sharded across data parallelism (default: on whenever\n"
+                     "the plan has more than one replica; --zero1 alone means yes)",
+                     [&](const std::string& v) {
+                         if (v != "" && v != "yes" && v != "no") throw BadValue("must be yes or no, not '" + v + "'");
+                         options.zero1 = v != "no";
+                     });
     add_sequence_parallel_option(t, &cost_options.sequence_parallel);
     t.value("--sync", "MODE",
             "sync (default): every step all-reduces gradients over all replicas;\n"

@@ -36,7 +36,7 @@ constexpr const char* kUsage =
     "                [--policy NAME,...|all] [--network SCHEDULER] [--queue backfill|fifo]\n"
     "                [--planner-time-limit S] [--cross-site-start S] [--slack F|none] [--backfill-depth N]\n"
     "                [--jobs-csv FILE] [--summary-csv FILE] [--timeline-csv FILE]\n"
-    "                [--check] [--no-timing] [--progress | --no-progress]\n"
+    "                [--check] [--free-decisions] [--no-timing] [--progress | --no-progress]\n"
     "       spiderflow simulate gen-trace (--topology FILE | --clusters N) [--jobs N] [--seed S]\n"
     "                [--load L] [--gpu-scale F] [--max-gpus N] [--duration-scale F] [-o FILE]\n"
     "       spiderflow simulate convert-helios CLUSTER_LOG.csv (--topology FILE | --clusters N)\n"
@@ -91,7 +91,12 @@ OptionTable simulate_table() {
             "every event");
     t.value("--timeline-csv", "FILE", "");
     t.flag("--check", "verify at every event that no cluster's GPUs are over-allocated");
-    t.flag("--no-timing", "leave the wall-clock figures out of the text (for diffs)");
+    t.flag("--free-decisions",
+           "decisions cost no simulated time (default: each placement decision\n"
+           "takes its measured wall time on the scheduler's clock, one at a time,\n"
+           "as a controller's would; that makes a run depend on this machine)");
+    t.flag("--no-timing", "leave the wall-clock figures out of the text, and charge no\n"
+                          "decision time (--free-decisions): output that diffs");
     t.flag("--progress", "a progress line on stderr (default when stderr is a terminal)");
     t.flag("--no-progress", "");
     // gen-trace and convert-helios
@@ -223,6 +228,7 @@ int cmd_run(const Parsed& o) {
     so.slack = o.get("--slack") == "none" ? -1 : o.number("--slack", so.slack, 0);
     so.seed = static_cast<uint64_t>(o.integer<long long>("--seed", 1, 0));
     so.check_invariants = o.flag("--check");
+    so.charge_decision_time = !o.flag("--free-decisions") && !o.flag("--no-timing");
     const bool progress = o.flag("--progress") || (!o.flag("--no-progress") && isatty(STDERR_FILENO));
     const std::vector<std::string> policies = policy_list(o.get("--policy", "spinsearch"));
     const SiteState site(std::make_shared<const Topology>(topo));

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "libspiderflow/cost/cost_model.h"
+#include "libspiderflow/cost/memory.h"
 #include "libspiderflow/plan/sequential_layout.h"
 #include "tests/unit/libspiderflow/cost/cost_fixture.h"
 
@@ -97,12 +98,15 @@ TEST(CostModel, MoreDpOverlapHidesMore) {
 TEST(CostModel, InterleavingShrinksTheBubble) {
     const Topology t = make_topology({{"c", "A100-80GB", 4}});
     const Plan plan = make_sequential_plan(t, llama7b(), 4, 4, 2, 1);
-    CostOptions v4;
+    Plan v4 = plan;
     v4.virtual_stages = 4;
     const Prediction plain = CostModel(t, cat()).estimate(plan);
-    const Prediction inter = CostModel(t, cat(), v4).estimate(plan);
+    const Prediction inter = CostModel(t, cat()).estimate(v4);
     EXPECT_LT(inter.bubble_s, plain.bubble_s / 3);  // (pp-1)/v of a stage; latencies are not divided
     EXPECT_GT(inter.pp_comm_s, plain.pp_comm_s);
+    // More micro-batches in flight during the interleaved warm-up (Korthikanti: 1 + (p-1)/(p v)).
+    EXPECT_DOUBLE_EQ(cost::stage_memory(v4, 0).activations, (1 + 3.0 / 16.0) * cost::stage_memory(plan, 0).activations);
+    EXPECT_GT(inter.max_memory_bytes, plain.max_memory_bytes);
 }
 
 TEST(CostModel, ASlowerGpuInOneReplicaSlowsTheIteration) {

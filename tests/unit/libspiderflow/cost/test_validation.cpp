@@ -47,10 +47,9 @@ double predict_megatron(const MegatronRow& r) {
     // Selene: DGX A100 80GB nodes, eight 200 Gb/s HDR InfiniBand NICs each.
     const Topology t = make_topology({{"selene", "A100-80GB", r.gpus / 8, 8, 8 * 200}});
     const JobSpec job = sftest::job_of(sftest::megatron_gpt(r.layers, r.hidden, r.heads), r.batch, 2048, true);
-    const Plan plan = make_sequential_plan(t, job, r.tp, r.pp, r.gpus / (r.tp * r.pp), 1);
-    CostOptions opt;
-    opt.virtual_stages = assumed_virtual_stages(r);
-    const Prediction p = CostModel(t, Catalog::builtin(), opt).estimate(plan);
+    Plan plan = make_sequential_plan(t, job, r.tp, r.pp, r.gpus / (r.tp * r.pp), 1);
+    plan.virtual_stages = assumed_virtual_stages(r);
+    const Prediction p = CostModel(t, Catalog::builtin()).estimate(plan);
     EXPECT_TRUE(p.feasible) << r.label << ": " << p.infeasible_reason;
     return tflops_per_gpu(plan, p);
 }
@@ -142,8 +141,8 @@ TEST(Validation, NemotronTwoDatacentreScalingEfficiency) {
     for (int r = 0; r < 32; ++r) {
         for (int s = 0; s < 12; ++s) plan.cell(s, r) = slots[r / 16][used[r / 16]++];
     }
+    plan.virtual_stages = 8;
     CostOptions opt;
-    opt.virtual_stages = 8;
     opt.sequence_parallel = true;
     opt.flash_attention = true;
     const Prediction p = CostModel(t, Catalog::builtin(), opt).estimate(plan);
@@ -163,10 +162,11 @@ TEST(Validation, Llama3_405bMfu) {
     JobSpec job = sftest::job_of(*Catalog::builtin().model("llama3-405b"), 2048, 8192, false);
     job.zero1 = true;
     CostOptions opt;
-    opt.virtual_stages = 8;
     opt.sequence_parallel = true;
     opt.flash_attention = true;
-    const Prediction p = CostModel(t, Catalog::builtin(), opt).estimate(make_sequential_plan(t, job, 8, 16, 64, 1));
+    Plan plan = make_sequential_plan(t, job, 8, 16, 64, 1);
+    plan.virtual_stages = 8;
+    const Prediction p = CostModel(t, Catalog::builtin(), opt).estimate(plan);
     RecordProperty("mfu", std::to_string(p.mfu));
     std::printf("Llama 3 405B: MFU %.3f (published 0.43)\n", p.mfu);
     EXPECT_NEAR(p.mfu / 0.43, 1.0, 0.15) << "predicted MFU " << p.mfu;
@@ -193,10 +193,11 @@ TEST(Calibration, Nemotron340bIterationTime) {
     JobSpec job = sftest::job_of(*Catalog::builtin().model("nemotron4-340b"), 2304, 4096, false);
     job.zero1 = true;
     CostOptions opt;
-    opt.virtual_stages = 8;
     opt.sequence_parallel = true;
     opt.flash_attention = true;
-    const Prediction p = CostModel(t, Catalog::builtin(), opt).estimate(make_sequential_plan(t, job, 8, 12, 64, 1));
+    Plan plan = make_sequential_plan(t, job, 8, 12, 64, 1);
+    plan.virtual_stages = 8;
+    const Prediction p = CostModel(t, Catalog::builtin(), opt).estimate(plan);
     ASSERT_TRUE(p.feasible) << p.infeasible_reason;
     std::printf("H100 calibration: Nemotron-4 340B iteration %.2f s (published 8.0 s), MFU %.3f\n", p.iteration_s, p.mfu);
     EXPECT_NEAR(p.iteration_s / 8.0, 1.0, 0.05) << p.iteration_s;

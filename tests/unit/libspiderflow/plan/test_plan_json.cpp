@@ -84,6 +84,23 @@ TEST(PlanJson, RoundTripKeepsEverything) {
     }
 }
 
+TEST(PlanJson, VirtualStagesTravelWhenInterleavedAndReadAsOneWhenAbsent) {
+    const Topology t = two_sites();
+    Plan a = cross_plan();
+    const std::string plain = plan_to_json(a, t);
+    EXPECT_EQ(plain.find("virtual_stages"), std::string::npos);  // older readers see what they knew
+    EXPECT_EQ(plan_from_json(plain, "plan.json", &t).virtual_stages, 1);
+    a.virtual_stages = 2;
+    const Plan b = plan_from_json(plan_to_json(a, t), "plan.json", &t);
+    EXPECT_EQ(b.virtual_stages, 2);
+    // A plan records its memory choices: nothing is left for a planner to decide.
+    EXPECT_TRUE(b.job.zero1_stated);
+    EXPECT_TRUE(b.job.recompute_stated);
+    std::string zero = plan_to_json(a, t);
+    zero.replace(zero.find("\"virtual_stages\": 2"), 19, "\"virtual_stages\": 0");
+    EXPECT_THROW(plan_from_json(zero, "plan.json", &t), InputError);
+}
+
 TEST(PlanJson, RefusesOtherVersions) {
     auto j = written();
     j["version"] = Plan::kSchemaVersion + 1;

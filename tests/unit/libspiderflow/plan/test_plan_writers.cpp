@@ -285,6 +285,25 @@ TEST(MegatronArgs, RefusesASplitMegatronCannotRun) {
     EXPECT_NO_THROW(write_launch(p, {}, req));
 }
 
+TEST(MegatronArgs, AnInterleavedPlanNamesItsChunksAndRefusesTheOtherSpelling) {
+    Plan p = megatron_plan("llama3-70b", std::vector<int>(16, 5));
+    p.virtual_stages = 5;
+    const auto a = megatron_args(p, 600, pretrain());
+    EXPECT_EQ(flag_value(a, "--num-virtual-stages-per-pipeline-rank"), "5");
+    const std::string twice = input_error(p, pretrain({"--num-layers-per-virtual-pipeline-stage", "1"}));
+    EXPECT_NE(twice.find("contradicts the plan"), std::string::npos) << twice;
+    const std::string other = input_error(p, pretrain({"--num-virtual-stages-per-pipeline-rank", "2"}));
+    EXPECT_NE(other.find("the plan gives 5"), std::string::npos) << other;
+    // A chunk count Megatron cannot run (5 layers a stage do not split in 2) is refused.
+    p.virtual_stages = 2;
+    const std::string cannot = input_error(p, pretrain());
+    EXPECT_NE(cannot.find("do not divide a stage's 5 layers"), std::string::npos) << cannot;
+    // Plain 1F1B writes neither.
+    EXPECT_EQ(flag_value(megatron_args(megatron_plan("llama3-70b", std::vector<int>(16, 5)), 600, pretrain()),
+                         "--num-virtual-stages-per-pipeline-rank"),
+              "<absent>");
+}
+
 TEST(MegatronArgs, ArchitectureComesFromTheCatalogModel) {
     const auto a = megatron_args(megatron_plan("llama3-70b", std::vector<int>(16, 5)), 600, pretrain());
     EXPECT_EQ(flag_value(a, "--num-layers"), "80");

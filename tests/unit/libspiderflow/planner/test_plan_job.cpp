@@ -1,4 +1,5 @@
-// plan_job: activation recomputation as the planner's decision when the job spec leaves it open.
+// plan_job: the distributed optimizer and activation recomputation as the planner's decisions when
+// the job leaves them open.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -130,6 +131,55 @@ TEST(PlanJob, AStatedChoiceIsPlannedOnce) {
     const NeedsRecompute policy(0);
     EXPECT_THROW(plan_job(policy, r, cost), InfeasibleError);
     EXPECT_EQ(policy.calls.size(), 1u);
+}
+
+TEST(PlanJob, TheDistributedOptimizerIsOnWheneverThePlanHasReplicas) {
+    const Topology t = read_topology(shipped("contrib/topologies/worldwide-8.json"));
+    const CostModel cost(t, Catalog::builtin());
+    const auto planner = make_planner("spinsearch");
+    auto spec = [](const std::string& zero1) {
+        PlanRequest r;
+        r.job = parse_job_spec(R"({"model": "gpt3-1.3b", "global_batch": 512, "seq_len": 2048, "gpus": 64)" +
+                                   (zero1.empty() ? std::string() : ", \"zero1\": " + zero1) + "}",
+                               "job spec", Catalog::builtin());
+        return r;
+    };
+    const PlanResult open = plan_job(*planner, spec(""), cost);
+    ASSERT_GT(open.plan.dp, 1);
+    EXPECT_TRUE(open.plan.job.zero1);
+    // Stated, it is kept either way.
+    const PlanResult off = plan_job(*planner, spec("false"), cost);
+    EXPECT_FALSE(off.plan.job.zero1);
+    EXPECT_TRUE(plan_job(*planner, spec("true"), cost).plan.job.zero1);
+    // The same layout predicts no slower with the optimizer states sharded.
+    Plan unsharded = open.plan;
+    unsharded.job.zero1 = false;
+    EXPECT_LE(open.plan.prediction.iteration_s, cost.estimate(unsharded).iteration_s);
+
+    // The search sees it on; a plan of one replica has nothing to shard.
+    const NeedsRecompute policy(0);
+    PlanRequest r = request("llama3-8b", 64, 16);
+    r.job.recompute_stated = true;
+    r.job.recompute = true;
+    const PlanResult one = plan_job(policy, r, cost);
+    ASSERT_EQ(policy.calls.size(), 1u);
+    EXPECT_TRUE(policy.calls[0].job.zero1);
+    EXPECT_EQ(one.plan.dp, 1);
+    EXPECT_FALSE(one.plan.job.zero1);
+}
+
+// The issue's case: llama3-405b fit no layout on any benchmark federation, 1,024 GPUs included,
+// with the optimizer states replicated on every data-parallel rank.
+TEST(PlanJob, Llama405bFitsOnceTheOptimizerStatesAreSharded) {
+    const Topology t = read_topology(shipped("contrib/topologies/worldwide-8.json"));
+    const CostModel cost(t, Catalog::builtin());
+    const auto planner = make_planner("spinsearch");
+    PlanRequest r = request("llama3-405b", 1024, 256);
+    r.time_limit_s = 30;
+    const PlanResult p = plan_job(*planner, r, cost);
+    EXPECT_TRUE(p.plan.prediction.feasible) << p.plan.prediction.infeasible_reason;
+    EXPECT_EQ(p.plan.world_size(), 256);
+    EXPECT_TRUE(p.plan.job.zero1 || p.plan.dp == 1);
 }
 
 TEST(PlanJob, WhenRecomputeDoesNotHelpEitherTheErrorSaysItWasTried) {

@@ -41,6 +41,35 @@ TEST(FedSimulator, OneJobAloneTrainsAtTheCostModelsSpeed) {
     EXPECT_EQ(r.summary.invariant_violations, 0);
 }
 
+// Charged, a decision's wall time passes on the scheduler's clock before the job it places starts,
+// and the scheduler makes one decision at a time: the second job's decision waits for the first's.
+TEST(FedSimulator, ChargedDecisionsDelayTheStartByTheirWallTime) {
+    const Topology t = federation({"A", "B"}, 2);
+    const JobTrace trace = trace_of({job("a", 10, 8, "A", 100), job("b", 10, 8, "B", 100)});
+    FedSimOptions o;
+    o.placement = "spinsearch";
+    o.check_invariants = true;
+    o.slack = -1;
+    const FedSimResult free_run = simulate_federation(site(t), trace, Catalog::builtin(), o);
+    EXPECT_EQ(free_run.jobs.at(0).start_s, 10);
+    EXPECT_EQ(free_run.jobs.at(1).start_s, 10);
+    o.charge_decision_time = true;
+    const FedSimResult charged = simulate_federation(site(t), trace, Catalog::builtin(), o);
+    const JobOutcome &a = charged.jobs.at(0), &b = charged.jobs.at(1);
+    ASSERT_TRUE(a.unplaceable.empty() && b.unplaceable.empty());
+    // Each started on its first placement decision (admission's plan is not a scheduling decision).
+    ASSERT_EQ(a.decisions, 2);
+    ASSERT_EQ(b.decisions, 2);
+    EXPECT_GT(a.start_s, 10);
+    EXPECT_GT(b.start_s, a.start_s);   // b's decision came after a's
+    // What passed is the scheduling decisions' time: within the jobs' planner time (which also
+    // counts their admission plans).
+    EXPECT_LE(a.start_s - 10, a.planner_wall_s + 1e-9);
+    EXPECT_LE(b.start_s - 10, a.planner_wall_s + b.planner_wall_s + 1e-9);
+    EXPECT_NEAR(a.finish_s - a.start_s, free_run.jobs.at(0).finish_s - 10, 1e-6);   // it trains as fast
+    EXPECT_EQ(charged.summary.invariant_violations, 0);
+}
+
 TEST(FedSimulator, TwoJobsForOneClusterRunOneAfterTheOther) {
     const Topology t = federation({"A", "B"}, 2);
     const FedSimResult r = run(t, trace_of({job("first", 0, 16, "A", 50), job("second", 1, 16, "A", 50)}), "slurm-alone");

@@ -3,11 +3,16 @@
 #include <map>
 
 #include "libspiderflow/util/errors.h"
+#include "libspiderflow/model/catalog.h"
+#include "libspiderflow/planner/request_builder.h"
 #include "services/slurmjob/hostlist.h"
 #include "services/slurmjob/job_options.h"
 #include "services/slurmjob/submit_planner.h"
 
+using spiderflow::Catalog;
 using spiderflow::InputError;
+using spiderflow::PlanRequest;
+using spiderflow::build_plan_request;
 using namespace spiderflow::slurmjob;
 
 TEST(JobOptions, SpankVariableNamesFollowSlurm) {
@@ -63,6 +68,8 @@ TEST(JobOptions, EveryTableOptionIsSettable) {
                                                           {"llm-sync", "diloco"},
                                                           {"llm-outer-precision", "int8"},
                                                           {"llm-streaming", "yes"},
+                                                          {"llm-distributed-optimizer", "no"},
+                                                          {"llm-recompute", "yes"},
                                                           {"llm-gpus-mode", "at-most"}};
         const auto w = words.find(info.name);
         const std::string v = w == words.end() ? "8" : w->second;
@@ -70,6 +77,33 @@ TEST(JobOptions, EveryTableOptionIsSettable) {
         EXPECT_TRUE(o.any()) << info.name;
         EXPECT_EQ(std::string(info.env).rfind("SPIDERFLOW_", 0), 0u);
     }
+}
+
+TEST(JobOptions, MemoryChoicesFromSbatchOrEnvironmentAreStated) {
+    auto o = read_job_options({"_SLURM_SPANK_OPTION_spiderflow_llm_distributed_optimizer=no"},
+                              {"SPIDERFLOW_RECOMPUTE=yes"});
+    ASSERT_TRUE(o.zero1);
+    EXPECT_FALSE(*o.zero1);
+    ASSERT_TRUE(o.recompute);
+    EXPECT_TRUE(*o.recompute);
+    o.model = "llama3-8b";
+    o.global_batch = 64;
+    o.gpus = 16;
+    const PlanRequest r = build_plan_request(o, Catalog::builtin(), sbatch_option_names(), "job options");
+    EXPECT_TRUE(r.job.zero1_stated);
+    EXPECT_FALSE(r.job.zero1);
+    EXPECT_TRUE(r.job.recompute_stated);
+    EXPECT_TRUE(r.job.recompute);
+    // Left open, neither is stated: the planner chooses.
+    const PlanRequest open = build_plan_request(read_job_options({"_SLURM_SPANK_OPTION_spiderflow_llm_model=llama3-8b",
+                                                                  "_SLURM_SPANK_OPTION_spiderflow_llm_global_batch=64",
+                                                                  "_SLURM_SPANK_OPTION_spiderflow_llm_gpus=16"},
+                                                                 {}),
+                                                Catalog::builtin(), sbatch_option_names(), "job options");
+    EXPECT_FALSE(open.job.zero1_stated);
+    EXPECT_FALSE(open.job.recompute_stated);
+    JobOptions bad;
+    EXPECT_THROW(set_job_option(bad, "llm-distributed-optimizer", "1"), InputError);
 }
 
 TEST(JobOptions, DilocoOptionsFromSbatchOrEnvironment) {
