@@ -12,13 +12,12 @@ namespace spiderflow {
 // planned with the optimizer states sharded across data parallelism, which costs no traffic, and
 // its plan keeps that whenever it has more than one replica.
 // A job that states "recompute" (JobSpec::recompute_stated), or
-// already has it on, is planned as given. Otherwise it is planned without recompute first and,
-// when no layout fits (InfeasibleError), again with recompute on, as Megatron-LM users do when
-// memory runs out; the result then has plan.job.recompute set and a note that says so.
-// With the GPU count left open (at most N, or the best count) both are planned and the better
-// kept, so that allowing more GPUs never gives a worse plan than fewer would.
-// Both attempts together stay within request.time_limit_s (the second gets what the first
-// left); with time_limit_s = 0 each attempt gets the policy's default. Throws InfeasibleError
+// already has it on, is planned as given. Otherwise it is planned without recompute and again
+// with it, and the better kept (a layout that fits only with recomputation may beat those that
+// fit without, as Megatron-LM users know); the result then has plan.job.recompute set and a note
+// that says why.
+// Both attempts together stay within request.time_limit_s (the first gets half, the second what
+// the first left); with time_limit_s = 0 each attempt gets the policy's default. Throws InfeasibleError
 // when neither attempt finds a layout. The layout found then runs interleaved when that predicts
 // better (choose_virtual_stages), its note saying so.
 PlanResult plan_job(const PlannerPolicy& planner, const PlanRequest& request, const CostModel& cost);

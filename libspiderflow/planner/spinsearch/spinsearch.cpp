@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "libspiderflow/plan/plan_traffic.h"
 #include "libspiderflow/planner/shapes.h"
@@ -207,7 +208,8 @@ bool Search::realise(Candidate& c, bool exact) {
         return flops;
     };
     // Only splits Megatron-LM can launch (equal middle stages), so what is scored is what runs.
-    std::vector<int> layers = tpa::megatron_split(layers_total, effective(speed), cap);
+    const std::vector<double> ends = tpa::end_stage_work(arch, pp);
+    std::vector<int> layers = tpa::megatron_split(layers_total, effective(speed), cap, ends);
     if (layers.empty()) {
         split_failed(layers_total, effective(speed), cap);
         return false;
@@ -242,8 +244,8 @@ bool Search::realise(Candidate& c, bool exact) {
                 got_mem[static_cast<size_t>(s)] = std::min(got_mem[static_cast<size_t>(s)], p.stage_memory[static_cast<size_t>(s)]);
             }
         for (int s = 0; s < pp; ++s) cap[static_cast<size_t>(s)] = std::max(1, mem.max_layers(s, got_mem[static_cast<size_t>(s)]));
-        plain_layers = tpa::megatron_split(layers_total, got, cap);
-        std::vector<int> again = tpa::megatron_split(layers_total, effective(got), cap);
+        plain_layers = tpa::megatron_split(layers_total, got, cap, ends);
+        std::vector<int> again = tpa::megatron_split(layers_total, effective(got), cap, ends);
         if (again.empty()) {
             split_failed(layers_total, effective(got), cap);
             return false;
@@ -440,11 +442,17 @@ PlanResult Search::run() {
     std::stable_sort(pool.begin(), pool.end(), [&](const Candidate& a, const Candidate& b) {
         return score(a.plan) < score(b.plan);
     });
+    // Distinct layouts: the same clusters per cell in another shape (another micro-batch, or pp
+    // and dp swapped) is another layout, whose score before polish can trail the one it beats after.
     std::vector<Candidate> beam;
-    std::set<std::vector<int>> seen;
+    std::set<std::tuple<int, int, int, int, std::vector<int>>> seen;
+    std::map<std::tuple<int, int, int, int>, int> per_shape;
     for (Candidate& c : pool) {
         if (static_cast<int>(beam.size()) >= opt_.beam_width) break;
-        if (!seen.insert(c.cell_cluster).second) continue;
+        const Shape& s = c.shape;
+        if (per_shape[{s.tp, s.pp, s.dp, s.micro_batch}] >= opt_.beam_per_shape) continue;
+        if (!seen.insert({s.tp, s.pp, s.dp, s.micro_batch, c.cell_cluster}).second) continue;
+        ++per_shape[{s.tp, s.pp, s.dp, s.micro_batch}];
         beam.push_back(c);
     }
     for (Candidate& c : beam) {

@@ -13,7 +13,10 @@
 namespace spiderflow {
 
 struct SpinSearchOptions {
-    int beam_width = 8;          // candidates kept per shape after the spin
+    int beam_width = 8;          // best distinct layouts polished after the spin
+    int beam_per_shape = 2;      // of which at most this many of one shape (tp, pp, dp, micro-batch):
+                                 // polish (moving layers between stages) reorders shapes, so the
+                                 // beam spans several instead of one shape's near-copies
     int max_shapes = 24;         // shapes fully searched, best lower bound first
     int seed_clusters = 4;       // seeds per shape (top clusters by compute)
     int polish_rounds = 8;       // local-move sweeps over the beam (stops early when none helps)

@@ -43,9 +43,18 @@ MemoryModel memory_model(const JobSpec& job, const Shape& shape, const CostOptio
     return mm;
 }
 
-std::vector<int> split_layers(int total, const std::vector<double>& speed, const std::vector<int>& cap) {
+std::vector<double> end_stage_work(const ModelArch& model, int pp) {
+    std::vector<double> extra(static_cast<size_t>(std::max(pp, 0)), 0.0);
+    const double layer = model.active_params_per_layer();
+    if (!extra.empty() && layer > 0) extra.back() = static_cast<double>(model.hidden) * model.vocab / layer;
+    return extra;
+}
+
+std::vector<int> split_layers(int total, const std::vector<double>& speed, const std::vector<int>& cap,
+                              const std::vector<double>& extra_in) {
     const size_t n = speed.size();
     if (n == 0 || total < static_cast<int>(n) || cap.size() != n) return {};
+    const std::vector<double> extra = extra_in.size() == n ? extra_in : std::vector<double>(n, 0.0);
     long cap_sum = 0;
     for (size_t s = 0; s < n; ++s) {
         if (cap[s] < 1 || speed[s] <= 0) return {};
@@ -59,20 +68,22 @@ std::vector<int> split_layers(int total, const std::vector<double>& speed, const
     auto cmp = [](const Item& a, const Item& b) { return a.first != b.first ? a.first > b.first : a.second > b.second; };
     std::priority_queue<Item, std::vector<Item>, decltype(cmp)> heap(cmp);
     for (size_t s = 0; s < n; ++s)
-        if (layers[s] < cap[s]) heap.push({(layers[s] + 1) / speed[s], s});
+        if (layers[s] < cap[s]) heap.push({(layers[s] + 1 + extra[s]) / speed[s], s});
     for (int left = total - static_cast<int>(n); left > 0; --left) {
         const size_t s = heap.top().second;
         heap.pop();
         ++layers[s];
-        if (layers[s] < cap[s]) heap.push({(layers[s] + 1) / speed[s], s});
+        if (layers[s] < cap[s]) heap.push({(layers[s] + 1 + extra[s]) / speed[s], s});
     }
     return layers;
 }
 
-std::vector<int> megatron_split(int total, const std::vector<double>& speed, const std::vector<int>& cap) {
+std::vector<int> megatron_split(int total, const std::vector<double>& speed, const std::vector<int>& cap,
+                                const std::vector<double>& extra_in) {
     const size_t n = speed.size();
-    if (n <= 2) return split_layers(total, speed, cap);  // two stages: any split is expressible
+    if (n <= 2) return split_layers(total, speed, cap, extra_in);  // two stages: any split is expressible
     if (total < static_cast<int>(n) || cap.size() != n) return {};
+    const std::vector<double> extra = extra_in.size() == n ? extra_in : std::vector<double>(n, 0.0);
     double mid_speed = std::numeric_limits<double>::infinity();
     int mid_cap = total;
     for (size_t s = 0; s < n; ++s) {
@@ -86,10 +97,11 @@ std::vector<int> megatron_split(int total, const std::vector<double>& speed, con
     double best_time = std::numeric_limits<double>::infinity();
     // Largest middle count first: on ties the ends, which also carry embedding and logits, get less.
     for (int m = std::min(mid_cap, (total - 2) / middles); m >= 1; --m) {
-        const std::vector<int> ends =
-            split_layers(total - middles * m, {speed.front(), speed.back()}, {cap.front(), cap.back()});
+        const std::vector<int> ends = split_layers(total - middles * m, {speed.front(), speed.back()},
+                                                   {cap.front(), cap.back()}, {extra.front(), extra.back()});
         if (ends.empty()) continue;
-        const double time = std::max({m / mid_speed, ends[0] / speed.front(), ends[1] / speed.back()});
+        const double time = std::max(
+            {m / mid_speed, (ends[0] + extra.front()) / speed.front(), (ends[1] + extra.back()) / speed.back()});
         if (time >= best_time) continue;
         best_time = time;
         best.assign(n, m);

@@ -29,15 +29,24 @@ struct MemoryModel {
 // Mirrors libspiderflow/cost/memory.h per layer so TPA's caps agree with the cost model's verdicts.
 MemoryModel memory_model(const JobSpec& job, const Shape& shape, const CostOptions& options = {});
 
-// Layers per stage minimising max(layers[s] / speed[s]) with 1 <= layers[s] <= cap[s] and the
-// sum equal to `total`. Greedy water-filling, exact for this separable min-max. Empty when the
+// Layers per stage minimising max((layers[s] + extra[s]) / speed[s]) with 1 <= layers[s] <= cap[s]
+// and the sum equal to `total`; `extra` (empty: none) is work a stage does beside its layers, in
+// layers (end_stage_work). Greedy water-filling, exact for this separable min-max. Empty when the
 // caps cannot hold `total` or there are more stages than layers.
-std::vector<int> split_layers(int total, const std::vector<double>& speed, const std::vector<int>& cap);
+std::vector<int> split_layers(int total, const std::vector<double>& speed, const std::vector<int>& cap,
+                              const std::vector<double>& extra = {});
 
 // split_layers restricted to splits Megatron-LM can launch (megatron_split_problem in
 // libspiderflow/plan/layer_split.h): free first and last stage, one layer count for every middle
 // stage. Exact: tries each middle count, the ends split by water-filling.
-std::vector<int> megatron_split(int total, const std::vector<double>& speed, const std::vector<int>& cap);
+std::vector<int> megatron_split(int total, const std::vector<double>& speed, const std::vector<int>& cap,
+                                const std::vector<double>& extra = {});
+
+// The work the end stages do beside their layers, in layers of the model, per stage of `pp`: the
+// last computes the logits (forward and backward over the vocabulary: hidden x vocab per token
+// against a layer's active weights; about 2.4 layers for llama3-8b). The embedding lookup is
+// negligible. What lets a split unload the last stage before polish has to.
+std::vector<double> end_stage_work(const ModelArch& model, int pp);
 
 // Why megatron_split found nothing, for the user: the caps hold no split at all, or only
 // splits with unequal middle stages (1F1B keeps more activations on early stages).

@@ -145,7 +145,7 @@ Plan Evaluator::realise(const Shape& sh, const std::vector<int>& cell_cluster) {
     std::vector<int> cap(static_cast<size_t>(pp));
     for (int s = 0; s < pp; ++s) cap[static_cast<size_t>(s)] = std::max(1, mem.max_layers(s, memory[static_cast<size_t>(s)]));
     // Only splits Megatron-LM can launch (equal middle stages), so what is scored is what runs.
-    plan.layers_per_stage = tpa::megatron_split(req_.job.model.layers, speed, cap);
+    plan.layers_per_stage = tpa::megatron_split(req_.job.model.layers, speed, cap, tpa::end_stage_work(req_.job.model, pp));
     if (plan.layers_per_stage.empty()) {
         last_failure_ = tpa::split_failure(req_.job.model.layers, speed, cap);
         return infeasible(plan, last_failure_);
