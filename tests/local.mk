@@ -117,7 +117,8 @@ EXTRA_DIST += tests/golden
 # baseline planner policies
 check_PROGRAMS += tests/unit/test_baselines
 TESTS += tests/unit/test_baselines
-tests_unit_test_baselines_SOURCES = tests/unit/libspiderflow/planner/baselines/test_baselines.cpp
+tests_unit_test_baselines_SOURCES = tests/unit/libspiderflow/planner/baselines/test_baselines.cpp \
+	tests/unit/libspiderflow/planner/baselines/test_published.cpp
 tests_unit_test_baselines_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_baselines_LDADD = libsf_planner.la libsf_cost.la libsf_plan.la libsf_milp.la libsf_model.la \
 	libsf_topology.la libsf_util.la $(CBC_LIBS) $(GTEST_LIBS_ALL)

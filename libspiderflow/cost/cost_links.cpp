@@ -48,9 +48,11 @@ std::string link_problem(const CostModel& model, const LinkFigures& l, const Sta
            clusters[static_cast<size_t>(y.cluster)].nodes[static_cast<size_t>(y.node)].name;
 }
 
-PhaseShares::PhaseShares(const CostModel& model) : wan(model.topology()), fabric(model.fabrics()) {}
+PhaseShares::PhaseShares(const CostModel& model)
+    : wan(model.topology()), fabric(model.fabrics()), sharing(model.options().link_sharing) {}
 
 void PhaseShares::add(const LinkFigures& l, const StageCell& x, const StageCell& y) {
+    if (!sharing) return;
     if (l.wan_Bps > 0) wan.add(l.a, l.b, l.route);
     else fabric.add(x, y);
 }

@@ -33,6 +33,7 @@ struct PhaseShares {
     void add(const LinkFigures& l, const StageCell& x, const StageCell& y);
     WanShares wan;
     FabricShares fabric;
+    bool sharing = true;   // CostOptions::link_sharing: false adds nothing, each crossing is alone
 };
 // What one crossing from x to y gets: its NIC share, inside a cluster its share of the switch
 // uplinks it climbs, and across the WAN its share of the busiest link on its route.

@@ -30,6 +30,9 @@ struct CostOptions {
     // Also estimate the same plan as if every GPU sat in one site (Prediction::scaling_efficiency);
     // doubles the work of estimate(), so planners scoring many candidates may turn it off.
     bool scaling_efficiency = true;
+    // false: every crossing gets its path and its switch uplinks alone, as if nothing else sent at
+    // the same time (the model of the published baselines, planner/baselines/published).
+    bool link_sharing = true;
     // Activation memory refinements the Korthikanti et al. formula leaves out by default:
     // sequence parallelism splits the non-TP activations (the 10*s*b*h term) across tp, and
     // FlashAttention keeps no s x s score matrices (drops the 5*a*s/h term). Sequence parallelism

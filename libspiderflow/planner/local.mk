@@ -39,6 +39,8 @@ libsf_planner_la_SOURCES += \
 	libspiderflow/planner/baselines/first_fit/first_fit.cpp \
 	libspiderflow/planner/baselines/greedy/greedy.h \
 	libspiderflow/planner/baselines/greedy/greedy.cpp \
+	libspiderflow/planner/baselines/published/published.h \
+	libspiderflow/planner/baselines/published/published.cpp \
 	libspiderflow/planner/baselines/genetic/genetic.h \
 	libspiderflow/planner/baselines/genetic/genetic.cpp \
 	libspiderflow/planner/baselines/exhaustive/exhaustive.h \

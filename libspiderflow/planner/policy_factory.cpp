@@ -11,6 +11,7 @@
 #include "libspiderflow/planner/baselines/genetic/genetic.h"
 #include "libspiderflow/planner/baselines/global_ilp/global_ilp.h"
 #include "libspiderflow/planner/baselines/greedy/greedy.h"
+#include "libspiderflow/planner/baselines/published/published.h"
 
 namespace spiderflow {
 namespace {
@@ -29,6 +30,10 @@ const PolicyEntry kPolicies[] = {
     {"greedy", make_greedy},
     {"first-fit", make_first_fit},
     {"exhaustive", make_exhaustive},
+    // The same searches deciding with their papers' own models, scored on the real federation.
+    {"genetic-dtfm", make_genetic_dtfm},
+    {"ilp-oblivious", make_ilp_oblivious},
+    {"greedy-atlas", make_greedy_atlas},
 };
 // ---- end of policy table ----
 
