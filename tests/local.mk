@@ -68,9 +68,10 @@ tests_unit_test_planner_SOURCES = tests/unit/libspiderflow/planner/fixtures.h te
 	tests/unit/libspiderflow/planner/test_fan_out.cpp \
 	tests/unit/libspiderflow/planner/test_spinsearch.cpp tests/unit/libspiderflow/planner/test_plan_job.cpp tests/unit/libspiderflow/planner/test_deadline_planning.cpp \
 	tests/unit/libspiderflow/planner/test_request_builder.cpp tests/unit/libspiderflow/planner/test_more_freedom.cpp \
-	tests/unit/libspiderflow/planner/test_sync_compare.cpp tests/unit/libspiderflow/planner/test_virtual_stages.cpp
+	tests/unit/libspiderflow/planner/test_sync_compare.cpp tests/unit/libspiderflow/planner/test_virtual_stages.cpp \
+	tests/unit/libspiderflow/planner/test_fragmented.cpp
 tests_unit_test_planner_CXXFLAGS = $(TEST_CXXFLAGS)
-tests_unit_test_planner_LDADD = libsf_planner.la libsf_cost.la libsf_plan.la libsf_milp.la libsf_model.la \
+tests_unit_test_planner_LDADD = libsf_planner.la libsf_site.la libsf_cost.la libsf_plan.la libsf_milp.la libsf_model.la \
 	libsf_topology.la libsf_util.la $(CBC_LIBS) $(GTEST_LIBS_ALL)
 
 # model: catalogs and job specs

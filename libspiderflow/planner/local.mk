@@ -7,6 +7,8 @@ libsf_planner_la_SOURCES = \
 	libspiderflow/planner/deadline_planning.cpp \
 	libspiderflow/planner/deadline_planning.h \
 	libspiderflow/planner/plan_job.cpp \
+	libspiderflow/planner/stage_fill.h \
+	libspiderflow/planner/stage_fill.cpp \
 	libspiderflow/planner/virtual_stages.h \
 	libspiderflow/planner/virtual_stages.cpp \
 	libspiderflow/planner/plan_compare.cpp \

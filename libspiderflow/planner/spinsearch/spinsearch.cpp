@@ -10,6 +10,7 @@
 
 #include "libspiderflow/plan/plan_traffic.h"
 #include "libspiderflow/planner/shapes.h"
+#include "libspiderflow/planner/stage_fill.h"
 #include "libspiderflow/planner/spinsearch/fan_out.h"
 #include "libspiderflow/planner/spinsearch/skeleton.h"
 #include "libspiderflow/planner/tpa/inventory.h"
@@ -82,6 +83,7 @@ private:
     }
     std::vector<Candidate> spin_shape(const Shape& shape, int seeds, const std::vector<int>& groups_filter);
     void polish(Candidate& c);
+    bool polish_split(Candidate& c);  // layer moves until none helps; true when one did
 
     static CostOptions search_options(CostOptions o) {
         o.scaling_efficiency = false;  // a second estimate per candidate; only the winner needs it
@@ -305,6 +307,27 @@ std::vector<Candidate> Search::spin_shape(const Shape& shape, int seeds, const s
         if (grown.empty()) continue;
         std::vector<std::vector<spin::ClusterShare>> orders{grown};
         if (groups_filter.empty() && grown.size() > 2) orders.push_back(spin::chain_order(topo_, grown));
+        // Atlas's rule beside the fills (stage_fill.h): every cluster along the widest-link chain
+        // from the seed, whole stages each. On fragmented capacity it keeps each stage's DP group
+        // in one cluster where the fills split it.
+        if (groups_filter.empty()) {
+            std::vector<spin::ClusterShare> all{grown.front()};
+            for (int i : cand) {
+                const tpa::ClusterInventory& inv = invs[static_cast<size_t>(i)];
+                if (inv.cluster != all.front().cluster)
+                    all.push_back({inv.cluster, inv.slots(), inv.best_flops(std::min(cells, inv.slots()))});
+            }
+            all = spin::chain_order(topo_, all);
+            std::vector<std::pair<int, int>> slots;
+            for (const spin::ClusterShare& s : all) slots.emplace_back(s.cluster, s.slots);
+            Candidate c;
+            c.shape = shape;
+            c.groups = 1;
+            c.order = all;
+            c.cell_cluster = fill_whole_stages(slots, shape.pp, shape.dp);
+            if (!c.cell_cluster.empty() && seen.insert(c.cell_cluster).second && realise(c, false))
+                out.push_back(std::move(c));
+        }
         for (const auto& order : orders) {
         std::vector<int> groups = groups_filter.empty() ? spin::group_choices(shape.dp, static_cast<int>(order.size()))
                                                         : groups_filter;
@@ -350,20 +373,10 @@ std::vector<Candidate> Search::spin_shape(const Shape& shape, int seeds, const s
 // Local moves: shift layers between stages as far as Megatron-LM can still launch the split
 // (tpa::split_moves); swap two neighbouring clusters in the skeleton order (which stages/groups
 // meet across which link). Kept only when the cost model says the plan got better.
-void Search::polish(Candidate& c) {
+bool Search::polish_split(Candidate& c) {
+    bool improved = false;
     for (int round = 0; round < opt_.polish_rounds && !out_of_time(); ++round) {
-        bool improved = false;
-        // Fan-out layouts are not fills of an order: only their layer split is polished.
-        for (size_t i = 0; c.fan_depth == 0 && i + 1 < c.order.size() && c.order.size() <= 16 && !out_of_time(); ++i) {
-            Candidate t = c;
-            std::swap(t.order[i], t.order[i + 1]);
-            t.cell_cluster = spin::fill(t.order, t.shape.pp, t.shape.dp, t.groups);
-            if (t.cell_cluster.empty()) continue;
-            if (realise(t, c.exact) && better(t.plan, c.plan)) {
-                c = std::move(t);
-                improved = true;
-            }
-        }
+        bool moved = false;
         for (std::vector<int>& split : tpa::split_moves(c.plan.layers_per_stage)) {
             if (out_of_time()) break;
             Plan t = c.plan;
@@ -372,6 +385,29 @@ void Search::polish(Candidate& c) {
             ++estimates_;
             if (better(t, c.plan)) {
                 c.plan = std::move(t);
+                moved = improved = true;
+            }
+        }
+        if (!moved) break;
+    }
+    return improved;
+}
+
+void Search::polish(Candidate& c) {
+    polish_split(c);
+    for (int round = 0; round < opt_.polish_rounds && !out_of_time(); ++round) {
+        bool improved = false;
+        // Fan-out layouts are not fills of an order: only their layer split is polished. A swap
+        // is judged with its own split polished too, as the current layout's already is: a fresh
+        // split trails a polished one even where the swapped order is the better one.
+        for (size_t i = 0; c.fan_depth == 0 && i + 1 < c.order.size() && c.order.size() <= 16 && !out_of_time(); ++i) {
+            Candidate t = c;
+            std::swap(t.order[i], t.order[i + 1]);
+            t.cell_cluster = spin::fill(t.order, t.shape.pp, t.shape.dp, t.groups);
+            if (t.cell_cluster.empty() || !realise(t, c.exact)) continue;
+            polish_split(t);
+            if (better(t.plan, c.plan)) {
+                c = std::move(t);
                 improved = true;
             }
         }

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "libspiderflow/planner/baselines/common/evaluator.h"
+#include "libspiderflow/planner/stage_fill.h"
 
 namespace spiderflow {
 namespace {
@@ -35,30 +36,9 @@ std::vector<int> chain(baselines::Evaluator& eval, int tp) {
 }
 
 std::vector<int> assign(baselines::Evaluator& eval, const Shape& s, const std::vector<int>& order) {
-    const int pp = s.pp, dp = s.dp;
-    std::vector<int> cells(static_cast<size_t>(pp) * dp, -1);
-    std::vector<int> free;
-    for (int c : order) free.push_back(eval.slots_of(s.tp, c));
-    int stage = 0;
-    // Whole stages (DP inside one cluster), clusters in chain order.
-    for (size_t k = 0; k < order.size() && stage < pp; ++k) {
-        while (stage < pp && free[k] >= dp) {
-            for (int r = 0; r < dp; ++r) cells[static_cast<size_t>(stage) * dp + r] = order[k];
-            free[k] -= dp;
-            ++stage;
-        }
-    }
-    // Left-over stages: spread over whatever is free, chain order.
-    size_t k = 0;
-    for (; stage < pp; ++stage) {
-        for (int r = 0; r < dp; ++r) {
-            while (k < order.size() && free[k] == 0) ++k;
-            if (k >= order.size()) return {};
-            cells[static_cast<size_t>(stage) * dp + r] = order[k];
-            --free[k];
-        }
-    }
-    return cells;
+    std::vector<std::pair<int, int>> slots;
+    for (int c : order) slots.emplace_back(c, eval.slots_of(s.tp, c));
+    return fill_whole_stages(slots, s.pp, s.dp);
 }
 
 }  // namespace
