@@ -24,7 +24,7 @@ jobs_generated=${SF_EVAL_JOBS_GENERATED:-50}
 limit=${SF_EVAL_LIMIT:-0.3}
 federations=("8:$src/contrib/topologies/worldwide-8.json" 16 32 64)
 if [ -n "${SF_EVAL_QUICK:-}" ]; then jobs8=16; federations=("8:$src/contrib/topologies/worldwide-8.json"); fi
-policies=slurm-alone,slurm-federation,spinsearch,global-ilp,genetic,greedy,first-fit
+policies=slurm-alone,slurm-federation,spinsearch,global-ilp,genetic,greedy,first-fit,ilp-oblivious,genetic-dtfm,greedy-atlas
 # Offered load 1.5 (the federation is oversubscribed while jobs arrive: where placement
 # matters); seed 1 for traces and generated topologies.
 common=(--load 1.5 --seed 1 --planner-time-limit "$limit" --policy "$policies" --check)

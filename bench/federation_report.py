@@ -11,7 +11,10 @@ import subprocess
 import sys
 
 OURS = "spinsearch"
-BASELINES = ["slurm-alone", "slurm-federation", "global-ilp", "genetic", "greedy", "first-fit"]
+# The baselines as their papers model a federation, and the same searches deciding with our cost
+# model (oracles: SpinSearch can at best tie them on quality; its case there is speed).
+FAMILIES = {"published": ["ilp-oblivious", "genetic-dtfm", "greedy-atlas"],
+            "oracle": ["global-ilp", "genetic", "greedy", "first-fit"]}
 TARGETS = {"jct": 1.3, "throughput": 1.25, "overhead": 100.0}
 
 
@@ -98,29 +101,36 @@ def main():
         w("")
 
     w("## Targets\n")
-    w("Against the best baseline on each metric (baselines: " + ", ".join(BASELINES) + "). "
-      "JCT: average over the jobs every policy finished, baseline / ours; throughput: tokens/s, "
-      "ours / baseline; overhead: mean wall time per placement decision, baseline / ours, "
-      "against global-ilp and genetic at the largest federation.\n")
-    w("| federation | metric | ours | best baseline | factor | target | met |")
-    w("|---|---|---|---|---|---|---|")
+    w("Against the best baseline of each family on each metric: as published ("
+      + ", ".join(FAMILIES["published"]) + ": each decides with its paper's model, then runs on "
+      "the federation) and as oracles (" + ", ".join(FAMILIES["oracle"]) + ": the same searches "
+      "deciding with our cost model). JCT: average over the jobs every policy finished, baseline "
+      "/ ours; throughput: tokens/s, ours / baseline; overhead: mean wall time per placement "
+      "decision, baseline / ours, at the largest federation. Decisions cost their wall time on "
+      "the simulated clock unless the run says otherwise.\n")
+    w("| federation | family | metric | ours | best baseline | factor | target | met |")
+    w("|---|---|---|---|---|---|---|---|")
     for n in clusters:
         s = summaries[n]
         if OURS not in s:
             continue
-        bj, f_jct, bt, f_thr = against_best(common_jct[n], s, BASELINES)
-        w(f"| {n} | avg JCT | {common_jct[n][OURS]:.0f} s | {bj} {common_jct[n][bj]:.0f} s | {f_jct:.2f}x lower | "
-          f"{TARGETS['jct']}x | {'yes' if f_jct >= TARGETS['jct'] else 'no'} |")
-        w(f"| {n} | throughput | {fnum(s[OURS]['tokens_per_s']):.0f} tok/s | {bt} {fnum(s[bt]['tokens_per_s']):.0f} tok/s | "
-          f"{f_thr:.2f}x higher | {TARGETS['throughput']}x | {'yes' if f_thr >= TARGETS['throughput'] else 'no'} |")
-        figures.append((n, OURS, "jct_factor_vs_best", f_jct))
-        figures.append((n, OURS, "throughput_factor_vs_best", f_thr))
+        for family, members in FAMILIES.items():
+            if not any(p in s for p in members):
+                continue
+            bj, f_jct, bt, f_thr = against_best(common_jct[n], s, members)
+            w(f"| {n} | {family} | avg JCT | {common_jct[n][OURS]:.0f} s | {bj} {common_jct[n][bj]:.0f} s | "
+              f"{f_jct:.2f}x lower | {TARGETS['jct']}x | {'yes' if f_jct >= TARGETS['jct'] else 'no'} |")
+            w(f"| {n} | {family} | throughput | {fnum(s[OURS]['tokens_per_s']):.0f} tok/s | {bt} "
+              f"{fnum(s[bt]['tokens_per_s']):.0f} tok/s | {f_thr:.2f}x higher | {TARGETS['throughput']}x | "
+              f"{'yes' if f_thr >= TARGETS['throughput'] else 'no'} |")
+            figures.append((n, OURS, f"jct_factor_vs_best_{family}", f_jct))
+            figures.append((n, OURS, f"throughput_factor_vs_best_{family}", f_thr))
     big = clusters[-1]
-    for ref in ("global-ilp", "genetic"):
+    for ref in ("global-ilp", "genetic", "ilp-oblivious", "genetic-dtfm"):
         s = summaries[big]
         if ref in s and OURS in s:
             f = fnum(s[ref]["decision_ms_mean"]) / fnum(s[OURS]["decision_ms_mean"])
-            w(f"| {big} | overhead vs {ref} | {fnum(s[OURS]['decision_ms_mean']):.2f} ms | "
+            w(f"| {big} | | overhead vs {ref} | {fnum(s[OURS]['decision_ms_mean']):.2f} ms | "
               f"{fnum(s[ref]['decision_ms_mean']):.2f} ms | {f:.1f}x lower | {TARGETS['overhead']:.0f}x | "
               f"{'yes' if f >= TARGETS['overhead'] else 'no'} |")
             figures.append((big, OURS, f"overhead_factor_vs_{ref}", f))
@@ -143,15 +153,17 @@ def main():
     gen_utils = [u for n in clusters if n != "8" for u in utils[n]]
     gi = summaries[clusters[-1]].get("global-ilp")
     gi_ms = fnum(gi["decision_ms_mean"]) if gi else float("nan")
-    w("## Why the targets are missed\n")
-    w("- **JCT and throughput against global-ilp and genetic.** Both baselines run inside the same "
-      "federation scheduler as spinsearch here (one queue, EASY backfill, cross-site starts, the "
-      "wait for a better placement), so they differ only in the layout each decision picks, and "
-      "their layouts are a little better: spinsearch's plans are close to, not at, the global "
-      "optimum (doc/planner.md), and a few percent per job compounds through a loaded queue. A "
-      "decision costs no simulated time, so their slower decisions cost them nothing; the "
-      "published gains over ILP- and genetic-based schedulers presumably include that delay, "
-      "which on these job lengths (hours) is negligible.")
+    w("## Reading the targets\n")
+    w("- **The oracles** run inside the same federation scheduler as spinsearch (one queue, EASY "
+      "backfill, cross-site starts, the wait for a better placement) and decide with the same cost "
+      "model, so they differ only in the layout each decision picks and in how long it takes: "
+      "against them SpinSearch can at best tie on quality, and its case is speed. Each decision's "
+      "wall time passes on the simulated clock (doc/simulate.md), so a slower decision delays the "
+      "job it places and the queue behind it; on jobs of hours that delay is small.")
+    w("- **The baselines as published** decide with their papers' model (flat GPU pools, no "
+      "contention on links or switch uplinks) and run on the real federation: where that model "
+      "misjudges a link, their plans run slower than they believed (each plan's note says by how "
+      "much). This is the comparison the published 1.2-1.3x claims were made against.")
     w("- **Overhead at 64 clusters.** Most jobs ask 8 to 64 GPUs, which global-ilp's shape "
       f"search prunes quickly on an idle federation ({gi_ms:.1f} ms mean at {clusters[-1]} clusters); "
       "the gap grows with job size "
