@@ -36,6 +36,7 @@ for f in "${federations[@]}"; do
     "$bin" simulate gen-trace "${fed[@]}" --jobs "$jobs" --seed 1 --load 1.5 -o "$out/trace-$n.csv"
     "$bin" simulate "${fed[@]}" --trace "$out/trace-$n.csv" "${common[@]}" \
         --jobs-csv "$out/jobs-$n.csv" --summary-csv "$out/summary-$n.csv" --timeline-csv "$out/timeline-$n.csv" \
+        --decisions-csv "$out/decisions-$n.csv" \
         | tee "$out/run-$n.txt"
 done
 python3 "$src/bench/federation_report.py" "$out" "$jobs8" "$jobs_generated" "$limit" "${federations[@]%%:*}"

@@ -150,6 +150,7 @@ private:
         o.submit_s = job.submit_s;
         const PlaceAttempt a = policy_->place(usable_, job, catalog_);
         count(o, a);
+        log(j, true, usable_, a);
         if (!a.plan) {
             o.unplaceable = a.why;
             ++done_;
@@ -197,6 +198,36 @@ private:
         o.planner_wall_s += a.wall_s;
         decisions_.push_back(a.wall_s);
         planner_calls_ += a.planner_calls;
+    }
+
+    void log(size_t j, bool admission, const Topology& view, const PlaceAttempt& a) {
+        if (!o_.log_decisions) return;
+        const TraceJob& job = trace_.jobs[j];
+        DecisionRecord d;
+        d.t_s = admission ? job.submit_s : decided_at_;
+        d.job = job.id;
+        d.admission = admission;
+        d.gpus_min = job.gpus_min;
+        d.gpus_max = job.gpus_max;
+        for (const Cluster& c : view.clusters)
+            if (c.total_gpus() > 0) d.free += (d.free.empty() ? "" : " ") + c.name + ":" + std::to_string(c.total_gpus());
+        if (a.plan) {
+            const Plan& p = *a.plan;
+            std::map<int, int> per_cluster;
+            for (const StageCell& c : p.cells) per_cluster[c.cluster] += p.tp;
+            std::string where;
+            for (const auto& [c, g] : per_cluster)
+                where += (where.empty() ? "" : " ") + view.clusters[static_cast<size_t>(c)].name + ":" + std::to_string(g);
+            d.plan = "tp" + std::to_string(p.tp) + " pp" + std::to_string(p.pp) + " dp" + std::to_string(p.dp) + " mb" +
+                     std::to_string(p.micro_batch) + " v" + std::to_string(p.virtual_stages) +
+                     (p.job.zero1 ? " zero1" : "") + (p.job.recompute ? " recompute" : "") + " on " + where;
+            d.predicted_iteration_s = p.prediction.iteration_s;
+        } else {
+            d.why = a.why;
+        }
+        d.wall_ms = a.wall_s * 1000;
+        d.capped = a.hit_limit;
+        out_.decisions.push_back(std::move(d));
     }
 
     const Topology& free_view() {
@@ -264,6 +295,7 @@ private:
                 if (free_gpus(queue) >= job.gpus_min && last_failed_epoch_[j] != state_.epoch()) {
                     PlaceAttempt a = policy_->place(free_view(), job, catalog_);
                     count(out_.jobs[j], a);
+                    log(j, false, free_view(), a);
                     if (o_.charge_decision_time) decided_at_ += a.wall_s;
                     if (a.plan && !worth_starting(j, *a.plan)) a.plan.reset();
                     else if (a.plan) plan = std::move(a.plan);

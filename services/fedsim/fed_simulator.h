@@ -47,6 +47,7 @@ struct FedSimOptions {
     uint64_t seed = 1;
     bool check_invariants = false;          // GPUs never over-allocated, at every event
     bool charge_decision_time = false;      // see above
+    bool log_decisions = false;             // fill FedSimResult::decisions (memory: one row each)
     std::function<void(const FedSimProgress&)> progress;
     double progress_every_s = 1;
 };
@@ -97,8 +98,24 @@ struct RunSummary {
     long invariant_violations = 0;
 };
 
+// One placement decision, as the evaluation's log keeps it: what was asked, what was free,
+// what the policy chose and what it predicted.
+struct DecisionRecord {
+    double t_s = 0;                  // simulated time it began
+    std::string job;
+    bool admission = false;          // the plan on the empty federation at submit, else a placement
+    int gpus_min = 0, gpus_max = 0;  // the request
+    std::string free;                // GPUs free per cluster in the view: "oregon:16 ohio:8"
+    std::string plan;                // "tp4 pp2 dp2 mb1 v1 zero1" on "oregon:16"; empty when none
+    double predicted_iteration_s = 0;
+    double wall_ms = 0;
+    bool capped = false;             // the planner's time limit cut it short
+    std::string why;                 // no plan: the policy's reason
+};
+
 struct FedSimResult {
     std::vector<JobOutcome> jobs;    // in trace order
+    std::vector<DecisionRecord> decisions;  // with FedSimOptions::log_decisions, in order
     std::vector<TimelineSample> timeline;
     RunSummary summary;
 };

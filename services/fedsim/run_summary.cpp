@@ -58,19 +58,40 @@ RunSummary summarize(const std::vector<JobOutcome>& jobs, const std::vector<doub
     return s;
 }
 
+namespace {
+
+// A free-text column on one CSV line: its commas and line breaks would split it.
+std::string csv_text(std::string s) {
+    std::replace(s.begin(), s.end(), ',', ';');
+    std::replace(s.begin(), s.end(), '\n', ' ');
+    return s;
+}
+
+}  // namespace
+
 std::string jobs_csv(const FedSimResult& r) {
     std::ostringstream o;
     o << "id,model,home,submit_s,start_s,finish_s,queue_s,jct_s,gpus,iterations,alone_iteration_s,"
          "mean_iteration_s,cross_site,placement,unplaceable\n";
     for (const auto& j : r.jobs) {
-        std::string why = j.unplaceable;
-        std::replace(why.begin(), why.end(), ',', ';');
-        std::replace(why.begin(), why.end(), '\n', ' ');
+        const std::string why = csv_text(j.unplaceable);
         o << j.id << ',' << j.model << ',' << j.home << ',' << fmt("%.0f", j.submit_s) << ',' << fmt("%.1f", j.start_s)
           << ',' << fmt("%.1f", j.finish_s) << ',' << fmt("%.1f", j.queue_s()) << ',' << fmt("%.1f", j.jct_s()) << ','
           << j.gpus << ',' << fmt("%.0f", j.iterations) << ',' << fmt("%.4f", j.alone_iteration_s) << ','
           << fmt("%.4f", j.mean_iteration_s) << ',' << (j.cross_site ? "yes" : "no") << ',' << j.placement << ',' << why
           << '\n';
+    }
+    return o.str();
+}
+
+std::string decisions_csv(const FedSimResult& r) {
+    std::ostringstream o;
+    o << "t_s,job,kind,gpus_min,gpus_max,free,plan,predicted_iteration_s,wall_ms,capped,why\n";
+    for (const DecisionRecord& d : r.decisions) {
+        o << fmt("%.1f", d.t_s) << ',' << d.job << ',' << (d.admission ? "admission" : "placement") << ','
+          << d.gpus_min << ',' << d.gpus_max << ',' << d.free << ',' << d.plan << ','
+          << fmt("%.4f", d.predicted_iteration_s) << ',' << fmt("%.3f", d.wall_ms) << ',' << (d.capped ? "yes" : "no")
+          << ',' << csv_text(d.why) << '\n';
     }
     return o.str();
 }

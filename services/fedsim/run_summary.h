@@ -19,6 +19,8 @@ std::string jobs_csv(const FedSimResult& result);
 std::string summary_csv_header();
 std::string summary_csv_row(const RunSummary& s);
 std::string timeline_csv(const FedSimResult& result);
+// Every decision (FedSimOptions::log_decisions), one line each, wall time included.
+std::string decisions_csv(const FedSimResult& result);
 // A few lines for a person; without timing, the wall-clock figures are left out (diffable).
 std::string summary_text(const RunSummary& s, bool timing = true);
 

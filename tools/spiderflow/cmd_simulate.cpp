@@ -35,7 +35,7 @@ constexpr const char* kUsage =
     "                (--trace FILE | --helios CLUSTER_LOG.csv | --generate N [--seed S] [--load L])\n"
     "                [--policy NAME,...|all] [--network SCHEDULER] [--queue backfill|fifo]\n"
     "                [--planner-time-limit S] [--cross-site-start S] [--slack F|none] [--backfill-depth N]\n"
-    "                [--jobs-csv FILE] [--summary-csv FILE] [--timeline-csv FILE]\n"
+    "                [--jobs-csv FILE] [--summary-csv FILE] [--timeline-csv FILE] [--decisions-csv FILE]\n"
     "                [--check] [--free-decisions] [--no-timing] [--progress | --no-progress]\n"
     "       spiderflow simulate gen-trace (--topology FILE | --clusters N) [--jobs N] [--seed S]\n"
     "                [--load L] [--gpu-scale F] [--max-gpus N] [--duration-scale F] [-o FILE]\n"
@@ -90,6 +90,10 @@ OptionTable simulate_table() {
             "one row per policy; --timeline-csv FILE: busy GPUs and tokens/s at\n"
             "every event");
     t.value("--timeline-csv", "FILE", "");
+    t.value("--decisions-csv", "FILE",
+            "every placement decision: when, the job, what was free per cluster,\n"
+            "the plan chosen and its predicted iteration time, wall time, whether\n"
+            "the planner's time limit cut it short, why none");
     t.flag("--check", "verify at every event that no cluster's GPUs are over-allocated");
     t.flag("--free-decisions",
            "decisions cost no simulated time (default: each placement decision\n"
@@ -229,13 +233,14 @@ int cmd_run(const Parsed& o) {
     so.seed = static_cast<uint64_t>(o.integer<long long>("--seed", 1, 0));
     so.check_invariants = o.flag("--check");
     so.charge_decision_time = !o.flag("--free-decisions") && !o.flag("--no-timing");
+    so.log_decisions = !o.get("--decisions-csv").empty();
     const bool progress = o.flag("--progress") || (!o.flag("--no-progress") && isatty(STDERR_FILENO));
     const std::vector<std::string> policies = policy_list(o.get("--policy", "spinsearch"));
     const SiteState site(std::make_shared<const Topology>(topo));
     std::printf("federation %s: %zu clusters, %d GPUs; %zu jobs from %s; network %s, queue %s\n\n", topo.name.c_str(),
                 topo.clusters.size(), topo.total_gpus(), trace.jobs.size(), trace.source.c_str(), so.network.c_str(),
                 queue.c_str());
-    std::string jobs_out, summary_out = summary_csv_header(), timeline_out;
+    std::string jobs_out, summary_out = summary_csv_header(), timeline_out, decisions_out;
     int status = kExitOk;
     for (size_t k = 0; k < policies.size(); ++k) {
         so.placement = policies[k];
@@ -255,10 +260,12 @@ int cmd_run(const Parsed& o) {
         jobs_out += prefixed(policies[k], jobs_csv(r), k == 0);
         summary_out += summary_csv_row(r.summary);
         timeline_out += prefixed(policies[k], timeline_csv(r), k == 0);
+        decisions_out += prefixed(policies[k], decisions_csv(r), k == 0);
     }
     if (!o.get("--jobs-csv").empty()) write_out(o.get("--jobs-csv"), jobs_out, "the per-job CSV");
     if (!o.get("--summary-csv").empty()) write_out(o.get("--summary-csv"), summary_out, "the summary CSV");
     if (!o.get("--timeline-csv").empty()) write_out(o.get("--timeline-csv"), timeline_out, "the timeline CSV");
+    if (!o.get("--decisions-csv").empty()) write_out(o.get("--decisions-csv"), decisions_out, "the decisions CSV");
     return status;
 }
 

@@ -2,6 +2,8 @@
 // conservation properties on generated ones.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "services/fedsim/fed_simulator.h"
 #include "services/fedsim/helios_trace.h"
 #include "services/fedsim/run_summary.h"
@@ -68,6 +70,33 @@ TEST(FedSimulator, ChargedDecisionsDelayTheStartByTheirWallTime) {
     EXPECT_LE(b.start_s - 10, a.planner_wall_s + b.planner_wall_s + 1e-9);
     EXPECT_NEAR(a.finish_s - a.start_s, free_run.jobs.at(0).finish_s - 10, 1e-6);   // it trains as fast
     EXPECT_EQ(charged.summary.invariant_violations, 0);
+}
+
+// The evaluation's log: every decision once, with what was free and what was chosen.
+TEST(FedSimulator, EveryDecisionIsLoggedWithWhatWasFreeAndWhatWasChosen) {
+    const Topology t = federation({"A", "B"}, 2);
+    const JobTrace trace = trace_of({job("first", 0, 16, "A", 50), job("second", 1, 16, "A", 50)});
+    FedSimOptions o;
+    o.placement = "spinsearch";
+    o.slack = -1;
+    o.log_decisions = true;
+    const FedSimResult r = simulate_federation(site(t), trace, Catalog::builtin(), o);
+    ASSERT_EQ(static_cast<long>(r.decisions.size()), r.summary.decisions);
+    int admissions = 0;
+    for (const DecisionRecord& d : r.decisions) admissions += d.admission;
+    EXPECT_EQ(admissions, 2);
+    // The second job's placement at time 1 sees one cluster free (the first job holds the other).
+    const DecisionRecord* second = nullptr;
+    for (const DecisionRecord& d : r.decisions)
+        if (d.job == "second" && !d.admission && !d.plan.empty()) second = &d;
+    ASSERT_NE(second, nullptr);
+    EXPECT_TRUE(second->free == "A:16" || second->free == "B:16") << second->free;
+    EXPECT_NE(second->plan.find(" on " + second->free), std::string::npos) << second->plan;
+    EXPECT_DOUBLE_EQ(second->predicted_iteration_s, r.jobs.at(1).alone_iteration_s);
+    EXPECT_FALSE(second->capped);
+    const std::string csv = decisions_csv(r);
+    EXPECT_EQ(csv.rfind("t_s,job,kind,gpus_min,gpus_max,free,plan,predicted_iteration_s,wall_ms,capped,why\n", 0), 0u);
+    EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), static_cast<long>(r.decisions.size()) + 1);
 }
 
 TEST(FedSimulator, TwoJobsForOneClusterRunOneAfterTheOther) {
