@@ -234,6 +234,12 @@ int cmd_run(const Parsed& o) {
     so.check_invariants = o.flag("--check");
     so.charge_decision_time = !o.flag("--free-decisions") && !o.flag("--no-timing");
     so.log_decisions = !o.get("--decisions-csv").empty();
+    // A path that cannot be written is refused before the simulation, not after an hour of it.
+    for (const char* opt : {"--jobs-csv", "--summary-csv", "--timeline-csv", "--decisions-csv"}) {
+        const std::string path = o.get(opt);
+        if (!path.empty() && path != "-" && !std::ofstream(path, std::ios::app))
+            throw InputError(path, 0, "", std::string("cannot write here (") + opt + ")");
+    }
     const bool progress = o.flag("--progress") || (!o.flag("--no-progress") && isatty(STDERR_FILENO));
     const std::vector<std::string> policies = policy_list(o.get("--policy", "spinsearch"));
     const SiteState site(std::make_shared<const Topology>(topo));
