@@ -18,6 +18,7 @@ struct FlowSpec {
     int src = -1;
     int dst = -1;
     double bytes = 0;
+    bool fast_route = false;   // the network's fast route for the pair (Network::route)
 };
 
 // A coflow of a trace: arrives at a fixed time, independent of every other.

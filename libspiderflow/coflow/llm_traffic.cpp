@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "libspiderflow/cost/cost_parts.h"
+#include "libspiderflow/plan/plan_routes.h"
+#include "libspiderflow/plan/plan_traffic.h"
 #include "libspiderflow/util/errors.h"
 
 namespace spiderflow::coflow {
@@ -74,16 +76,25 @@ PeriodicJob build_llm_job(const Plan& p, const StageTimes& times, const LlmJobOp
     auto tag = [](const char* what, int m, int s) { return std::string(what) + " m" + std::to_string(m) + " s" + std::to_string(s); };
 
     // One definition of what crosses clusters (plan_traffic.h); here only turned into coflows.
-    auto to_specs = [](const std::vector<ClusterFlow>& flows, double& total) {
+    // Each flow on the route the cost model prices for its kind (plan_routes.h), given a topology.
+    auto to_specs = [&](const std::vector<ClusterFlow>& flows, double& total, bool pipeline) {
         std::vector<FlowSpec> out;
         out.reserve(flows.size());
         for (const ClusterFlow& f : flows) {
-            out.push_back({f.src, f.dst, f.bytes});
+            bool fast = false;
+            if (o.topology != nullptr) {
+                const RouteKind kind = pipeline ? pp_route(*o.topology, p, f.src, f.dst)
+                                                : dp_route_between(*o.topology, p, f.src, f.dst);
+                fast = kind == RouteKind::fastest;
+            }
+            out.push_back({f.src, f.dst, f.bytes, fast});
             total += f.bytes;
         }
         return out;
     };
-    auto pp_flows = [&](int boundary, bool forward) { return to_specs(pp_boundary_flows(p, boundary, forward), sum.pp_bytes); };
+    auto pp_flows = [&](int boundary, bool forward) {
+        return to_specs(pp_boundary_flows(p, boundary, forward), sum.pp_bytes, true);
+    };
 
     std::vector<std::vector<int>> F(M, std::vector<int>(P)), act_in(M, std::vector<int>(P, -1));
     std::vector<std::vector<int>> B(M, std::vector<int>(P)), grad_in(M, std::vector<int>(P, -1));
@@ -114,7 +125,7 @@ PeriodicJob build_llm_job(const Plan& p, const StageTimes& times, const LlmJobOp
             }
         }
     for (int s = 0; s < P; ++s) {
-        std::vector<FlowSpec> flows = to_specs(dp_allreduce_flows(p, s), sum.dp_bytes);
+        std::vector<FlowSpec> flows = to_specs(dp_allreduce_flows(p, s), sum.dp_bytes, false);
         const int dp = coflow("DP s" + std::to_string(s), CoflowKind::dp, M - 1, p.first_layer_of_stage(s), flows,
                               {B[M - 1][s]});
         job.tasks[F[0][s]].prev_deps.push_back(dp);   // the next iteration starts with updated weights

@@ -54,6 +54,10 @@ struct LlmJobOptions {
     std::string name = "job";
     double arrival_s = 0;
     int iterations = 1;
+    // The plan's topology: each flow then takes the route the cost model prices for its kind
+    // (plan_routes.h: pipeline messages often the fastest, all-reduce edges the widest), on a
+    // Network::from_topology of it. Null: every flow on the network's default (widest) route.
+    const Topology* topology = nullptr;
 };
 
 // Throws InputError when the plan is inconsistent (cells/layers not matching pp x dp).

@@ -16,6 +16,8 @@ int Network::add_node(std::string name) {
     nodes_.push_back(std::move(name));
     routes_.clear();   // tables are rebuilt lazily at the new size
     route_latency_.clear();
+    fast_routes_.clear();
+    fast_latency_.clear();
     return num_nodes() - 1;
 }
 
@@ -40,7 +42,19 @@ void Network::ensure_tables() {
     if (routes_.size() != n * n) {
         routes_.assign(n * n, {});
         route_latency_.assign(n * n, 0.0);
+        fast_routes_.assign(n * n, {});
+        fast_latency_.assign(n * n, 0.0);
     }
+}
+
+void Network::set_fast_route(int src, int dst, std::vector<int> links) {
+    const std::vector<int> primary = route(src, dst);
+    set_route(src, dst, std::move(links));   // checks the chain, and fills the primary table
+    const size_t i = static_cast<size_t>(src) * nodes_.size() + dst;
+    fast_routes_[i] = std::move(routes_[i]);
+    fast_latency_[i] = route_latency_[i];
+    routes_[i].clear();
+    if (!primary.empty()) set_route(src, dst, primary);
 }
 
 void Network::set_route(int src, int dst, std::vector<int> links) {
@@ -101,17 +115,19 @@ void Network::route_widest() {
     }
 }
 
-const std::vector<int>& Network::route(int src, int dst) const {
+const std::vector<int>& Network::route(int src, int dst, bool fast) const {
     const size_t n = nodes_.size();
     if (src < 0 || dst < 0 || static_cast<size_t>(src) >= n || static_cast<size_t>(dst) >= n || routes_.size() != n * n)
         return kNoRoute;
-    return routes_[static_cast<size_t>(src) * n + dst];
+    const size_t i = static_cast<size_t>(src) * n + dst;
+    return fast && !fast_routes_[i].empty() ? fast_routes_[i] : routes_[i];
 }
 
-double Network::route_latency_s(int src, int dst) const {
+double Network::route_latency_s(int src, int dst, bool fast) const {
     const size_t n = nodes_.size();
     if (routes_.size() != n * n || src == dst) return 0;
-    return route_latency_[static_cast<size_t>(src) * n + dst];
+    const size_t i = static_cast<size_t>(src) * n + dst;
+    return fast && !fast_routes_[i].empty() ? fast_latency_[i] : route_latency_[i];
 }
 
 Network Network::big_switch(int ports, double port_Bps) {

@@ -1,5 +1,7 @@
 // The network the simulator runs on: directed links with a capacity and a latency, endpoints
-// (clusters, or ports of a big switch), and one fixed route per endpoint pair.
+// (clusters, or ports of a big switch), and one fixed route per endpoint pair, plus, where the
+// topology's fastest route differs from its widest, that fast route for flows that ask for it
+// (pipeline messages, as the cost model routes them: libspiderflow/plan/plan_routes.h).
 #pragma once
 
 #include <string>
@@ -28,14 +30,17 @@ public:
     int add_duplex(int a, int b, double capacity_Bps, double latency_s);
     // Fixes the route between two endpoints as the given links (must chain from src to dst).
     void set_route(int src, int dst, std::vector<int> links);
+    // The pair's fast route (lowest latency), for flows with FlowSpec::fast_route.
+    void set_fast_route(int src, int dst, std::vector<int> links);
     // Routes every pair without a fixed route along the widest path (max bottleneck capacity,
     // then fewest summed latency); unreachable pairs keep an empty route.
     void route_widest();
 
-    // The route from src to dst (empty when src == dst or unreachable).
-    const std::vector<int>& route(int src, int dst) const;
+    // The route from src to dst (empty when src == dst or unreachable); `fast`: the fast route
+    // where one was set, else the same.
+    const std::vector<int>& route(int src, int dst, bool fast = false) const;
     bool reachable(int src, int dst) const { return src == dst || !route(src, dst).empty(); }
-    double route_latency_s(int src, int dst) const;
+    double route_latency_s(int src, int dst, bool fast = false) const;
 
     int num_nodes() const { return static_cast<int>(nodes_.size()); }
     int num_links() const { return static_cast<int>(links_.size()); }
@@ -54,6 +59,8 @@ private:
     std::vector<NetLink> links_;
     std::vector<std::vector<int>> routes_;   // n*n
     std::vector<double> route_latency_;      // n*n
+    std::vector<std::vector<int>> fast_routes_;   // n*n, empty where the same as routes_
+    std::vector<double> fast_latency_;            // n*n
     void ensure_tables();
 };
 

@@ -14,18 +14,23 @@ Network Network::from_topology(const Topology& topology) {
     // Link id of each topology link's a->b direction; b->a is the next id (add_duplex).
     std::vector<int> forward;
     for (const auto& l : topology.links) forward.push_back(net.add_duplex(l.a, l.b, l.bandwidth_Bps, l.latency_s));
+    auto links_of = [&](const std::vector<int>& hops) {
+        std::vector<int> links;
+        for (size_t i = 0; i + 1 < hops.size(); ++i) {
+            const int li = topology.link_between(hops[i], hops[i + 1]);
+            const bool along = topology.links[static_cast<size_t>(li)].a == hops[i];
+            links.push_back(forward[static_cast<size_t>(li)] + (along ? 0 : 1));
+        }
+        return links;
+    };
     for (int a = 0; a < n; ++a) {
         for (int b = 0; b < n; ++b) {
             if (a == b) continue;
             const std::vector<int> hops = topology.route(a, b);
             if (hops.size() < 2) continue;
-            std::vector<int> links;
-            for (size_t i = 0; i + 1 < hops.size(); ++i) {
-                const int li = topology.link_between(hops[i], hops[i + 1]);
-                const bool along = topology.links[static_cast<size_t>(li)].a == hops[i];
-                links.push_back(forward[static_cast<size_t>(li)] + (along ? 0 : 1));
-            }
-            net.set_route(a, b, std::move(links));
+            net.set_route(a, b, links_of(hops));
+            const std::vector<int> fast = topology.route(a, b, RouteKind::fastest);
+            if (fast.size() >= 2 && fast != hops) net.set_fast_route(a, b, links_of(fast));
         }
     }
     return net;

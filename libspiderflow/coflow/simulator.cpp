@@ -136,7 +136,7 @@ private:
         st.release_s = now_;
         for (const FlowSpec& fs : specs) {
             if (fs.bytes <= 0 || fs.src == fs.dst) continue;
-            const std::vector<int>& path = net_.route(fs.src, fs.dst);
+            const std::vector<int>& path = net_.route(fs.src, fs.dst, fs.fast_route);
             if (path.empty())
                 throw InputError("workload", 0, "flow " + std::to_string(fs.src) + ">" + std::to_string(fs.dst),
                                  "endpoints unknown or unreachable in the network");
@@ -145,7 +145,7 @@ private:
             f.path = &path;
             f.bytes = f.remaining = fs.bytes;
             flows_.push_back(f);
-            flow_meta_.push_back({uid, net_.route_latency_s(fs.src, fs.dst), nullptr});
+            flow_meta_.push_back({uid, net_.route_latency_s(fs.src, fs.dst, fs.fast_route), nullptr});
             st.bytes += fs.bytes;
             ++st.pending;
             ++result_.stats.flow_events;

@@ -44,6 +44,7 @@ double WanSharing::steady_period(const std::vector<RunningPlan>& group, std::vec
         coflow::LlmJobOptions o;
         o.name = r.job;
         o.iterations = kIterations;
+        o.topology = &topology_;   // pipeline and all-reduce flows on the routes the cost model prices
         w.jobs.push_back(coflow::build_llm_job(*r.plan, coflow::stage_times_on(*r.plan, topology_, catalog_), o));
     }
     const coflow::SimResult res = coflow::simulate(net_, w, *scheduler_);

@@ -234,6 +234,7 @@ int cmd_simulate_plans(const Parsed& o) {
         jo.name = plan_paths[k];
         jo.arrival_s = gap * static_cast<double>(k);
         jo.iterations = iterations;
+        jo.topology = &topo;   // the routes net = from_topology(topo) holds for each kind of traffic
         IterationTraffic traffic;
         PeriodicJob job = build_llm_job(plan, stage_times_from_flops(plan, flops), jo, &traffic);
         job.period_s = measure_period(net, job);

@@ -2,7 +2,10 @@
 #include <gtest/gtest.h>
 
 #include "libspiderflow/coflow/llm_traffic.h"
+#include "libspiderflow/coflow/network.h"
 #include "libspiderflow/coflow/schedulers.h"
+#include "libspiderflow/plan/plan_routes.h"
+#include "libspiderflow/topology/topology.h"
 #include "libspiderflow/util/errors.h"
 #include "tests/unit/libspiderflow/coflow/coflow_fixture.h"
 
@@ -170,4 +173,48 @@ TEST(LlmTraffic, EachStageIsAsSlowAsItsSlowestCell) {
     } catch (const spiderflow::InputError& e) {
         EXPECT_EQ(e.problem(), "unknown GPU type 'abacus'");
     }
+}
+
+// Each kind of traffic on the route the cost model prices for it (plan_routes.h). East and west
+// have a thin, near direct link and a wide one through a far hub: tiny pipeline messages take the
+// direct (fast) route, and the network from the topology holds both.
+TEST(LlmTraffic, EachKindTakesTheRouteTheCostModelPrices) {
+    spiderflow::Topology t;
+    t.name = "detour";
+    for (const char* n : {"east", "west", "hub"}) {
+        spiderflow::Cluster c;
+        c.name = n;
+        spiderflow::Node node;
+        node.name = std::string(n) + "-n0";
+        node.gpu_type = "A100-80GB";
+        node.gpus = 8;
+        c.nodes.push_back(node);
+        t.clusters.push_back(c);
+    }
+    t.links.push_back({0, 1, 1e9 / 8, 0.001});     // east-west: 1 Gb/s, 1 ms
+    t.links.push_back({0, 2, 100e9 / 8, 0.040});   // via the hub: 100 Gb/s, 40 ms a hop
+    t.links.push_back({2, 1, 100e9 / 8, 0.040});
+    t.finalize("detour");
+    const Network net = Network::from_topology(t);
+    ASSERT_EQ(net.route(0, 1).size(), 2u);          // widest: through the hub
+    ASSERT_EQ(net.route(0, 1, true).size(), 1u);    // fast: the direct link
+    EXPECT_NEAR(net.route_latency_s(0, 1, true), 0.001, 1e-12);
+
+    const Plan p = make_plan(2, 2, {0, 0, 1, 1}, 4);
+    LlmJobOptions o;
+    o.topology = &t;
+    const PeriodicJob job = build_llm_job(p, stage_times_from_flops(p, 1e12), o);
+    int pipeline_flows = 0;
+    for (const Task& task : job.tasks) {
+        if (task.type != Task::Type::coflow || task.kind != CoflowKind::pp) continue;
+        for (const FlowSpec& f : task.flows) {
+            ++pipeline_flows;
+            EXPECT_EQ(f.fast_route, spiderflow::pp_route(t, p, f.src, f.dst) == spiderflow::RouteKind::fastest);
+            EXPECT_TRUE(f.fast_route);   // 100-byte messages: latency is all that counts
+        }
+    }
+    EXPECT_GT(pipeline_flows, 0);
+    // Without the topology every flow keeps the network's default route.
+    for (const Task& task : build_llm_job(p, stage_times_from_flops(p, 1e12), LlmJobOptions{}).tasks)
+        for (const FlowSpec& f : task.flows) EXPECT_FALSE(f.fast_route);
 }
