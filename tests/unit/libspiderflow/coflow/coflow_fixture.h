@@ -9,10 +9,26 @@
 #include "libspiderflow/coflow/network.h"
 #include "libspiderflow/coflow/simulator.h"
 #include "libspiderflow/coflow/trace.h"
+#include "libspiderflow/topology/topology.h"
 
 namespace sfc = spiderflow::coflow;
 
 // Nodes 0..n-1 in a chain of duplex links of `cap` bytes/s; routes along the chain.
+// Clusters by name (no nodes: the network and the routes need none) joined by `links`, finalized.
+inline spiderflow::Topology clusters_and_links(const std::string& name, const std::vector<std::string>& clusters,
+                                               const std::vector<spiderflow::Link>& links) {
+    spiderflow::Topology t;
+    t.name = name;
+    for (const std::string& n : clusters) {
+        spiderflow::Cluster c;
+        c.name = n;
+        t.clusters.push_back(c);
+    }
+    t.links = links;
+    t.finalize(name);
+    return t;
+}
+
 inline sfc::Network line_network(int nodes, double cap, double latency = 0) {
     sfc::Network net;
     for (int i = 0; i < nodes; ++i) net.add_node("n" + std::to_string(i));

@@ -179,22 +179,9 @@ TEST(LlmTraffic, EachStageIsAsSlowAsItsSlowestCell) {
 // have a thin, near direct link and a wide one through a far hub: tiny pipeline messages take the
 // direct (fast) route, and the network from the topology holds both.
 TEST(LlmTraffic, EachKindTakesTheRouteTheCostModelPrices) {
-    spiderflow::Topology t;
-    t.name = "detour";
-    for (const char* n : {"east", "west", "hub"}) {
-        spiderflow::Cluster c;
-        c.name = n;
-        spiderflow::Node node;
-        node.name = std::string(n) + "-n0";
-        node.gpu_type = "A100-80GB";
-        node.gpus = 8;
-        c.nodes.push_back(node);
-        t.clusters.push_back(c);
-    }
-    t.links.push_back({0, 1, 1e9 / 8, 0.001});     // east-west: 1 Gb/s, 1 ms
-    t.links.push_back({0, 2, 100e9 / 8, 0.040});   // via the hub: 100 Gb/s, 40 ms a hop
-    t.links.push_back({2, 1, 100e9 / 8, 0.040});
-    t.finalize("detour");
+    // east-west: 1 Gb/s, 1 ms; via the hub: 100 Gb/s, 40 ms a hop.
+    const spiderflow::Topology t = clusters_and_links(
+        "detour", {"east", "west", "hub"}, {{0, 1, 1e9 / 8, 0.001}, {0, 2, 100e9 / 8, 0.040}, {2, 1, 100e9 / 8, 0.040}});
     const Network net = Network::from_topology(t);
     ASSERT_EQ(net.route(0, 1).size(), 2u);          // widest: through the hub
     ASSERT_EQ(net.route(0, 1, true).size(), 1u);    // fast: the direct link

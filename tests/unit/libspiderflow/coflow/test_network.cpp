@@ -10,17 +10,8 @@
 using namespace spiderflow::coflow;
 
 TEST(Network, FromTopologyUsesWidestPaths) {
-    spiderflow::Topology t;
-    t.name = "tri";
-    for (const char* n : {"a", "b", "c"}) {
-        spiderflow::Cluster c;
-        c.name = n;
-        t.clusters.push_back(c);
-    }
-    t.links.push_back({0, 1, 10e9 / 8, 0.010});
-    t.links.push_back({1, 2, 10e9 / 8, 0.020});
-    t.links.push_back({0, 2, 1e9 / 8, 0.005});
-    t.finalize("tri");
+    const spiderflow::Topology t = clusters_and_links(
+        "tri", {"a", "b", "c"}, {{0, 1, 10e9 / 8, 0.010}, {1, 2, 10e9 / 8, 0.020}, {0, 2, 1e9 / 8, 0.005}});
     const Network net = Network::from_topology(t);
     EXPECT_EQ(net.num_nodes(), 3);
     EXPECT_EQ(net.num_links(), 6);
