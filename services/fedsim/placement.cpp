@@ -1,6 +1,8 @@
 #include "services/fedsim/placement.h"
 
 #include <chrono>
+#include <string>
+#include <unordered_map>
 
 #include "libspiderflow/cost/cost_model.h"
 #include "libspiderflow/planner/plan_job.h"
@@ -57,14 +59,33 @@ public:
     PlannerPlacement(std::unique_ptr<PlannerPolicy> p, double limit, uint64_t seed)
         : planner_(std::move(p)), limit_(limit), seed_(seed) {}
     std::string name() const override { return planner_->name(); }
+    // The same request on the same free GPUs gets the same answer, planned once: a loaded
+    // federation asks it again and again (every admission on the empty federation, identical jobs
+    // behind a blocked head). A hit costs its lookup, as a controller's cache would.
     PlaceAttempt place(const Topology& view, const TraceJob& job, const Catalog& catalog) const override {
-        return plan_on(*planner_, view, job, catalog, {}, limit_, seed_);
+        const auto t0 = std::chrono::steady_clock::now();
+        std::string key = job.model + ' ' + std::to_string(job.global_batch) + ' ' + std::to_string(job.seq_len) +
+                          ' ' + std::to_string(job.gpus_min) + ' ' + std::to_string(job.gpus_max) + '|';
+        for (const Cluster& c : view.clusters)
+            for (const Node& n : c.nodes) key += std::to_string(n.gpus) + ',';
+        if (auto it = cache_.find(key); it != cache_.end()) {
+            PlaceAttempt hit = it->second;
+            hit.planner_calls = 0;
+            hit.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            return hit;
+        }
+        PlaceAttempt a = plan_on(*planner_, view, job, catalog, {}, limit_, seed_);
+        if (cache_.size() >= kCacheSize) cache_.clear();
+        cache_.emplace(std::move(key), a);
+        return a;
     }
 
 private:
+    static constexpr size_t kCacheSize = 4096;   // plans kept; a full cache starts over
     std::unique_ptr<PlannerPolicy> planner_;
     double limit_;
     uint64_t seed_;
+    mutable std::unordered_map<std::string, PlaceAttempt> cache_;
 };
 
 // Slurm's own choice: first-fit on one cluster at a time, never waiting for a better one.

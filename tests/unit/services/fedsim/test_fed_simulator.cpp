@@ -99,6 +99,19 @@ TEST(FedSimulator, EveryDecisionIsLoggedWithWhatWasFreeAndWhatWasChosen) {
     EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), static_cast<long>(r.decisions.size()) + 1);
 }
 
+// Identical requests on identical free GPUs are planned once: three identical jobs arriving
+// together need one admission plan, not three.
+TEST(FedSimulator, AnIdenticalRequestOnTheSameFreeGpusIsPlannedOnce) {
+    const Topology t = federation({"A", "B"}, 2);
+    const FedSimResult r = run(t, trace_of({job("x", 0, 8, "A", 20), job("y", 0, 8, "A", 20), job("z", 0, 8, "A", 20)}),
+                               "spinsearch");
+    EXPECT_EQ(r.summary.finished, 3u);
+    EXPECT_LT(r.summary.planner_calls, r.summary.decisions);
+    EXPECT_EQ(r.summary.invariant_violations, 0);
+    // A cached answer is the plan it was: each job trains at the same speed alone.
+    EXPECT_DOUBLE_EQ(r.jobs.at(1).alone_iteration_s, r.jobs.at(0).alone_iteration_s);
+}
+
 TEST(FedSimulator, TwoJobsForOneClusterRunOneAfterTheOther) {
     const Topology t = federation({"A", "B"}, 2);
     const FedSimResult r = run(t, trace_of({job("first", 0, 16, "A", 50), job("second", 1, 16, "A", 50)}), "slurm-alone");
