@@ -4,10 +4,12 @@
 # every placement policy on the same Helios-shaped trace per federation; a Markdown report with
 # plots (gnuplot) and a CSV of every figure.
 # Usage: bench/federation_eval.sh [BUILD_DIR] [OUT_DIR]    (defaults: . and doc/evaluation)
-#   SF_EVAL_JOBS=N            jobs in the 8-region trace (default 120)
-#   SF_EVAL_JOBS_GENERATED=N  jobs in each generated federation's trace (default 50)
+#   SF_EVAL_JOBS=N            jobs in each 8-region trace (default 200)
+#   SF_EVAL_JOBS_GENERATED=N  jobs in each generated federation's trace (default 200)
+#   SF_EVAL_LOAD=L            offered load of the traces (default 1.0)
+#   SF_EVAL_SEEDS="1 2 3"     one trace per seed and federation; the report gives mean and spread
 #   SF_EVAL_LIMIT=S           each planner call's time limit (default 0.3 s)
-#   SF_EVAL_QUICK=1           16 jobs, the 8-region federation only: a smoke run of the pipeline
+#   SF_EVAL_QUICK=1           16 jobs, one seed, the 8-region federation only: a smoke run
 # global-ilp's and genetic's slowest decisions reach the limit: their overhead is a lower bound.
 # Not a test: it prints what it measures and asserts nothing.
 set -euo pipefail
@@ -19,25 +21,42 @@ bin=$build/spiderflow
 command -v gnuplot >/dev/null || { echo "federation_eval: gnuplot missing (contrib/scripts/install-deps.sh installs it)" >&2; exit 2; }
 mkdir -p "$out"
 
-jobs8=${SF_EVAL_JOBS:-120}
-jobs_generated=${SF_EVAL_JOBS_GENERATED:-50}
+jobs8=${SF_EVAL_JOBS:-200}
+jobs_generated=${SF_EVAL_JOBS_GENERATED:-200}
 limit=${SF_EVAL_LIMIT:-0.3}
+load=${SF_EVAL_LOAD:-1.0}
+read -r -a seeds <<<"${SF_EVAL_SEEDS:-1 2 3}"
 federations=("8:$src/contrib/topologies/worldwide-8.json" 16 32 64)
-if [ -n "${SF_EVAL_QUICK:-}" ]; then jobs8=16; federations=("8:$src/contrib/topologies/worldwide-8.json"); fi
-policies=slurm-alone,slurm-federation,spinsearch,global-ilp,genetic,greedy,first-fit,ilp-oblivious,genetic-dtfm,greedy-atlas
-# Offered load 1.5 (the federation is oversubscribed while jobs arrive: where placement
-# matters); seed 1 for traces and generated topologies.
-common=(--load 1.5 --seed 1 --planner-time-limit "$limit" --policy "$policies" --check)
+if [ -n "${SF_EVAL_QUICK:-}" ]; then jobs8=16; read -r -a seeds <<<"${SF_EVAL_SEEDS:-1}"; federations=("8:$src/contrib/topologies/worldwide-8.json"); fi
+# The policies in two halves run side by side, one per core, the slow ones (the ILPs and the
+# genetic searches) split between them; each half's decisions are timed on its own core.
+halves=("slurm-alone,spinsearch,global-ilp,genetic-dtfm,greedy,greedy-atlas"
+        "slurm-federation,first-fit,genetic,ilp-oblivious")
+common=(--load "$load" --planner-time-limit "$limit" --check --no-progress)
 
 for f in "${federations[@]}"; do
     n=${f%%:*}
     if [ "$f" != "$n" ]; then fed=(--topology "${f#*:}"); jobs=$jobs8; else fed=(--clusters "$n" --topology-seed 1); jobs=$jobs_generated; fi
-    echo "== $n clusters: $jobs jobs, policies $policies"
-    "$bin" simulate gen-trace "${fed[@]}" --jobs "$jobs" --seed 1 --load 1.5 -o "$out/trace-$n.csv"
-    "$bin" simulate "${fed[@]}" --trace "$out/trace-$n.csv" "${common[@]}" \
-        --jobs-csv "$out/jobs-$n.csv" --summary-csv "$out/summary-$n.csv" --timeline-csv "$out/timeline-$n.csv" \
-        --decisions-csv "$out/decisions-$n.csv" \
-        | tee "$out/run-$n.txt"
+    for s in "${seeds[@]}"; do
+        echo "== $n clusters, seed $s: $jobs jobs at load $load"
+        "$bin" simulate gen-trace "${fed[@]}" --jobs "$jobs" --seed "$s" --load "$load" -o "$out/trace-$n-s$s.csv"
+        pids=()
+        for h in 0 1; do
+            "$bin" simulate "${fed[@]}" --trace "$out/trace-$n-s$s.csv" --seed "$s" "${common[@]}" --policy "${halves[$h]}" \
+                --jobs-csv "$out/.jobs-$n-s$s.$h" --summary-csv "$out/.summary-$n-s$s.$h" \
+                --timeline-csv "$out/.timeline-$n-s$s.$h" --decisions-csv "$out/.decisions-$n-s$s.$h" \
+                >"$out/.run-$n-s$s.$h" &
+            pids+=($!)
+        done
+        for p in "${pids[@]}"; do wait "$p"; done
+        for kind in jobs summary timeline decisions; do
+            { cat "$out/.$kind-$n-s$s.0"; tail -n +2 "$out/.$kind-$n-s$s.1"; } >"$out/$kind-$n-s$s.csv"
+            rm -f "$out/.$kind-$n-s$s.0" "$out/.$kind-$n-s$s.1"
+        done
+        cat "$out/.run-$n-s$s.0" "$out/.run-$n-s$s.1" | tee "$out/run-$n-s$s.txt"
+        rm -f "$out/.run-$n-s$s.0" "$out/.run-$n-s$s.1"
+    done
 done
-python3 "$src/bench/federation_report.py" "$out" "$jobs8" "$jobs_generated" "$limit" "${federations[@]%%:*}"
+seed_list=$(IFS=,; echo "${seeds[*]}")
+python3 "$src/bench/federation_report.py" "$out" "$jobs8" "$jobs_generated" "$limit" "$load" "$seed_list" "${federations[@]%%:*}"
 echo "federation_eval: report in $out/README.md"

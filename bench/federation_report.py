@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Writes the federation evaluation's report from bench/federation_eval.sh's CSVs.
 
-Usage: federation_report.py OUT_DIR JOBS_8_REGION JOBS_GENERATED LIMIT_S CLUSTERS...
-Reads OUT_DIR/{summary,jobs,timeline}-N.csv; writes OUT_DIR/figures.csv (every figure of the
-report), OUT_DIR/*.svg (gnuplot) and OUT_DIR/README.md. Standard library only.
+Usage: federation_report.py OUT_DIR JOBS_8_REGION JOBS_GENERATED LIMIT_S LOAD SEEDS CLUSTERS...
+SEEDS: the trace seeds, comma-separated. Reads OUT_DIR/{summary,jobs,timeline}-N-sS.csv; every
+figure is the mean over the seeds, with its spread (lowest to highest) beside it; the plots show
+the first seed. Writes OUT_DIR/figures.csv (every figure, per seed and the mean), OUT_DIR/*.svg
+(gnuplot) and OUT_DIR/README.md. Standard library only.
 """
 import csv
 import os
@@ -30,6 +32,32 @@ def fnum(x):
         return float("nan")
 
 
+def mean(values):
+    values = [v for v in values if v == v]
+    return sum(values) / len(values) if values else float("nan")
+
+
+def spread(values, fmt):
+    """ " (lo-hi)" over the seeds, or nothing for one seed."""
+    values = [v for v in values if v == v]
+    if len(values) < 2:
+        return ""
+    return f" ({min(values):{fmt}}-{max(values):{fmt}})"
+
+
+def common_jct_of(rows):
+    """Average JCT per policy over the jobs every policy finished (a policy that cannot run the big
+    jobs at all, as slurm-alone leaves jobs larger than their home, is not credited for it)."""
+    finished = {}
+    for r in rows:
+        if fnum(r["finish_s"]) > 0:
+            finished.setdefault(r["policy"], {})[r["id"]] = fnum(r["jct_s"])
+    common = set.intersection(*(set(v) for v in finished.values())) if finished else set()
+    out = {p: (sum(v[i] for i in common) / len(common) if common else float("nan")) for p, v in finished.items()}
+    out["_count"] = len(common)
+    return out
+
+
 def against_best(jct, summary, policies):
     """The best of `policies` on each metric and ours against it: (JCT policy, its JCT / ours,
     throughput policy, ours / its throughput). `jct`: average JCT by policy over the common jobs."""
@@ -46,58 +74,85 @@ def gnuplot(script):
 
 
 def main():
-    out, jobs8, jobs_gen, limit, clusters = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5:]
+    out, jobs8, jobs_gen, limit, load = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
+    seeds, clusters = sys.argv[6].split(","), sys.argv[7:]
     jobs_of = {n: (jobs8 if n == "8" else jobs_gen) for n in clusters}
-    figures = []  # (federation, policy, metric, value)
-    summaries, per_job = {}, {}
+    figures = []  # (federation, policy, metric, value, seed or "mean")
+    # Per federation and seed: the summary rows by policy, the per-job rows, the common-job JCTs.
+    runs, per_job_of = {}, {}
     for n in clusters:
-        summaries[n] = {r["policy"]: r for r in read(os.path.join(out, f"summary-{n}.csv"))}
-        per_job[n] = read(os.path.join(out, f"jobs-{n}.csv"))
+        for sd in seeds:
+            summary = {r["policy"]: r for r in read(os.path.join(out, f"summary-{n}-s{sd}.csv"))}
+            rows = read(os.path.join(out, f"jobs-{n}-s{sd}.csv"))
+            runs[n, sd] = (summary, common_jct_of(rows))
+            per_job_of[n, sd] = rows
+    # The mean over the seeds of every numeric summary field, and its values per seed.
+    summaries, values, common_jct = {}, {}, {}
+    for n in clusters:
+        summaries[n], values[n], common_jct[n] = {}, {}, {}
+        for p in runs[n, seeds[0]][0]:
+            fields = runs[n, seeds[0]][0][p].keys()
+            per_seed = {f: [fnum(runs[n, sd][0].get(p, {}).get(f)) for sd in seeds] for f in fields}
+            values[n][p] = per_seed
+            summaries[n][p] = {f: (mean(v) if all(x == x for x in v) else runs[n, seeds[0]][0][p][f])
+                               for f, v in per_seed.items()}
+            values[n][p]["_common_jct"] = [runs[n, sd][1].get(p, float("nan")) for sd in seeds]
+            common_jct[n][p] = mean(values[n][p]["_common_jct"])
+        common_jct[n]["_count"] = mean([runs[n, sd][1]["_count"] for sd in seeds])
+    per_job = {n: per_job_of[n, seeds[0]] for n in clusters}
 
-    # JCT over the jobs every policy finished: a policy that cannot run the big jobs at all
-    # (slurm-alone leaves jobs larger than their home unplaceable) is not credited for it.
-    common_jct = {}
-    for n in clusters:
-        finished = {}
-        for r in per_job[n]:
-            if fnum(r["finish_s"]) > 0:
-                finished.setdefault(r["policy"], {})[r["id"]] = fnum(r["jct_s"])
-        common = set.intersection(*(set(v) for v in finished.values())) if finished else set()
-        common_jct[n] = {p: (sum(v[i] for i in common) / len(common) if common else float("nan"))
-                         for p, v in finished.items()}
-        common_jct[n]["_count"] = len(common)
+    def factors(n, members):
+        """Per seed: against_best's factors; returns their means, spreads and the best names."""
+        fj, ft = [], []
+        for sd in seeds:
+            summary, jct = runs[n, sd]
+            _, a, _, b = against_best(jct, summary, members)
+            fj.append(a)
+            ft.append(b)
+        bj, _, bt, _ = against_best(common_jct[n], summaries[n], members)
+        return bj, fj, bt, ft
 
     lines = []
     w = lines.append
     w("# Federation evaluation\n")
     w("Regenerate with `bench/federation_eval.sh BUILD_DIR` (this folder is its output). "
-      f"Each federation replays one Helios-shaped trace ({jobs8} jobs on the 8-region example, "
-      f"{jobs_gen} on each generated federation; seed 1, offered load 1.5: the federation is "
-      "oversubscribed while jobs arrive) under every policy, FIFO with EASY backfill, the WAN "
-      f"shared as the `fair` coflow scheduler says, each planner call limited to {limit} s. "
-      "`spiderflow simulate --help` and doc/simulate.md describe the model; the traces are "
-      "`trace-N.csv`, every run's output `run-N.txt`, every figure `figures.csv`.\n")
+      f"Each federation replays {len(seeds)} Helios-shaped trace(s) (seeds {', '.join(seeds)}; {jobs8} "
+      f"jobs each on the 8-region example, {jobs_gen} on each generated federation; offered load {load}) "
+      "under every policy, FIFO with EASY backfill, the WAN shared as the `fair` coflow scheduler says, "
+      f"each planner call limited to {limit} s, each decision's wall time charged to the scheduler's "
+      "clock. `spiderflow simulate --help` and doc/simulate.md describe the model; the traces are "
+      "`trace-N-sS.csv`, every run's output `run-N-sS.txt`, every decision `decisions-N-sS.csv`, "
+      "every figure `figures.csv` (per seed and the mean).\n")
 
     w("## Results per federation\n")
     for n in clusters:
         name = "8-region example (worldwide-8)" if n == "8" else f"generated, {n} clusters"
         w(f"### {name}\n")
-        w(f"Average JCT over the {common_jct[n]['_count']} jobs every policy finished; the other "
-          "columns over each policy's own finished jobs.\n")
+        w(f"Average JCT over the jobs every policy finished ({common_jct[n]['_count']:.0f} on average); "
+          "the other columns over each policy's own finished jobs. "
+          + (f"Means over {len(seeds)} traces (seeds {', '.join(seeds)}), lowest to highest in brackets."
+             if len(seeds) > 1 else "") + "\n")
         w("| policy | finished | unplaceable | cross-site | avg JCT (common) s | avg JCT s | p95 JCT s | "
           "avg queue s | makespan s | tokens/s | GPU util | decisions | ms/decision |")
         w("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for p, s in summaries[n].items():
             cj = common_jct[n].get(p, float("nan"))
-            w(f"| {p} | {s['finished']} | {s['unplaceable']} | {s['cross_site']} | {cj:.0f} | "
-              f"{fnum(s['avg_jct_s']):.0f} | {fnum(s['p95_jct_s']):.0f} | {fnum(s['avg_queue_s']):.0f} | "
-              f"{fnum(s['makespan_s']):.0f} | {fnum(s['tokens_per_s']):.0f} | "
-              f"{100 * fnum(s['gpu_utilisation']):.1f}% | {s['decisions']} | {fnum(s['decision_ms_mean']):.2f} |")
+            v = values[n][p]
+            w(f"| {p} | {fnum(s['finished']):.0f} | {fnum(s['unplaceable']):.0f} | {fnum(s['cross_site']):.0f} | "
+              f"{cj:.0f}{spread(v['_common_jct'], '.0f')} | "
+              f"{fnum(s['avg_jct_s']):.0f}{spread(v['avg_jct_s'], '.0f')} | {fnum(s['p95_jct_s']):.0f} | "
+              f"{fnum(s['avg_queue_s']):.0f} | {fnum(s['makespan_s']):.0f} | "
+              f"{fnum(s['tokens_per_s']):.0f}{spread(v['tokens_per_s'], '.0f')} | "
+              f"{100 * fnum(s['gpu_utilisation']):.1f}% | {fnum(s['decisions']):.0f} | "
+              f"{fnum(s['decision_ms_mean']):.2f}{spread(v['decision_ms_mean'], '.2f')} |")
             for metric in ("avg_jct_s", "p95_jct_s", "avg_queue_s", "makespan_s", "tokens_per_s",
                            "gpu_utilisation", "decision_ms_mean", "decision_ms_max", "finished",
-                           "unplaceable", "cross_site"):
-                figures.append((n, p, metric, fnum(s[metric])))
-            figures.append((n, p, "avg_jct_common_s", cj))
+                           "unplaceable", "cross_site", "decisions_capped"):
+                if metric not in v:
+                    continue
+                figures.append((n, p, metric, fnum(s[metric]), "mean"))
+                figures.extend((n, p, metric, x, sd) for sd, x in zip(seeds, v[metric]))
+            figures.append((n, p, "avg_jct_common_s", cj, "mean"))
         w("")
 
     w("## Targets\n")
@@ -117,14 +172,15 @@ def main():
         for family, members in FAMILIES.items():
             if not any(p in s for p in members):
                 continue
-            bj, f_jct, bt, f_thr = against_best(common_jct[n], s, members)
+            bj, fj, bt, ft = factors(n, members)
+            f_jct, f_thr = mean(fj), mean(ft)
             w(f"| {n} | {family} | avg JCT | {common_jct[n][OURS]:.0f} s | {bj} {common_jct[n][bj]:.0f} s | "
-              f"{f_jct:.2f}x lower | {TARGETS['jct']}x | {'yes' if f_jct >= TARGETS['jct'] else 'no'} |")
+              f"{f_jct:.2f}x{spread(fj, '.2f')} lower | {TARGETS['jct']}x | {'yes' if f_jct >= TARGETS['jct'] else 'no'} |")
             w(f"| {n} | {family} | throughput | {fnum(s[OURS]['tokens_per_s']):.0f} tok/s | {bt} "
-              f"{fnum(s[bt]['tokens_per_s']):.0f} tok/s | {f_thr:.2f}x higher | {TARGETS['throughput']}x | "
-              f"{'yes' if f_thr >= TARGETS['throughput'] else 'no'} |")
-            figures.append((n, OURS, f"jct_factor_vs_best_{family}", f_jct))
-            figures.append((n, OURS, f"throughput_factor_vs_best_{family}", f_thr))
+              f"{fnum(s[bt]['tokens_per_s']):.0f} tok/s | {f_thr:.2f}x{spread(ft, '.2f')} higher | "
+              f"{TARGETS['throughput']}x | {'yes' if f_thr >= TARGETS['throughput'] else 'no'} |")
+            figures.append((n, OURS, f"jct_factor_vs_best_{family}", f_jct, "mean"))
+            figures.append((n, OURS, f"throughput_factor_vs_best_{family}", f_thr, "mean"))
     big = clusters[-1]
     for ref in ("global-ilp", "genetic", "ilp-oblivious", "genetic-dtfm"):
         s = summaries[big]
@@ -133,7 +189,7 @@ def main():
             w(f"| {big} | | overhead vs {ref} | {fnum(s[OURS]['decision_ms_mean']):.2f} ms | "
               f"{fnum(s[ref]['decision_ms_mean']):.2f} ms | {f:.1f}x lower | {TARGETS['overhead']:.0f}x | "
               f"{'yes' if f >= TARGETS['overhead'] else 'no'} |")
-            figures.append((big, OURS, f"overhead_factor_vs_{ref}", f))
+            figures.append((big, OURS, f"overhead_factor_vs_{ref}", f, "mean"))
     w("")
 
     w("## Against what sites run today\n")
@@ -144,10 +200,11 @@ def main():
         s = summaries[n]
         if OURS not in s:
             continue
-        _, fj, _, ft = against_best(common_jct[n], s, ("slurm-alone", "slurm-federation"))
-        w(f"| {n} | {fj:.2f}x | {ft:.2f}x |")
-        figures.append((n, OURS, "jct_factor_vs_slurm", fj))
-        figures.append((n, OURS, "throughput_factor_vs_slurm", ft))
+        _, fjs, _, fts = factors(n, ("slurm-alone", "slurm-federation"))
+        fj, ft = mean(fjs), mean(fts)
+        w(f"| {n} | {fj:.2f}x{spread(fjs, '.2f')} | {ft:.2f}x{spread(fts, '.2f')} |")
+        figures.append((n, OURS, "jct_factor_vs_slurm", fj, "mean"))
+        figures.append((n, OURS, "throughput_factor_vs_slurm", ft, "mean"))
     w("")
     utils = {n: [100 * fnum(r["gpu_utilisation"]) for r in summaries[n].values()] for n in clusters}
     gen_utils = [u for n in clusters if n != "8" for u in utils[n]]
@@ -188,12 +245,12 @@ def main():
                 f.write("\n\n")
         gnuplot(f"""set terminal svg size 720,420 font 'sans,12' background '#ffffff'
 set output '{out}/jct-cdf-{n}.svg'
-set title 'JCT CDF, {n} clusters, {jobs_of[n]} jobs'
+set title 'JCT CDF, {n} clusters, {jobs_of[n]} jobs (seed {seeds[0]})'
 set xlabel 'job completion time (h, log scale)'; set ylabel 'fraction of finished jobs'
 set logscale x; set key right bottom; set grid
 plot for [i=0:{len(summaries[n]) - 1}] '{data}' index i using 1:2 with steps lw 2 title columnheader(1)
 """)
-        tl = read(os.path.join(out, f"timeline-{n}.csv"))
+        tl = read(os.path.join(out, f"timeline-{n}-s{seeds[0]}.csv"))
         data = os.path.join(out, f"throughput-{n}.dat")
         with open(data, "w") as f:
             for p in summaries[n]:
@@ -204,7 +261,7 @@ plot for [i=0:{len(summaries[n]) - 1}] '{data}' index i using 1:2 with steps lw 
                 f.write("\n\n")
         gnuplot(f"""set terminal svg size 720,420 font 'sans,12' background '#ffffff'
 set output '{out}/throughput-{n}.svg'
-set title 'Training throughput over time, {n} clusters'
+set title 'Training throughput over time, {n} clusters (seed {seeds[0]})'
 set xlabel 'time (h)'; set ylabel 'million tokens/s'; set key right top; set grid
 plot for [i=0:{len(summaries[n]) - 1}] '{data}' index i using 1:2 with steps lw 1.5 title columnheader(1)
 """)
@@ -234,9 +291,9 @@ plot for [i=0:{len(pols) - 1}] '{data}' index i using 1:2 with linespoints lw 2 
 
     with open(os.path.join(out, "figures.csv"), "w", newline="") as f:
         cw = csv.writer(f)
-        cw.writerow(["clusters", "policy", "metric", "value"])
+        cw.writerow(["clusters", "policy", "metric", "value", "seed"])
         for row in figures:
-            cw.writerow([row[0], row[1], row[2], f"{row[3]:.6g}"])
+            cw.writerow([row[0], row[1], row[2], f"{row[3]:.6g}", row[4]])
     with open(os.path.join(out, "README.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     for n in clusters:
