@@ -13,6 +13,11 @@ namespace spiderflow {
 
 namespace {
 
+// A choice plan_job made goes first in the note, before the policy's own words.
+void prepend_note(PlanResult& result, const std::string& note) {
+    result.note = result.note.empty() ? note : note + "; " + result.note;
+}
+
 // Activation recomputation, when the job leaves it open (plan_job's header says the rule).
 PlanResult plan_recompute(const PlannerPolicy& planner, const PlanRequest& request, const CostModel& cost) {
     if (request.job.recompute_stated || request.job.recompute) return planner.plan(request, cost);
@@ -71,7 +76,7 @@ PlanResult plan_recompute(const PlannerPolicy& planner, const PlanRequest& reque
         note = "activation recomputation on: without it no layout fits the GPUs' memory (a job spec's \"recompute\" "
                "decides it instead)";
     }
-    result.note = result.note.empty() ? note : note + "; " + result.note;
+    prepend_note(result, note);
     return result;
 }
 
@@ -89,7 +94,7 @@ void settle_zero1(PlanResult& result, const CostModel& cost) {
     if (p.feasible) return;
     const std::string note = "distributed optimizer on (ZeRO-1, Megatron's --use-distributed-optimizer): without it "
                              "this layout does not fit (" + p.infeasible_reason + ")";
-    result.note = result.note.empty() ? note : note + "; " + result.note;
+    prepend_note(result, note);
 }
 
 }  // namespace
@@ -100,7 +105,7 @@ PlanResult plan_job(const PlannerPolicy& planner, const PlanRequest& request, co
     if (choose_zero1) asked.job.zero1 = true;
     PlanResult result = plan_recompute(planner, asked, cost);
     const std::string interleaved = choose_virtual_stages(result.plan, request.objective, cost);
-    if (!interleaved.empty()) result.note = result.note.empty() ? interleaved : interleaved + "; " + result.note;
+    if (!interleaved.empty()) prepend_note(result, interleaved);
     if (choose_zero1) settle_zero1(result, cost);
     return result;
 }

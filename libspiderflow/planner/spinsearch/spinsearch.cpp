@@ -83,7 +83,7 @@ private:
     }
     std::vector<Candidate> spin_shape(const Shape& shape, int seeds, const std::vector<int>& groups_filter);
     void polish(Candidate& c);
-    bool polish_split(Candidate& c);  // layer moves until none helps; true when one did
+    void polish_split(Candidate& c);  // layer moves until none helps
 
     static CostOptions search_options(CostOptions o) {
         o.scaling_efficiency = false;  // a second estimate per candidate; only the winner needs it
@@ -373,8 +373,7 @@ std::vector<Candidate> Search::spin_shape(const Shape& shape, int seeds, const s
 // Local moves: shift layers between stages as far as Megatron-LM can still launch the split
 // (tpa::split_moves); swap two neighbouring clusters in the skeleton order (which stages/groups
 // meet across which link). Kept only when the cost model says the plan got better.
-bool Search::polish_split(Candidate& c) {
-    bool improved = false;
+void Search::polish_split(Candidate& c) {
     for (int round = 0; round < opt_.polish_rounds && !out_of_time(); ++round) {
         bool moved = false;
         for (std::vector<int>& split : tpa::split_moves(c.plan.layers_per_stage)) {
@@ -385,12 +384,11 @@ bool Search::polish_split(Candidate& c) {
             ++estimates_;
             if (better(t, c.plan)) {
                 c.plan = std::move(t);
-                moved = improved = true;
+                moved = true;
             }
         }
         if (!moved) break;
     }
-    return improved;
 }
 
 void Search::polish(Candidate& c) {
