@@ -19,6 +19,20 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+// "oregon:16 ohio:8": GPUs per cluster, in cluster order (outcomes and the decision log).
+std::string gpus_per_cluster(const std::map<int, int>& gpus, const Topology& topology) {
+    std::string out;
+    for (const auto& [c, g] : gpus)
+        out += (out.empty() ? "" : " ") + topology.clusters[static_cast<size_t>(c)].name + ":" + std::to_string(g);
+    return out;
+}
+
+std::map<int, int> plan_gpus_per_cluster(const Plan& plan) {
+    std::map<int, int> gpus;
+    for (const StageCell& c : plan.cells) gpus[c.cluster] += plan.tp;
+    return gpus;
+}
+
 struct Run {
     Plan plan;
     double remaining = 0;            // iterations
@@ -209,15 +223,13 @@ private:
         d.admission = admission;
         d.gpus_min = job.gpus_min;
         d.gpus_max = job.gpus_max;
-        for (const Cluster& c : view.clusters)
-            if (c.total_gpus() > 0) d.free += (d.free.empty() ? "" : " ") + c.name + ":" + std::to_string(c.total_gpus());
+        std::map<int, int> free;
+        for (size_t c = 0; c < view.clusters.size(); ++c)
+            if (view.clusters[c].total_gpus() > 0) free[static_cast<int>(c)] = view.clusters[c].total_gpus();
+        d.free = gpus_per_cluster(free, view);
         if (a.plan) {
             const Plan& p = *a.plan;
-            std::map<int, int> per_cluster;
-            for (const StageCell& c : p.cells) per_cluster[c.cluster] += p.tp;
-            std::string where;
-            for (const auto& [c, g] : per_cluster)
-                where += (where.empty() ? "" : " ") + view.clusters[static_cast<size_t>(c)].name + ":" + std::to_string(g);
+            const std::string where = gpus_per_cluster(plan_gpus_per_cluster(p), view);
             d.plan = "tp" + std::to_string(p.tp) + " pp" + std::to_string(p.pp) + " dp" + std::to_string(p.dp) + " mb" +
                      std::to_string(p.micro_batch) + " v" + std::to_string(p.virtual_stages) +
                      (p.job.zero1 ? " zero1" : "") + (p.job.recompute ? " recompute" : "") + " on " + where;
@@ -349,10 +361,8 @@ private:
         JobOutcome& o = out_.jobs[j];
         std::map<std::pair<int, int>, int> per_node;
         Run r;
-        for (const auto& c : plan.cells) {
-            per_node[{c.cluster, c.node}] += plan.tp;
-            r.gpus_by_cluster[c.cluster] += plan.tp;
-        }
+        for (const auto& c : plan.cells) per_node[{c.cluster, c.node}] += plan.tp;
+        r.gpus_by_cluster = plan_gpus_per_cluster(plan);
         std::vector<NodeShare> shares;
         for (const auto& [n, g] : per_node) shares.push_back({state_.name_of({n.first, n.second}), g, 0});
         try {
@@ -373,9 +383,7 @@ private:
         o.start_s = decided_at_;
         o.gpus = r.gpus;
         o.alone_iteration_s = r.iteration_s;
-        for (const auto& [c, g] : r.gpus_by_cluster)
-            o.placement += (o.placement.empty() ? "" : " ") + usable_.clusters[static_cast<size_t>(c)].name + ":" +
-                           std::to_string(g);
+        o.placement = gpus_per_cluster(r.gpus_by_cluster, usable_);
         r.plan = std::move(plan);
         busy_gpus_ += r.gpus;
         running_.emplace(j, std::move(r));
