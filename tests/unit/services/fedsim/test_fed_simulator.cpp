@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "services/fedsim/fed_simulator.h"
 #include "services/fedsim/helios_trace.h"
@@ -205,6 +206,46 @@ TEST(FedSimulator, APlannerWaitsBeforeScatteringAJobButNotForever) {
     EXPECT_TRUE(patient.cross_site);
     EXPECT_LE(patient.finish_s, 2 * eager.finish_s);
     EXPECT_NEAR(patient.finish_s - patient.start_s, eager.finish_s - eager.start_s, 1e-6);
+}
+
+// A job that queued behind others is first offered a scattered placement long after it arrived,
+// shortly before its best cluster frees up: the running jobs' expected ends say that waiting ends
+// sooner, so it waits, however long it has queued (patience counted from submit would have run
+// out and started it scattered, at 20x the iteration time).
+TEST(FedSimulator, AJobWaitsForItsBestClusterWhenThatEndsSooner) {
+    const Topology t = federation({"A", "B"}, 3, 1);
+    SiteState s = site(t);
+    s.allocate("tenant", std::vector<NodeShare>{{NodeName{"B", "Bn2"}, 8, 0}, {NodeName{"B", "Bn3"}, 8, 0}}, 0);
+    FedSimOptions o;
+    o.check_invariants = true;
+    o.slack = 0.25;
+    // The iteration times on one cluster and across the 1 Gbps link, from the job alone.
+    const auto alone_it = [&](int gpus) {
+        return simulate_federation(s, trace_of({job("j", 0, gpus, "A", 10)}), Catalog::builtin(), o).jobs.at(0).alone_iteration_s;
+    };
+    const double best_it = alone_it(16), side_it = alone_it(8);
+    SiteState only_scattered = s.clone();
+    only_scattered.allocate("other", std::vector<NodeShare>{{NodeName{"A", "An1"}, 8, 0}, {NodeName{"A", "An2"}, 8, 0}}, 0);
+    o.slack = -1;
+    const JobOutcome cross = simulate_federation(only_scattered, trace_of({job("j", 0, 16, "A", 10)}), Catalog::builtin(), o).jobs.at(0);
+    ASSERT_TRUE(cross.cross_site);
+    const double cross_it = cross.alone_iteration_s;
+    ASSERT_GT(cross_it, 2 * best_it);
+    // "hold" takes two of A's nodes, "side" the third (or B's free one): the 16-GPU job j queues
+    // until side ends at about 10 x j's loss, when 8 GPUs of A and 8 of B are free; hold ends a
+    // little later.
+    const double iters = 100, loss = iters * (cross_it - best_it);
+    const double side_end = 10 * loss, hold_end = side_end + 0.2 * loss;
+    const JobTrace trace = trace_of({job("hold", 0, 16, "A", std::round(hold_end / best_it)),
+                                     job("side", 0, 8, "A", std::round(side_end / side_it)),
+                                     job("j", 1, 16, "A", iters)});
+    o.slack = 0.25;
+    const FedSimResult r = simulate_federation(s, trace, Catalog::builtin(), o);
+    ASSERT_EQ(r.jobs.at(1).gpus, 8);
+    const JobOutcome& j = r.jobs.at(2);
+    EXPECT_FALSE(j.cross_site) << j.placement;
+    EXPECT_NEAR(j.start_s, r.jobs.at(0).finish_s, 1e-6);
+    EXPECT_NEAR(j.alone_iteration_s, best_it, 1e-9);
 }
 
 TEST(FedSimulator, NoClusterIsOverAllocatedAndEveryJobIsAccountedFor) {
