@@ -39,6 +39,12 @@ PlanResult plan_recompute(const PlannerPolicy& planner, const PlanRequest& reque
     }
     PlanRequest again = request;
     again.job.recompute = true;
+    // Recomputation only trades compute for memory: where the first search says which shapes
+    // memory limited, only those can gain, and none means nothing can.
+    if (off && !off->hit_limit && off->memory_limited_shapes) {
+        if (off->memory_limited_shapes->empty()) return *off;
+        again.only_shapes = off->memory_limited_shapes;
+    }
     if (request.time_limit_s > 0) {
         again.time_limit_s = request.time_limit_s - std::chrono::duration<double>(Clock::now() - start).count();
         if (again.time_limit_s <= 0) {

@@ -2,6 +2,7 @@
 // spec and nothing else), so a front end's options (request_options.h) can share its parts.
 #pragma once
 
+#include <array>
 #include <compare>
 #include <cstdint>
 #include <optional>
@@ -42,6 +43,10 @@ struct PlanRequest : SearchSettings {
     // and a front end also plans DiLoCo with job.sync's settings and shows both
     // (libspiderflow/planner/sync_compare.h). Never switches the mode by itself.
     bool compare_sync_modes = false;
+    // Only these (tp, pp, dp, micro-batch) shapes, when set: plan_job's second search, with
+    // activation recomputation, looks only at the shapes memory limited in the first, as
+    // recomputation trades compute for memory and no other shape can gain from it.
+    std::optional<std::vector<std::array<int, 4>>> only_shapes;
 };
 
 }  // namespace spiderflow

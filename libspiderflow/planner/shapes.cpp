@@ -114,7 +114,7 @@ double memory_lower_bound(const JobSpec& job, const Shape& shape) {
 }
 
 std::vector<Shape> enumerate_shapes(const PlanRequest& request, const Topology& topology, const CostModel& cost,
-                                    int gpus, const std::vector<int>& clusters) {
+                                    int gpus, const std::vector<int>& clusters, std::vector<Shape>* memory_pruned) {
     std::vector<Shape> out;
     const JobSpec& job = request.job;
     const ModelArch& m = job.model;
@@ -133,7 +133,13 @@ std::vector<Shape> enumerate_shapes(const PlanRequest& request, const Topology& 
             if (job.global_batch % dp != 0) continue;
             for (int mb : micro_batch_choices(request, job.global_batch / dp)) {
                 const Shape s{tp, pp, dp, mb};
-                if (memory_lower_bound(job, s) > mem) continue;
+                if (request.only_shapes &&
+                    std::find(request.only_shapes->begin(), request.only_shapes->end(), s.key()) == request.only_shapes->end())
+                    continue;
+                if (memory_lower_bound(job, s) > mem) {
+                    if (memory_pruned) memory_pruned->push_back(s);
+                    continue;
+                }
                 out.push_back(s);
             }
         }

@@ -3,6 +3,7 @@
 // baselines so that they differ only in how they search, never in what they may choose.
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@ struct Shape {
     int micro_batch = 1;
 
     int gpus() const { return tp * pp * dp; }
+    std::array<int, 4> key() const { return {tp, pp, dp, micro_batch}; }
     bool operator==(const Shape&) const = default;
 };
 
@@ -40,9 +42,11 @@ double memory_lower_bound(const JobSpec& job, const Shape& shape);
 // Every shape for exactly `gpus` GPUs that satisfies: tp divides heads and kv heads and fits an
 // NVLink domain, pp <= layers, global_batch divisible by dp * micro_batch, the request's fixed
 // degrees, and memory_lower_bound() within the largest GPU type in the clusters. Ordered by
-// (tp, pp, dp, micro_batch) so every policy sees the same order.
+// (tp, pp, dp, micro_batch) so every policy sees the same order. Only the request's only_shapes,
+// when it has them. memory_pruned (optional) gets the shapes the memory bound left out.
 std::vector<Shape> enumerate_shapes(const PlanRequest& request, const Topology& topology, const CostModel& cost,
-                                    int gpus, const std::vector<int>& clusters);
+                                    int gpus, const std::vector<int>& clusters,
+                                    std::vector<Shape>* memory_pruned = nullptr);
 std::vector<Shape> enumerate_shapes(const PlanRequest& request, const Topology& topology, const CostModel& cost,
                                     int gpus);
 

@@ -64,8 +64,12 @@ std::vector<ClusterShare> spin(const Topology& topology, const std::vector<tpa::
     return order;
 }
 
-std::vector<ClusterShare> chain_order(const Topology& topology, std::vector<ClusterShare> order) {
+std::vector<ClusterShare> chain_order(const Topology& topology, std::vector<ClusterShare> order,
+                                      std::pair<int, int> whole_stages_of) {
+    const auto [dp, pp] = whole_stages_of;
+    int stages = order.empty() || dp <= 0 ? 0 : order.front().slots / dp;
     for (size_t i = 1; i + 1 < order.size(); ++i) {
+        if (dp > 0 && stages >= pp) break;
         const int last = order[i - 1].cluster;
         size_t pick = i;
         for (size_t j = i + 1; j < order.size(); ++j) {
@@ -76,6 +80,7 @@ std::vector<ClusterShare> chain_order(const Topology& topology, std::vector<Clus
                 pick = j;
         }
         std::swap(order[i], order[pick]);
+        if (dp > 0) stages += order[i].slots / dp;
     }
     return order;
 }

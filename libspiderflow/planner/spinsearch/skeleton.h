@@ -6,6 +6,7 @@
 // hierarchical); values between mix the two.
 #pragma once
 
+#include <utility>
 #include <vector>
 
 #include "libspiderflow/planner/shapes.h"
@@ -32,7 +33,11 @@ std::vector<ClusterShare> spin(const Topology& topology, const std::vector<tpa::
 
 // The same clusters re-ordered as a chain: from the seed, always on to the remaining cluster
 // with the widest link from the last one, so consecutive pipeline stages meet across wide links.
-std::vector<ClusterShare> chain_order(const Topology& topology, std::vector<ClusterShare> order);
+// With whole_stages_of (dp, pp), the chain stops once its clusters hold pp whole stages of dp
+// slots each (the rest keep their order): all Atlas's whole-stage rule reads, and a chain over a
+// thousand clusters costs a million path lookups.
+std::vector<ClusterShare> chain_order(const Topology& topology, std::vector<ClusterShare> order,
+                                      std::pair<int, int> whole_stages_of = {0, 0});
 
 // cell_cluster[stage * dp + replica] = topology cluster index; empty if the shares cannot hold it.
 std::vector<int> fill(const std::vector<ClusterShare>& order, int pp, int dp, int groups);

@@ -48,6 +48,9 @@ std::vector<spin::ClusterShare> shares_in_use(const std::vector<int>& cell_clust
     return used;
 }
 
+// The fan-out's candidates are cut to the clusters nearest the hub (Search::fan_out_others).
+constexpr size_t kFanOutNeighbours = 32;
+
 class Search {
 public:
     Search(const PlanRequest& request, const CostModel& cost, const SpinSearchOptions& options)
@@ -82,6 +85,7 @@ private:
         if (!tpa::split_layers(total, speed, cap).empty()) megatron_blocked_ = last_failure_;
     }
     std::vector<Candidate> spin_shape(const Shape& shape, int seeds, const std::vector<int>& groups_filter);
+    std::vector<spin::ClusterShare> fan_out_others(int tp, int hub, int cells);
     void polish(Candidate& c);
     void polish_split(Candidate& c);  // layer moves until none helps
 
@@ -98,6 +102,9 @@ private:
     Clock::time_point start_, deadline_;
     std::vector<int> eligible_;
     std::map<int, std::vector<tpa::ClusterInventory>> inventories_;
+    std::set<std::array<int, 4>> memory_limited_;   // PlanResult::memory_limited_shapes
+    std::vector<int> inv_index_;
+    std::map<int, std::vector<int>> by_distance_;   // eligible_ index -> the others, widest path from it first   // topology cluster -> its index in every inventories(tp) (eligible_'s order)
     std::map<int, std::vector<int>> candidates_;
     bool hit_limit_ = false;
     int estimates_ = 0;
@@ -134,8 +141,6 @@ bool Search::realise(Candidate& c, bool exact) {
     const Shape& sh = c.shape;
     const int pp = sh.pp, dp = sh.dp;
     const auto& invs = inventories(sh.tp);
-    std::map<int, size_t> inv_of;  // topology cluster -> index in invs
-    for (size_t i = 0; i < invs.size(); ++i) inv_of[invs[i].cluster] = i;
 
     std::vector<int> used;  // clusters in skeleton order
     std::map<int, size_t> slot_of;
@@ -152,7 +157,7 @@ bool Search::realise(Candidate& c, bool exact) {
         for (int r = 0; r < dp; ++r)
             ++demands[slot_of[c.cell_cluster[static_cast<size_t>(s) * dp + r]]].stage_cells[static_cast<size_t>(s)];
     std::vector<const tpa::ClusterInventory*> inv_ptr;
-    for (int cl : used) inv_ptr.push_back(&invs[inv_of[cl]]);
+    for (int cl : used) inv_ptr.push_back(&invs[static_cast<size_t>(inv_index_[static_cast<size_t>(cl)])]);
 
     const tpa::MemoryModel mem = tpa::memory_model(req_.job, sh, cost_.options());
     const int layers_total = req_.job.model.layers;
@@ -214,6 +219,7 @@ bool Search::realise(Candidate& c, bool exact) {
     std::vector<int> layers = tpa::megatron_split(layers_total, effective(speed), cap, ends);
     if (layers.empty()) {
         split_failed(layers_total, effective(speed), cap);
+        memory_limited_.insert(sh.key());
         return false;
     }
 
@@ -231,6 +237,7 @@ bool Search::realise(Candidate& c, bool exact) {
             }
             if (!p.ok) {
                 last_failure_ = p.why;
+                memory_limited_.insert(sh.key());
                 return false;
             }
         }
@@ -250,12 +257,16 @@ bool Search::realise(Candidate& c, bool exact) {
         std::vector<int> again = tpa::megatron_split(layers_total, effective(got), cap, ends);
         if (again.empty()) {
             split_failed(layers_total, effective(got), cap);
+            memory_limited_.insert(sh.key());
             return false;
         }
         if (again == layers) break;
         layers = again;
     }
     c.exact = exact;
+    for (int s = 0; s < pp; ++s)
+        if (cap[static_cast<size_t>(s)] < layers_total && layers[static_cast<size_t>(s)] >= cap[static_cast<size_t>(s)])
+            memory_limited_.insert(sh.key());
 
     Plan& plan = c.plan;
     plan = Plan{};
@@ -290,8 +301,43 @@ bool Search::realise(Candidate& c, bool exact) {
     }
     ilp_solves_ += c.ilp_solves;
     ilp_not_optimal_ += c.ilp_not_optimal;
-    if (!plan.prediction.feasible) last_failure_ = plan.prediction.infeasible_reason;
+    if (!plan.prediction.feasible) {
+        last_failure_ = plan.prediction.infeasible_reason;
+        memory_limited_.insert(sh.key());
+    }
     return plan.prediction.feasible;
+}
+
+// The clusters a fan-out from `hub` (an index into inventories(tp)) may continue on: those with
+// slots, widest path from the hub first, cut to the nearest ones holding twice the cells (at least
+// kFanOutNeighbours of them). The fan-out picks among routes from the hub; scanning a thousand
+// clusters per replica step cost most of a plan's time at 1,024 clusters, for picks that came from
+// the nearest. The order is the hub's whatever the shape, so it is sorted once per hub.
+std::vector<spin::ClusterShare> Search::fan_out_others(int tp, int hub, int cells) {
+    auto it = by_distance_.find(hub);
+    if (it == by_distance_.end()) {
+        std::vector<int> order;
+        for (size_t i = 0; i < eligible_.size(); ++i)
+            if (static_cast<int>(i) != hub) order.push_back(static_cast<int>(i));
+        const int from = eligible_[static_cast<size_t>(hub)];
+        std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+            const PathInfo &x = topo_.path(from, eligible_[static_cast<size_t>(a)]),
+                           &y = topo_.path(from, eligible_[static_cast<size_t>(b)]);
+            return x.bandwidth_Bps != y.bandwidth_Bps ? x.bandwidth_Bps > y.bandwidth_Bps : x.latency_s < y.latency_s;
+        });
+        it = by_distance_.emplace(hub, std::move(order)).first;
+    }
+    const auto& invs = inventories(tp);
+    std::vector<spin::ClusterShare> out;
+    long slots = 0;
+    for (int i : it->second) {
+        if (out.size() >= kFanOutNeighbours && slots >= 2L * cells) break;
+        const tpa::ClusterInventory& inv = invs[static_cast<size_t>(i)];
+        if (inv.slots() == 0) continue;
+        out.push_back({inv.cluster, inv.slots(), 0.0});
+        slots += out.back().slots;
+    }
+    return out;
 }
 
 std::vector<Candidate> Search::spin_shape(const Shape& shape, int seeds, const std::vector<int>& groups_filter) {
@@ -317,7 +363,7 @@ std::vector<Candidate> Search::spin_shape(const Shape& shape, int seeds, const s
                 if (inv.cluster != all.front().cluster)
                     all.push_back({inv.cluster, inv.slots(), inv.best_flops(std::min(cells, inv.slots()))});
             }
-            all = spin::chain_order(topo_, all);
+            all = spin::chain_order(topo_, all, {shape.dp, shape.pp});
             std::vector<std::pair<int, int>> slots;
             for (const spin::ClusterShare& s : all) slots.emplace_back(s.cluster, s.slots);
             Candidate c;
@@ -347,12 +393,7 @@ std::vector<Candidate> Search::spin_shape(const Shape& shape, int seeds, const s
         const bool screening = !groups_filter.empty();
         const tpa::ClusterInventory& hub_inv = invs[static_cast<size_t>(cand[static_cast<size_t>(k)])];
         const spin::ClusterShare hub{hub_inv.cluster, hub_inv.slots(), 0.0};
-        std::vector<spin::ClusterShare> others;
-        for (size_t j = 0; j < cand.size(); ++j)
-            if (j != static_cast<size_t>(k)) {
-                const tpa::ClusterInventory& inv = invs[static_cast<size_t>(cand[j])];
-                others.push_back({inv.cluster, inv.slots(), 0.0});
-            }
+        const std::vector<spin::ClusterShare> others = fan_out_others(shape.tp, cand[static_cast<size_t>(k)], cells);
         for (int depth : spin::fan_out_depths(hub.slots, shape.pp, shape.dp)) {
             for (bool hub_first : {true, false}) {
                 Candidate c;
@@ -431,6 +472,8 @@ std::string orientation(const Candidate& c) {
 PlanResult Search::run() {
     req_.job.validate();
     eligible_ = eligible_clusters(req_, topo_);
+    inv_index_.assign(topo_.clusters.size(), -1);
+    for (size_t i = 0; i < eligible_.size(); ++i) inv_index_[static_cast<size_t>(eligible_[i])] = static_cast<int>(i);
     int available = 0;
     for (int c : eligible_) available += topo_.clusters[static_cast<size_t>(c)].total_gpus();
     // Every candidate count is screened (screening is cheap): a subset that depended on the limit
@@ -447,7 +490,10 @@ PlanResult Search::run() {
     std::vector<Candidate> pool;
     size_t shapes_seen = 0;
     for (int n : counts) {
-        for (const Shape& s : enumerate_shapes(req_, topo_, cost_, n, eligible_)) {
+        std::vector<Shape> pruned;
+        const std::vector<Shape> shapes = enumerate_shapes(req_, topo_, cost_, n, eligible_, &pruned);
+        for (const Shape& s : pruned) memory_limited_.insert(s.key());
+        for (const Shape& s : shapes) {
             ++shapes_seen;
             std::vector<Candidate> got = spin_shape(s, 1, {1, s.dp});
             double best = std::numeric_limits<double>::infinity();
@@ -501,6 +547,7 @@ PlanResult Search::run() {
     const Candidate& win = beam.front();
     result.plan = win.plan;
     result.hit_limit = hit_limit_;
+    result.memory_limited_shapes.emplace(memory_limited_.begin(), memory_limited_.end());
     // Runner-up: the best layout of another shape or orientation, to explain the choice.
     auto different = [&](const Candidate& c) { return !(c.shape == win.shape) || c.groups != win.groups; };
     for (const Candidate& c : beam)
