@@ -121,8 +121,9 @@ def main():
       "under every policy, FIFO with EASY backfill, the WAN shared as the `fair` coflow scheduler says, "
       f"each planner call limited to {limit} s, each decision's wall time charged to the scheduler's "
       "clock. `spiderflow simulate --help` and doc/simulate.md describe the model; the traces are "
-      "`trace-N-sS.csv`, every run's output `run-N-sS.txt`, every decision `decisions-N-sS.csv`, "
-      "every figure `figures.csv` (per seed and the mean).\n")
+      "`trace-N-sS.csv`, every run's output `run-N-sS.txt`, every figure `figures.csv` (per seed and "
+      "the mean); every decision `decisions-N-sS.csv` and the timelines `timeline-N-sS.csv` are "
+      "written beside them by the run (about 100 MB, so the repository's copy leaves them out).\n")
 
     w("## Results per federation\n")
     for n in clusters:
