@@ -145,6 +145,15 @@ tests_unit_test_agent_LDADD = libsf_agent.la libsf_coalloc.la libsf_broker_clien
 # The federation broker on loopback: auth, limits, restart, kill -9.
 TESTS += tests/integration/test_brokerd.sh
 EXTRA_DIST += tests/integration/test_brokerd.sh
+# The probe's iperf3 reading and handshake RTT.
+check_PROGRAMS += tests/unit/test_link_probe
+TESTS += tests/unit/test_link_probe
+tests_unit_test_link_probe_SOURCES = tests/unit/services/probe/test_link_probe.cpp
+tests_unit_test_link_probe_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_link_probe_LDADD = libsf_probe.la libspiderflow.la $(GTEST_LIBS_ALL)
+# spiderflow probe on a tc-shaped veth pair, published to a broker, moving the next plan.
+TESTS += tests/integration/test_probe.sh
+EXTRA_DIST += tests/integration/test_probe.sh
 # Cross-site jobs through the broker's routes, curl as the agents.
 TESTS += tests/integration/test_broker_xjobs.sh
 EXTRA_DIST += tests/integration/test_broker_xjobs.sh tests/integration/checks.sh tests/integration/one_broker.sh

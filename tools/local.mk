@@ -34,3 +34,7 @@ spiderflow_SOURCES += tools/spiderflow/cmd_query.cpp
 spiderflow_SOURCES += tools/spiderflow/cmd_federation.cpp tools/spiderflow/cmd_jobs.cpp tools/spiderflow/federation_view.cpp \
 	tools/spiderflow/federation_view.h
 spiderflow_LDADD += libsf_broker_client.la libsf_util.la $(CURL_LIBS)
+
+# probe command: measures a link with iperf3 (services/probe) and publishes it to the broker.
+spiderflow_SOURCES += tools/spiderflow/cmd_probe.cpp
+spiderflow_LDADD += libsf_probe.la libspiderflow.la

@@ -199,6 +199,8 @@ std::string plan_to_text(const Plan& plan, const Topology& topo, const Plan* run
                 if (path.hops > 1) {
                     o << ", via";
                     for (int c : topo.route(t.a, t.b)) o << " " << cname(topo, c);
+                } else if (const int li = topo.link_between(t.a, t.b); li >= 0 && !topo.links[static_cast<size_t>(li)].figure.empty()) {
+                    o << ", " << topo.links[static_cast<size_t>(li)].figure;
                 }
                 o << "]";
                 if (path.bandwidth_Bps > 0)

@@ -92,6 +92,15 @@ std::vector<PlanComparison> compare_plan(const PlannerPolicy& planner, const Pla
         fewer.job.gpus = gpus - 1;
         out.push_back(best_of("the best plan on fewer GPUs", planner, {fewer}, cost, chosen, "no plan on fewer GPUs"));
     }
+    // A plan that --gpus-mode at-most kept smaller than asked: what all the GPUs asked for would
+    // run at, so the text shows why fewer won (a thin or measured-slow link, say).
+    if (request.job.gpu_mode == GpuCountMode::at_most && request.job.gpus > gpus) {
+        PlanRequest all = base;
+        all.job.gpu_mode = GpuCountMode::exact;
+        all.job.gpus = request.job.gpus;
+        out.push_back(best_of("the best plan on the " + std::to_string(request.job.gpus) + " GPUs asked for", planner, {all},
+                              cost, chosen, "none fits them"));
+    }
     return out;
 }
 

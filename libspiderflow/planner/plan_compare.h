@@ -1,5 +1,6 @@
 // How a plan compares with what the user could ask for instead: the best plan that stays in one
-// site, and the best plan on fewer GPUs. A plan that crosses sites at a loss says so plainly and
+// site, the best plan on fewer GPUs, and (a plan that at-most made smaller) the best on all the
+// GPUs asked for. A plan that crosses sites at a loss says so plainly and
 // names the request that does better (`spiderflow plan`'s text output).
 #pragma once
 

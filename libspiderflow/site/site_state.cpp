@@ -240,6 +240,13 @@ void SiteState::measure_link(const LinkMeasurement& m) {
     ++epoch_;
 }
 
+int SiteState::forget_measurements_before(SiteTime t) {
+    const size_t before = measured_.size();
+    std::erase_if(measured_, [t](const auto& entry) { return entry.second.timestamp < t; });
+    if (measured_.size() != before) ++epoch_;
+    return static_cast<int>(before - measured_.size());
+}
+
 void SiteState::apply(const SiteDelta& delta) {
     std::visit(
         [this](const auto& d) {

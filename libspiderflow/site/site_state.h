@@ -87,6 +87,9 @@ public:
     void remove_reservation(const std::string& name);
     // Refuses clusters without a direct link in the topology and non-finite/negative figures.
     void measure_link(const LinkMeasurement& measurement);
+    // Drops the measurements taken before t: the declared figures apply again (a site's
+    // measured_link_max_age; a link measured long ago may have changed since). Returns how many.
+    int forget_measurements_before(SiteTime t);
     void apply(const SiteDelta& delta);
 
     // Queries.

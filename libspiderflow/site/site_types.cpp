@@ -1,10 +1,22 @@
 #include "libspiderflow/site/site_types.h"
 
+#include <ctime>
+
 #include "libspiderflow/util/errors.h"
 
 namespace spiderflow {
 
 std::string time_text(SiteTime t) { return t == kForever ? "forever" : std::to_string(t); }
+
+std::string when_text(SiteTime t) {
+    if (t < 1000000000 || t == kForever) return time_text(t);
+    const std::time_t tt = static_cast<std::time_t>(t);
+    std::tm tm{};
+    gmtime_r(&tt, &tm);
+    char buf[40];
+    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
+    return buf;
+}
 
 const char* to_string(NodeState s) {
     switch (s) {

@@ -17,6 +17,9 @@ using SiteTime = int64_t;
 constexpr SiteTime kForever = std::numeric_limits<SiteTime>::max();
 // "forever" for kForever, else the number.
 std::string time_text(SiteTime t);
+// A time as people read it: "2026-12-06 18:40:02 UTC" for seconds since the epoch (a live
+// federation's clock), time_text() for the small times of snapshots and scripts.
+std::string when_text(SiteTime t);
 
 // What Slurm tells us about a node, reduced to what placement needs: only "up" nodes take new
 // work. A drained or down node keeps the jobs it runs (Slurm lets them finish).

@@ -36,6 +36,7 @@ Topology SiteState::view_with(const std::function<int(NodeRef)>& gpus_of, const 
     for (const auto& [li, m] : measured_) {
         view.links[static_cast<size_t>(li)].bandwidth_Bps = m.bandwidth_Bps;
         view.links[static_cast<size_t>(li)].latency_s = m.latency_s;
+        view.links[static_cast<size_t>(li)].figure = "measured by " + m.source + " at " + when_text(m.timestamp);
     }
     // Widest paths follow the effective link figures.
     view.finalize(what);

@@ -44,6 +44,7 @@ const std::vector<Key>& keys() {
         {"cluster", str(&SpiderflowConf::cluster)},
         {"site_state", str(&SpiderflowConf::site_state)},
         {"site_state_max_age", seconds(&SpiderflowConf::site_state_max_age_s, 0, 86400 * 365)},
+        {"measured_link_max_age", seconds(&SpiderflowConf::measured_link_max_age_s, 0, 86400 * 365)},
         {"cross_site", boolean(&SpiderflowConf::cross_site)},
         {"cross_site_loss", [](SpiderflowConf& c, const ConfLine& l, const std::string& s) {
              if (l.value != "run" && l.value != "refuse") {

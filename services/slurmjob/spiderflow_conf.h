@@ -20,6 +20,8 @@ struct SpiderflowConf {
     std::string cluster;                // this cluster's name in the topology; empty = the first
     std::string site_state;             // site state snapshot (doc/site-state.md); empty = none
     double site_state_max_age_s = 300;  // an older snapshot means a stopped agent: not used (0 = any age)
+    // A link measured longer ago than this is planned at its declared figure again (0 = any age).
+    double measured_link_max_age_s = 86400;
     bool cross_site = true;             // larger than this cluster: plan across the federation (needs site_state)
     // A cross-site plan that a plan in one site, or on fewer GPUs, beats: run it as asked (sbatch
     // says so) or refuse it, naming the better request. A job with --llm-gpus-mode=at-most or

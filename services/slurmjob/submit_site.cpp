@@ -56,7 +56,10 @@ std::shared_ptr<const SubmitSite> SubmitSiteCache::get(const SpiderflowConf& con
                         throw std::runtime_error(config.site_state + " is larger than " +
                                                  std::to_string(kMaxSiteStateBytes >> 20) + " MiB");
                     }
-                    state = std::make_shared<const SiteState>(read_site_state(config.site_state, topology));
+                    SiteState read = read_site_state(config.site_state, topology);
+                    if (config.measured_link_max_age_s > 0)
+                        read.forget_measurements_before(static_cast<SiteTime>(std::time(nullptr) - config.measured_link_max_age_s));
+                    state = std::make_shared<const SiteState>(std::move(read));
                 } catch (const std::exception& e) {
                     warning_ = std::string("site state not used, planning on this cluster's topology alone: ") + e.what();
                 }

@@ -20,7 +20,8 @@ constexpr const char* kUsage =
     "usage: spiderflow federation --broker URL [--token-file FILE] [--ca FILE] [--format text|json]\n\n"
     "Shows the federation as its broker sees it (doc/broker-api.md): per cluster whether and when\n"
     "it last published, its free GPUs per GPU type, drained and down nodes, and each\n"
-    "inter-cluster link's figure, measured or nominal.\n\n";
+    "inter-cluster link's declared figure beside the one the planner uses (a measurement, with its\n"
+    "age, while recent).\n\n";
 
 constexpr const char* kFooter = "\nExit status: 0 shown, 2 bad options, 3 the broker could not be reached or refused.\n";
 
@@ -68,8 +69,14 @@ int run_federation(const std::vector<std::string>& args) {
             nlohmann::json link = {{"a", t.clusters[static_cast<size_t>(t.links[l].a)].name},
                                    {"b", t.clusters[static_cast<size_t>(t.links[l].b)].name},
                                    {"gbps", fig->bandwidth_Bps * 8 / 1e9}, {"latency_ms", fig->latency_s * 1e3},
+                                   {"declared_gbps", t.links[l].bandwidth_Bps * 8 / 1e9},
+                                   {"declared_latency_ms", t.links[l].latency_s * 1e3},
                                    {"measured", fig->measured}};
-            if (fig->measured) link["source"] = fig->source;
+            if (fig->measured) {
+                link["source"] = fig->source;
+                link["measured_at"] = fig->timestamp;
+                link["age_s"] = now - fig->timestamp;
+            }
             out["links"].push_back(link);
         }
         if (format == "json") {
@@ -85,11 +92,19 @@ int run_federation(const std::vector<std::string>& args) {
             std::printf("%-16s %-10s %-28s %d drained, %d down\n", c.at("name").get<std::string>().c_str(), age.c_str(),
                         free.c_str(), c.at("drained_nodes").get<int>(), c.at("down_nodes").get<int>());
         }
-        std::printf("\n%-28s %10s %10s  %s\n", "link", "Gbps", "ms", "figure");
+        // What the planner uses beside what the topology declares: a measured figure well below
+        // the declared one is a link to look at.
+        std::printf("\n%-28s %-20s %-20s %s\n", "link", "declared", "in use", "figure");
         for (const auto& l : out["links"]) {
             const std::string name = l.at("a").get<std::string>() + " <-> " + l.at("b").get<std::string>();
-            std::printf("%-28s %10.3g %10.3g  %s\n", name.c_str(), l.at("gbps").get<double>(), l.at("latency_ms").get<double>(),
-                        l.at("measured") ? ("measured by " + l.at("source").get<std::string>()).c_str() : "nominal");
+            char declared[40], used[40];
+            std::snprintf(declared, sizeof declared, "%.3g Gbps %.3g ms", l.at("declared_gbps").get<double>(),
+                          l.at("declared_latency_ms").get<double>());
+            std::snprintf(used, sizeof used, "%.3g Gbps %.3g ms", l.at("gbps").get<double>(), l.at("latency_ms").get<double>());
+            const std::string figure = l.at("measured") ? "measured by " + l.at("source").get<std::string>() + ", " +
+                                                              std::to_string(l.at("age_s").get<long long>()) + " s ago"
+                                                        : "declared";
+            std::printf("%-28s %-20s %-20s %s\n", name.c_str(), declared, used, figure.c_str());
         }
         return kExitOk;
     } catch (const BrokerError& e) {

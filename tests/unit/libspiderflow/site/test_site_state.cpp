@@ -187,6 +187,28 @@ TEST_F(SiteStateTest, EffectiveLinkIsMeasuredWhenMeasuredElseNominal) {
     EXPECT_THROW(s.measure_link({"a", "zz", 1e9, 0.01, 0, "probe"}), InputError);
 }
 
+// A site's measured_link_max_age: measurements older than the limit give way to the declared
+// figure again, in the planner's view too, and the view says where a figure came from.
+TEST_F(SiteStateTest, OldMeasurementsAreForgottenAndTheViewNamesItsFigures) {
+    const SiteTime now = 1765046400;   // 2025-12-06 18:40:00 UTC
+    s.measure_link({"a", "b", units::gbps_to_Bps(2.5), 0.025, now - 100, "spiderflow-probe"});
+    const Topology measured = s.free_view(now);
+    const int li = measured.link_between(0, 1);
+    ASSERT_GE(li, 0);
+    EXPECT_DOUBLE_EQ(measured.links[static_cast<size_t>(li)].bandwidth_Bps, units::gbps_to_Bps(2.5));
+    EXPECT_EQ(measured.links[static_cast<size_t>(li)].figure, "measured by spiderflow-probe at 2025-12-06 18:38:20 UTC");
+    const uint64_t epoch = s.epoch();
+    EXPECT_EQ(s.forget_measurements_before(now - 200), 0);   // younger than the limit: kept
+    EXPECT_EQ(s.epoch(), epoch);
+    EXPECT_EQ(s.forget_measurements_before(now - 50), 1);
+    EXPECT_GT(s.epoch(), epoch);
+    EXPECT_FALSE(s.effective_link(0, 1)->measured);
+    const Topology declared = s.free_view(now);
+    EXPECT_DOUBLE_EQ(declared.links[static_cast<size_t>(li)].bandwidth_Bps, units::gbps_to_Bps(10));
+    EXPECT_TRUE(declared.links[static_cast<size_t>(li)].figure.empty());
+    EXPECT_EQ(when_text(42), "42");   // a snapshot's small clock stays a number
+}
+
 TEST_F(SiteStateTest, ApplyTakesEveryDeltaAndBumpsTheEpoch) {
     const std::vector<SiteDelta> deltas = {
         JobAllocated{{"j1", 0, 100, {share("a", "a-n0", 8)}}},

@@ -1,0 +1,171 @@
+#include "services/probe/link_probe.h"
+
+#include <netdb.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <fcntl.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "libspiderflow/util/errors.h"
+
+namespace spiderflow::probe {
+namespace {
+
+const char* const kSource = "iperf3";
+
+std::string fmt(double v) {
+    std::string s = std::to_string(v);
+    s.erase(s.find_last_not_of('0') + 1);
+    if (!s.empty() && s.back() == '.') s.pop_back();
+    return s;
+}
+
+}  // namespace
+
+coflow::Argv client_argv(const ProbeOptions& o) {
+    return {"iperf3",
+            "--client", o.host,
+            "--port", std::to_string(o.port),
+            "--parallel", std::to_string(o.streams),
+            "--time", fmt(o.seconds),
+            "--connect-timeout", std::to_string(static_cast<long>(o.connect_timeout_s * 1000)),
+            "--json"};
+}
+
+coflow::Argv server_argv(int port) {
+    return {"iperf3", "--server", "--one-off", "--port", std::to_string(port)};
+}
+
+ProbeReading parse_iperf3_json(const std::string& json) {
+    nlohmann::json d;
+    try {
+        d = nlohmann::json::parse(json);
+    } catch (const nlohmann::json::exception&) {
+        throw InputError(kSource, 0, "", "its output is not JSON" +
+                                             (json.empty() ? std::string(" (it printed nothing)") : ": " + json.substr(0, 200)));
+    }
+    if (d.contains("error") && d["error"].is_string())
+        throw InputError(kSource, 0, "error", d["error"].get<std::string>());
+    const auto* received = d.contains("end") && d["end"].contains("sum_received") ? &d["end"]["sum_received"] : nullptr;
+    if (!received || !received->contains("bits_per_second") || !(*received)["bits_per_second"].is_number())
+        throw InputError(kSource, 0, "end.sum_received.bits_per_second", "missing: not a TCP test's output");
+    ProbeReading r;
+    r.bandwidth_Bps = (*received)["bits_per_second"].get<double>() / 8;
+    r.seconds = received->value("seconds", 0.0);
+    return r;
+}
+
+RttListener::RttListener(int port) {
+    fd_ = ::socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    bool v6 = fd_ >= 0;
+    if (v6) {
+        const int off = 0, on = 1;
+        ::setsockopt(fd_, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof off);   // IPv4 too
+        ::setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+        sockaddr_in6 a{};
+        a.sin6_family = AF_INET6;
+        a.sin6_port = htons(static_cast<uint16_t>(port));
+        if (::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+            ::close(fd_);
+            v6 = false;
+        }
+    }
+    if (!v6) {   // a host without IPv6
+        fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        const int on = 1;
+        ::setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_port = htons(static_cast<uint16_t>(port));
+        if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+            const std::string why = std::strerror(errno);
+            if (fd_ >= 0) ::close(fd_);
+            throw InputError("probe", 0, "port", "cannot listen on port " + std::to_string(port) + ": " + why);
+        }
+    }
+    if (::listen(fd_, 64) != 0) {
+        const std::string why = std::strerror(errno);
+        ::close(fd_);
+        throw InputError("probe", 0, "port", "cannot listen on port " + std::to_string(port) + ": " + why);
+    }
+}
+
+RttListener::~RttListener() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+double handshake_rtt(const std::string& host, int port, int count, double timeout_s) {
+    addrinfo hints{};
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo* found = nullptr;
+    if (const int rc = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found); rc != 0)
+        throw InputError("probe", 0, "host", "cannot resolve '" + host + "': " + ::gai_strerror(rc));
+    double best = std::numeric_limits<double>::infinity();
+    std::string why = "no answer";
+    for (int i = 0; i < count; ++i) {
+        for (const addrinfo* ai = found; ai; ai = ai->ai_next) {
+            const int fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
+            if (fd < 0) continue;
+            const auto t0 = std::chrono::steady_clock::now();
+            int rc = ::connect(fd, ai->ai_addr, ai->ai_addrlen);
+            if (rc != 0 && errno == EINPROGRESS) {
+                pollfd p{fd, POLLOUT, 0};
+                rc = ::poll(&p, 1, static_cast<int>(timeout_s * 1000)) == 1 ? 0 : -1;
+                int err = rc == 0 ? 0 : ETIMEDOUT;
+                socklen_t len = sizeof err;
+                if (rc == 0) ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+                if (err != 0) {
+                    rc = -1;
+                    errno = err;
+                }
+            }
+            const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            if (rc == 0) best = std::min(best, s);
+            else why = std::strerror(errno);
+            ::close(fd);
+            if (rc == 0) break;
+        }
+        if (!std::isfinite(best)) break;   // a far side that did not answer once will not answer four more times
+    }
+    ::freeaddrinfo(found);
+    if (!std::isfinite(best))
+        throw InputError("probe", 0, "host", host + ":" + std::to_string(port) + " did not answer (" + why +
+                                                 "): is `spiderflow probe serve` running there?");
+    return best;
+}
+
+ProbeReading measure(coflow::CommandRunner& runner, const ProbeOptions& o) {
+    if (o.host.empty()) throw InputError("probe", 0, "host", "no far side named");
+    if (o.streams < 1 || o.streams > 128) throw InputError("probe", 0, "streams", "must be 1 to 128, not " + std::to_string(o.streams));
+    if (!(o.seconds >= 1 && o.seconds <= 60)) throw InputError("probe", 0, "seconds", "must be 1 to 60, not " + fmt(o.seconds));
+    const double rtt = handshake_rtt(o.host, rtt_port(o.port), 5, o.connect_timeout_s);
+    const coflow::CommandResult res = runner.run(client_argv(o), false, true);
+    if (res.status == 127) throw InputError(kSource, 0, "", "could not be started (apt-get install iperf3)");
+    // iperf3 exits 1 on a failed test and still prints its JSON with the reason.
+    ProbeReading r = parse_iperf3_json(res.output);
+    r.rtt_s = rtt;
+    return r;
+}
+
+LinkMeasurement to_measurement(const ProbeReading& r, const std::string& a, const std::string& b, SiteTime now) {
+    LinkMeasurement m;
+    m.a = a;
+    m.b = b;
+    m.bandwidth_Bps = r.bandwidth_Bps;
+    m.latency_s = r.rtt_s / 2;
+    m.timestamp = now;
+    m.source = "spiderflow-probe";
+    return m;
+}
+
+}  // namespace spiderflow::probe

@@ -1,0 +1,6 @@
+# Link measurements with iperf3 (layer 5): `spiderflow probe` uses it.
+noinst_LTLIBRARIES += libsf_probe.la
+libsf_probe_la_SOURCES = \
+	services/probe/link_probe.cpp \
+	services/probe/link_probe.h
+libsf_probe_la_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS)

@@ -1,0 +1,117 @@
+// The probe's reading of iperf3's JSON, its command lines, and the handshake RTT against a real
+// listener on loopback.
+#include <gtest/gtest.h>
+
+#include "libspiderflow/util/errors.h"
+#include "services/probe/link_probe.h"
+
+using namespace spiderflow;
+using namespace spiderflow::probe;
+
+namespace {
+
+// The parts of iperf3 3.12's --json output the probe reads (a 2-stream run on loopback).
+const char* const kTwoStreams = R"({"start": {"version": "iperf 3.12"},
+ "end": {"streams": [{"sender": {"bits_per_second": 1.1e10, "min_rtt": 40, "mean_rtt": 120}},
+                     {"sender": {"bits_per_second": 1.0e10, "min_rtt": 35, "mean_rtt": 90}}],
+         "sum_sent": {"seconds": 3.0, "bits_per_second": 2.11e10},
+         "sum_received": {"seconds": 3.0004, "bits_per_second": 2.1e10}}})";
+
+TEST(LinkProbe, ReadsTheReceivedBandwidthOverAllStreams) {
+    const ProbeReading r = parse_iperf3_json(kTwoStreams);
+    EXPECT_DOUBLE_EQ(r.bandwidth_Bps, 2.1e10 / 8);
+    EXPECT_DOUBLE_EQ(r.seconds, 3.0004);
+}
+
+TEST(LinkProbe, IperfsOwnErrorIsTheReason) {
+    try {
+        parse_iperf3_json(R"({"start": {}, "end": {}, "error": "unable to connect to server: Connection refused"})");
+        FAIL() << "no error";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("unable to connect to server: Connection refused"), std::string::npos) << e.what();
+    }
+}
+
+TEST(LinkProbe, OutputThatIsNotATcpTestIsRefusedNamingWhatIsMissing) {
+    EXPECT_THROW(parse_iperf3_json(""), InputError);
+    EXPECT_THROW(parse_iperf3_json("iperf3: error - unable to connect"), InputError);
+    try {
+        parse_iperf3_json(R"({"end": {"sum": {"bits_per_second": 5}}})");   // a UDP test's shape
+        FAIL() << "no error";
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.field(), "end.sum_received.bits_per_second");
+    }
+}
+
+TEST(LinkProbe, CommandLinesAreArgumentVectors) {
+    ProbeOptions o;
+    o.host = "b-gpu001";
+    o.port = 5301;
+    o.streams = 8;
+    o.seconds = 2.5;
+    const coflow::Argv c = client_argv(o);
+    const coflow::Argv want{"iperf3", "--client", "b-gpu001", "--port", "5301", "--parallel", "8", "--time", "2.5",
+                            "--connect-timeout", "5000", "--json"};
+    EXPECT_EQ(c, want);
+    EXPECT_EQ(server_argv(5301), (coflow::Argv{"iperf3", "--server", "--one-off", "--port", "5301"}));
+    EXPECT_EQ(rtt_port(5301), 5302);
+    EXPECT_EQ(rtt_port(65535), 65534);
+}
+
+TEST(LinkProbe, AReadingBecomesTheLinksOneWayFigure) {
+    ProbeReading r;
+    r.bandwidth_Bps = 1.2e8;
+    r.rtt_s = 0.030;
+    const LinkMeasurement m = to_measurement(r, "oregon", "tokyo", 1765046400);
+    EXPECT_EQ(m.a, "oregon");
+    EXPECT_EQ(m.b, "tokyo");
+    EXPECT_DOUBLE_EQ(m.bandwidth_Bps, 1.2e8);
+    EXPECT_DOUBLE_EQ(m.latency_s, 0.015);
+    EXPECT_EQ(m.timestamp, 1765046400);
+    EXPECT_EQ(m.source, "spiderflow-probe");
+}
+
+TEST(LinkProbe, HandshakeRttAgainstARealListenerAndNoneWithout) {
+    // A port taken by the listener and then freed: the same number, so the refusal is certain.
+    int port = 0;
+    {
+        for (port = 47311; port < 47400; ++port) {
+            try {
+                const RttListener l(port);
+                const double rtt = handshake_rtt("127.0.0.1", port, 3, 2);
+                EXPECT_GT(rtt, 0);
+                EXPECT_LT(rtt, 0.5);
+                break;
+            } catch (const InputError&) {
+                // port taken: try the next
+            }
+        }
+        ASSERT_LT(port, 47400) << "no free port";
+    }
+    try {
+        handshake_rtt("127.0.0.1", port, 3, 2);
+        FAIL() << "a closed port answered";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("spiderflow probe serve"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(handshake_rtt("no-such-host.invalid", port, 1, 1), InputError);
+}
+
+TEST(LinkProbe, BadOptionsAreRefusedBeforeAnythingRuns) {
+    struct NeverRun : coflow::CommandRunner {
+        coflow::CommandResult run(const coflow::Argv&, bool, bool) override {
+            ADD_FAILURE() << "ran a command";
+            return {};
+        }
+    } never;
+    ProbeOptions o;
+    EXPECT_THROW(measure(never, o), InputError);   // no host
+    o.host = "127.0.0.1";
+    o.streams = 0;
+    EXPECT_THROW(measure(never, o), InputError);
+    o.streams = 4;
+    o.seconds = 0.5;
+    EXPECT_THROW(measure(never, o), InputError);
+}
+
+}  // namespace

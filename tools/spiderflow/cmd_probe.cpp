@@ -1,0 +1,153 @@
+// `spiderflow probe`: measures an inter-cluster link between two compute nodes with iperf3
+// (services/probe) and, asked to, publishes it to the broker as the measuring cluster's
+// link_measured delta, where it replaces the topology's declared figure while it is recent.
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+#include <string>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "libspiderflow/coflow/command_runner.h"
+#include "libspiderflow/site/site_delta.h"
+#include "libspiderflow/util/cli_options.h"
+#include "libspiderflow/util/errors.h"
+#include "services/probe/link_probe.h"
+#include "tools/spiderflow/command.h"
+#include "tools/spiderflow/federation_view.h"
+
+namespace spiderflow::cli {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: spiderflow probe serve [--port P]\n"
+    "       spiderflow probe measure --to HOST --link A-B [options]\n\n"
+    "Measures what a plan depends on between two clusters, on their compute nodes: TCP bandwidth over\n"
+    "several streams and the round-trip time, with iperf3. `serve` runs on the far side's node and\n"
+    "answers one measurement; `measure` runs on this side's node, prints the figure and, with\n"
+    "--publish, sends it to the broker as cluster A's measurement of link A-B. The planner then uses\n"
+    "it instead of the topology's declared figure while it is younger than spiderflow.conf's\n"
+    "measured_link_max_age (doc/federation.md). Both sides are short Slurm jobs, e.g.\n"
+    "  far side:  srun -N1 -t 2 spiderflow probe serve --port 5301\n"
+    "  this side: srun -N1 -t 2 spiderflow probe measure --to NODE --port 5301 --link oregon-tokyo \\\n"
+    "                 --publish --broker URL --token-file FILE\n\n";
+
+constexpr const char* kServeUsage =
+    "usage: spiderflow probe serve [--port P]\n\n"
+    "Answers one `spiderflow probe measure` from the other cluster (iperf3 --server --one-off), then\n"
+    "exits. Run it as a short Slurm job on the node to measure to: the port is open only while it runs.\n\n";
+
+constexpr const char* kMeasureUsage =
+    "usage: spiderflow probe measure --to HOST --link A-B [--port P] [--streams N] [--seconds S]\n"
+    "                                [--format text|json|delta] [--publish --broker URL --token-file FILE [--ca FILE]]\n\n"
+    "Measures the link to HOST (a compute node of cluster B running `spiderflow probe serve`) from\n"
+    "this node (of cluster A).\n\n";
+
+constexpr const char* kFooter =
+    "\nExit status: 0 measured (and published), 2 bad options, 3 the measurement failed or the broker\n"
+    "refused it.\n";
+
+std::pair<std::string, std::string> link_ends(const std::string& link) {
+    const auto dash = link.find('-');
+    if (link.empty()) throw InputError("spiderflow probe measure", 0, "--link", "is required (A-B: this cluster, then the far one)");
+    if (dash == std::string::npos || dash == 0 || dash + 1 == link.size() || link.find('-', dash + 1) != std::string::npos)
+        throw InputError("spiderflow probe measure", 0, "--link", "must be A-B (this cluster, the far one), not '" + link + "'");
+    return {link.substr(0, dash), link.substr(dash + 1)};
+}
+
+int run_serve(const std::vector<std::string>& args) {
+    int port = 5201;
+    OptionTable t("spiderflow probe serve", kServeUsage, kFooter, 18);
+    t.value("--port", "P", "iperf3's port (default 5201, iperf3's); the RTT is measured on the next one",
+            integer(&port, 1, 65535));
+    if (!t.parse_or_help(args, 1, std::cout)) return kExitOk;
+    const probe::RttListener rtt(probe::rtt_port(port));
+    std::fprintf(stderr, "spiderflow: probe: waiting for one measurement on ports %d (iperf3) and %d (RTT)\n", port,
+                 probe::rtt_port(port));
+    coflow::ProcessRunner runner;
+    const coflow::CommandResult r = runner.run(probe::server_argv(port), false, false);
+    if (r.status == 127) {
+        std::cerr << "spiderflow: probe: iperf3 could not be started (apt-get install iperf3)\n";
+        return 3;
+    }
+    return r.status == 0 ? kExitOk : 3;
+}
+
+int run_measure(const std::vector<std::string>& args) {
+    probe::ProbeOptions o;
+    std::string link, format = "text", url, token_file, ca;
+    bool publish = false;
+    OptionTable t("spiderflow probe measure", kMeasureUsage, kFooter, 22);
+    t.value("--to", "HOST", "the far side's node, running `spiderflow probe serve`", store(&o.host));
+    t.value("--link", "A-B", "the link measured: this cluster, then the far one", store(&link));
+    t.value("--port", "P", "the far side's port (default 5201)", integer(&o.port, 1, 65535));
+    t.value("--streams", "N", "parallel TCP streams (default 4)", integer(&o.streams, 1, 128));
+    t.value("--seconds", "S", "measuring time (default 5, 1 to 60)", number(&o.seconds, 1, 60));
+    t.value("--format", "FMT", "text (default), json, or delta: the link_measured line an agent's\n"
+            "links_file takes (doc/agent.md)", one_of(&format, {"text", "json", "delta"}));
+    t.flag("--publish", "send the figure to the broker as cluster A's measurement", set(&publish));
+    t.value("--broker", "URL", "with --publish: the broker", store(&url));
+    t.value("--token-file", "FILE", "with --publish: cluster A's token, in a file only you can read", store(&token_file));
+    t.value("--ca", "FILE", "with --publish: the CA certificate that signs the broker's", store(&ca));
+    if (!t.parse_or_help(args, 1, std::cout)) return kExitOk;
+    if (o.host.empty()) throw InputError("spiderflow probe measure", 0, "--to", "is required (the far side's node)");
+    const auto [a, b] = link_ends(link);
+    if (a == b) throw InputError("spiderflow probe measure", 0, "--link", "names one cluster twice: '" + link + "'");
+    if (publish && url.empty()) throw InputError("spiderflow probe measure", 0, "--broker", "is required with --publish");
+    if (!publish && (!url.empty() || !token_file.empty()))
+        throw InputError("spiderflow probe measure", 0, url.empty() ? "--token-file" : "--broker", "is only used with --publish");
+
+    coflow::ProcessRunner runner;
+    probe::ProbeReading reading;
+    try {
+        reading = probe::measure(runner, o);
+    } catch (const InputError& e) {
+        std::cerr << "spiderflow: probe: measuring " << a << "-" << b << " to " << o.host << ":" << o.port
+                  << " failed: " << e.what() << "\n";
+        return 3;
+    }
+    const LinkMeasurement m = probe::to_measurement(reading, a, b, static_cast<SiteTime>(std::time(nullptr)));
+    char host[256] = "";
+    ::gethostname(host, sizeof host - 1);
+    if (format == "delta") {
+        std::cout << delta_to_json(LinkMeasured{m}) << "\n";
+    } else if (format == "json") {
+        std::cout << nlohmann::json{{"a", a}, {"b", b}, {"from", host}, {"to", o.host}, {"gbps", m.bandwidth_Bps * 8 / 1e9},
+                                    {"rtt_ms", reading.rtt_s * 1e3}, {"streams", o.streams}, {"seconds", reading.seconds},
+                                    {"timestamp", m.timestamp}, {"published", publish}}
+                         .dump(2)
+                  << "\n";
+    } else {
+        std::printf("%s-%s (%s -> %s): %.3f Gbps over %d streams, RTT %.2f ms, measured for %.1f s\n", a.c_str(), b.c_str(),
+                    host, o.host.c_str(), m.bandwidth_Bps * 8 / 1e9, o.streams, reading.rtt_s * 1e3, reading.seconds);
+    }
+    if (!publish) return kExitOk;
+    try {
+        const BrokerClient client(broker_endpoint(url, token_file, ca));
+        const nlohmann::json body = {{"deltas", nlohmann::json::array({nlohmann::json::parse(delta_to_json(LinkMeasured{m}))})}};
+        client.post("/v1/clusters/" + a + "/deltas", body.dump());
+    } catch (const BrokerError& e) {
+        std::cerr << "spiderflow: probe: publishing " << a << "-" << b << ": " << e.what() << "\n";
+        return 3;
+    }
+    std::fprintf(stderr, "spiderflow: probe: published %s-%s to %s\n", a.c_str(), b.c_str(), url.c_str());
+    return kExitOk;
+}
+
+int run_probe(const std::vector<std::string>& args) {
+    if (args.size() < 2 || args[1] == "--help" || args[1] == "-h" || args[1] == "help") {
+        (args.size() < 2 ? std::cerr : std::cout) << kUsage << kFooter;
+        return args.size() < 2 ? kExitBadInput : kExitOk;
+    }
+    const std::vector<std::string> rest(args.begin() + 1, args.end());
+    if (args[1] == "serve") return run_serve(rest);
+    if (args[1] == "measure") return run_measure(rest);
+    std::cerr << "spiderflow: unknown probe subcommand '" << args[1] << "' (serve or measure)\n" << kUsage;
+    return kExitBadInput;
+}
+
+const Registration reg{"probe", "measure an inter-cluster link (iperf3) and publish it", &run_probe};
+
+}  // namespace
+}  // namespace spiderflow::cli
