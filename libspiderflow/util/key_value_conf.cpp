@@ -76,6 +76,11 @@ double conf_seconds(const ConfLine& l, double lo, double hi, const std::string& 
                                                 "], got '" + l.value + "'");
 }
 
+double conf_fraction(const ConfLine& l, const std::string& source) {
+    if (const auto d = to_number(l.value, 0, 1); d && *d > 0) return *d;
+    throw InputError(source, l.line, l.key, "expected a fraction in (0, 1], got '" + l.value + "'");
+}
+
 bool conf_bool(const ConfLine& l, const std::string& source) {
     const std::string& v = l.value;
     if (v == "yes" || v == "true" || v == "1" || v == "on") return true;

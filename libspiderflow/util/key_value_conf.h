@@ -30,5 +30,6 @@ std::string read_conf_file(const std::string& path);
 long conf_integer(const ConfLine& l, long lo, long hi, const std::string& source);
 double conf_seconds(const ConfLine& l, double lo, double hi, const std::string& source);
 bool conf_bool(const ConfLine& l, const std::string& source);
+double conf_fraction(const ConfLine& l, const std::string& source);   // in (0, 1]
 
 }  // namespace spiderflow

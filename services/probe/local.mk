@@ -2,5 +2,7 @@
 noinst_LTLIBRARIES += libsf_probe.la
 libsf_probe_la_SOURCES = \
 	services/probe/link_probe.cpp \
-	services/probe/link_probe.h
+	services/probe/link_probe.h \
+	services/probe/link_health.cpp \
+	services/probe/link_health.h
 libsf_probe_la_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS)

@@ -26,6 +26,9 @@ Setter integer(int SpiderflowConf::*field, long lo, long hi) {
 Setter seconds(double SpiderflowConf::*field, double lo, double hi) {
     return [=](SpiderflowConf& c, const ConfLine& l, const std::string& s) { c.*field = conf_seconds(l, lo, hi, s); };
 }
+Setter fraction(double SpiderflowConf::*field) {
+    return [=](SpiderflowConf& c, const ConfLine& l, const std::string& s) { c.*field = conf_fraction(l, s); };
+}
 Setter boolean(bool SpiderflowConf::*field) {
     return [=](SpiderflowConf& c, const ConfLine& l, const std::string& s) { c.*field = conf_bool(l, s); };
 }
@@ -45,6 +48,7 @@ const std::vector<Key>& keys() {
         {"site_state", str(&SpiderflowConf::site_state)},
         {"site_state_max_age", seconds(&SpiderflowConf::site_state_max_age_s, 0, 86400 * 365)},
         {"measured_link_max_age", seconds(&SpiderflowConf::measured_link_max_age_s, 0, 86400 * 365)},
+        {"degraded_link_fraction", fraction(&SpiderflowConf::degraded_link_fraction)},
         {"cross_site", boolean(&SpiderflowConf::cross_site)},
         {"cross_site_loss", [](SpiderflowConf& c, const ConfLine& l, const std::string& s) {
              if (l.value != "run" && l.value != "refuse") {

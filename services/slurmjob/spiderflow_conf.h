@@ -22,6 +22,9 @@ struct SpiderflowConf {
     double site_state_max_age_s = 300;  // an older snapshot means a stopped agent: not used (0 = any age)
     // A link measured longer ago than this is planned at its declared figure again (0 = any age).
     double measured_link_max_age_s = 86400;
+    // `spiderflow jobs` flags a running job whose link is measured below this fraction of the
+    // narrowest one its plan used.
+    double degraded_link_fraction = 0.5;
     bool cross_site = true;             // larger than this cluster: plan across the federation (needs site_state)
     // A cross-site plan that a plan in one site, or on fewer GPUs, beats: run it as asked (sbatch
     // says so) or refuse it, naming the better request. A job with --llm-gpus-mode=at-most or

@@ -9,7 +9,8 @@
 #      declared one, with its age, and what `spiderflow plan --broker` plans on, saying so,
 #   3. reshaped to a tenth, the next measurement changes the plan for the same request: 32 GPUs
 #      across both clusters on the declared and the 1 Gbit/s link, 16 in one on 100 Mbit/s,
-#   4. a far side that is not serving, a bad --link and a token of another cluster are refused
+#   4. a cross-site job planned on the faster link is flagged by `spiderflow jobs`,
+#   5. a far side that is not serving, a bad --link and a token of another cluster are refused
 #      with the reason, and nothing is published.
 # Exits 77 (skip) when not root, or netns/veth/tbf/iperf3/curl are unavailable.
 set -u
@@ -97,7 +98,23 @@ expect "the plan says what the 32 GPUs across the slow link would run at" \
     grep -Eq "^Compared with the best plan on the 32 GPUs asked for: a, b, 32 GPUs, .*this plan is [0-9.]+x faster" "$T/plan-100m.txt"
 grep "^Compared with" "$T/plan-100m.txt"
 
-# --- 4. Refusals ---------------------------------------------------------------------------------
+# --- 4. A job planned on the 1 Gbit/s link is flagged now that the link measures a tenth -------
+JOB='{"id": "a:7", "user": "alice", "time_limit_s": 3600, "script": "#!/bin/sh\nsrun train.sh\n",
+      "step_env": {"SPIDERFLOW_CLUSTERS": "a,b", "SPIDERFLOW_WAN_GBPS": "0.96"},
+      "parts": [{"cluster": "a", "nodes": 2, "gpus_per_node": 8, "ranks": 16},
+                {"cluster": "b", "nodes": 2, "gpus_per_node": 8, "ranks": 16}]}'
+expect "a cross-site job planned on 0.96 Gbit/s is submitted" \
+    test "$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Authorization: Bearer tok-a' --data-binary "$JOB" "$URL/v1/xjobs")" = 201
+"$S" jobs --broker "$URL" --token-file "$T/tok-tools" >"$T/jobs.txt" 2>&1
+cat "$T/jobs.txt"
+expect "spiderflow jobs flags its link, measured below half of its plan" \
+    grep -Eq "^  link a <-> b measured 0\.09[0-9]* Gbps at .* by spiderflow-probe: below the 0\.96 Gbps the job was planned on" "$T/jobs.txt"
+"$S" jobs --broker "$URL" --token-file "$T/tok-tools" --format json >"$T/jobs.json"
+expect "... and so does its JSON" python3 -c "
+import json; j=json.load(open('$T/jobs.json'))['xjobs'][0]; d=j['degraded_links']
+assert len(d) == 1 and d[0]['a'] == 'a' and d[0]['b'] == 'b' and d[0]['planned_gbps'] == 0.96, d"
+
+# --- 5. Refusals ---------------------------------------------------------------------------------
 "$S" federation --broker "$URL" --token-file "$T/tok-tools" --format json >"$T/before.json"
 "$S" probe measure --to "${NET}2" --port "$PORT_IPERF" --link a-b --seconds 1 >"$T/none.out" 2>&1
 expect "no far side serving: exit 3 with the reason" bash -c "[ $? = 3 ] && grep -q 'did not answer.*spiderflow probe serve' '$T/none.out'"

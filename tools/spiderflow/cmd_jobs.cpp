@@ -8,8 +8,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "libspiderflow/plan/launch_contract.h"
 #include "libspiderflow/util/errors.h"
 #include "libspiderflow/util/cli_options.h"
+#include "libspiderflow/util/split_list.h"
+#include "services/probe/link_health.h"
+#include "services/slurmjob/spiderflow_conf.h"
 #include "tools/spiderflow/command.h"
 #include "tools/spiderflow/federation_view.h"
 
@@ -20,7 +24,8 @@ constexpr const char* kJobsUsage =
     "usage: spiderflow jobs --broker URL [--token-file FILE] [--ca FILE] [--format text|json] [ID]\n\n"
     "Lists the cross-site jobs the broker holds: each job's state, its parts with their clusters,\n"
     "nodes, ranks and Slurm job ids, the common start, and why a job failed. With ID, that job\n"
-    "alone with its history.\n\n";
+    "alone with its history. A link between a job's clusters measured below spiderflow.conf's\n"
+    "degraded_link_fraction (default 0.5) of what the job was planned on is flagged on the job.\n\n";
 
 constexpr const char* kJobsFooter =
     "\nExit status: 0 shown, 2 bad options, 3 the broker could not be reached or refused.\n";
@@ -66,6 +71,46 @@ std::string when(int64_t t) {
     return buf;
 }
 
+// The site's degraded_link_fraction; a missing or broken spiderflow.conf (this command also runs
+// off the cluster) leaves the default.
+double degraded_fraction() {
+    try {
+        return slurmjob::load_spiderflow_conf(slurmjob::spiderflow_conf_path()).degraded_link_fraction;
+    } catch (const std::exception&) {
+        return slurmjob::SpiderflowConf{}.degraded_link_fraction;
+    }
+}
+
+// Adds "degraded_links" to every job that crosses clusters, from the federation's measured links.
+void flag_degraded_links(nlohmann::json& jobs, const BrokerClient& client) {
+    std::vector<nlohmann::json*> crossing;
+    for (auto& j : jobs)
+        if (j.contains("step_env") && j["step_env"].value(env::kClusters, "").find(',') != std::string::npos) crossing.push_back(&j);
+    if (crossing.empty()) return;
+    FederationView fed;
+    try {
+        fed = fetch_federation(client);
+    } catch (const std::exception& e) {   // the jobs are still worth showing without the flags
+        std::cerr << "spiderflow: jobs: links not checked: " << e.what() << "\n";
+        return;
+    }
+    const double fraction = degraded_fraction();
+    for (nlohmann::json* j : crossing) {
+        const auto& env = (*j)["step_env"];
+        double planned_gbps = 0;
+        try {
+            planned_gbps = std::stod(env.value(env::kWanGbps, "0"));
+        } catch (const std::exception&) {
+        }
+        nlohmann::json flagged = nlohmann::json::array();
+        for (const probe::DegradedLink& d : probe::degraded_links(*fed.state, split_list(env.value(env::kClusters, "")),
+                                                                  planned_gbps * 1e9 / 8, fraction))
+            flagged.push_back({{"a", d.a}, {"b", d.b}, {"measured_gbps", d.measured_Bps * 8 / 1e9},
+                               {"planned_gbps", d.planned_Bps * 8 / 1e9}, {"measured_at", d.measured_at}, {"source", d.source}});
+        (*j)["degraded_links"] = flagged;
+    }
+}
+
 void print_job(const nlohmann::json& j, bool history) {
     std::printf("%-20s %-12s user %-12s world %-6d start %s\n", j.at("id").get<std::string>().c_str(),
                 j.at("state").get<std::string>().c_str(), j.at("user").get<std::string>().c_str(),
@@ -85,6 +130,11 @@ void print_job(const nlohmann::json& j, bool history) {
         std::printf("  rendezvous %s (MASTER_ADDR:MASTER_PORT in every part)\n", j.at("rendezvous").get<std::string>().c_str());
     }
     if (!j.at("reason").get<std::string>().empty()) std::printf("  reason: %s\n", j.at("reason").get<std::string>().c_str());
+    for (const auto& d : j.value("degraded_links", nlohmann::json::array()))
+        std::printf("  link %s <-> %s measured %.3g Gbps at %s by %s: below the %.3g Gbps the job was planned on\n",
+                    d.at("a").get<std::string>().c_str(), d.at("b").get<std::string>().c_str(), d.at("measured_gbps").get<double>(),
+                    when(d.at("measured_at").get<int64_t>()).c_str(), d.at("source").get<std::string>().c_str(),
+                    d.at("planned_gbps").get<double>());
     if (history) {
         for (const auto& e : j.at("events")) {
             std::printf("  %s  %s\n", when(e.at("at").get<int64_t>()).c_str(), e.at("text").get<std::string>().c_str());
@@ -97,7 +147,13 @@ int run_jobs(const std::vector<std::string>& args) {
     if (!parse(args, "jobs", kJobsUsage, kJobsFooter, true, o)) return kExitOk;
     try {
         const BrokerClient client(broker_endpoint(o.url, o.token_file, o.ca));
-        const nlohmann::json answer = nlohmann::json::parse(client.get(o.id.empty() ? "/v1/xjobs" : "/v1/xjobs/" + o.id));
+        nlohmann::json answer = nlohmann::json::parse(client.get(o.id.empty() ? "/v1/xjobs" : "/v1/xjobs/" + o.id));
+        if (o.id.empty()) flag_degraded_links(answer.at("xjobs"), client);
+        else {
+            nlohmann::json one = nlohmann::json::array({answer});
+            flag_degraded_links(one, client);
+            answer = one[0];
+        }
         if (o.format == "json") {
             std::cout << answer.dump(2) << "\n";
             return kExitOk;

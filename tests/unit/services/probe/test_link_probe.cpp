@@ -2,7 +2,10 @@
 // listener on loopback.
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include "libspiderflow/util/errors.h"
+#include "services/probe/link_health.h"
 #include "services/probe/link_probe.h"
 
 using namespace spiderflow;
@@ -112,6 +115,39 @@ TEST(LinkProbe, BadOptionsAreRefusedBeforeAnythingRuns) {
     o.streams = 4;
     o.seconds = 0.5;
     EXPECT_THROW(measure(never, o), InputError);
+}
+
+// Three clusters, every pair declared at 10 Gbit/s; a job planned on all three (narrowest 10).
+TEST(LinkHealth, OnlyMeasuredLinksBelowTheFractionOfThePlanAreFlagged) {
+    Topology t;
+    t.name = "three";
+    for (const char* n : {"a", "b", "c"}) {
+        Cluster c;
+        c.name = c.region = n;
+        Node node;
+        node.name = std::string(n) + "1";
+        node.gpu_type = "H100-SXM";
+        node.gpus = 8;
+        node.nvlink_domain_size = 8;
+        c.nodes.push_back(node);
+        t.clusters.push_back(c);
+    }
+    for (auto [a, b] : {std::pair{0, 1}, std::pair{0, 2}, std::pair{1, 2}}) t.links.push_back({a, b, 10e9 / 8, 0.01});
+    t.finalize("test");
+    SiteState s(std::make_shared<const Topology>(t));
+    s.measure_link({"a", "b", 1e9 / 8, 0.01, 1765046400, "spiderflow-probe"});   // a tenth
+    s.measure_link({"b", "c", 8e9 / 8, 0.01, 1765046400, "spiderflow-probe"});   // 80%: fine
+    const auto flagged = probe::degraded_links(s, {"a", "b", "c", "gone"}, 10e9 / 8, 0.5);
+    ASSERT_EQ(flagged.size(), 1u);
+    EXPECT_EQ(flagged[0].a, "a");
+    EXPECT_EQ(flagged[0].b, "b");
+    EXPECT_DOUBLE_EQ(flagged[0].measured_Bps, 1e9 / 8);
+    EXPECT_DOUBLE_EQ(flagged[0].planned_Bps, 10e9 / 8);
+    EXPECT_EQ(flagged[0].source, "spiderflow-probe");
+    // A job on b and c alone, or one whose plan said nothing about its links: nothing to flag.
+    EXPECT_TRUE(probe::degraded_links(s, {"b", "c"}, 10e9 / 8, 0.5).empty());
+    EXPECT_TRUE(probe::degraded_links(s, {"a", "b"}, 0, 0.5).empty());
+    EXPECT_EQ(probe::degraded_links(s, {"b", "c"}, 10e9 / 8, 0.9).size(), 1u);   // a stricter site
 }
 
 }  // namespace
