@@ -21,9 +21,10 @@ struct PlanResult {
     std::string note;                            // e.g. CBC status, runner-up summary
     // The best layout of a different shape/orientation, for "why this beat the runner-up".
     std::optional<Plan> runner_up;
-    // The shapes (tp, pp, dp, micro-batch) memory limited in this search: left out by the memory
-    // bound, a layout over memory, or a stage's layers cut to what its memory holds. Unset when
-    // the policy cannot tell (then a search with recomputation looks at every shape).
+    // The shapes (tp, pp, dp, micro-batch) memory may have limited in this search: left out by the
+    // memory bound, a layout the cost model refused (over memory, or any other reason: counted to
+    // be safe), or a stage's layers cut to what its memory holds. Unset when the policy cannot
+    // tell (then a search with recomputation looks at every shape).
     std::optional<std::vector<std::array<int, 4>>> memory_limited_shapes;
 };
 

@@ -99,7 +99,7 @@ struct Link {
     double latency_s = 0;
     // Where the figures came from when not from the topology file ("measured by
     // spiderflow-probe at 2026-12-06 18:40:02 UTC"), for a plan's text; never written to a file.
-    std::string figure;
+    std::string figure{};
 };
 
 // Best route between two clusters: widest path (maximal bottleneck bandwidth), ties broken by

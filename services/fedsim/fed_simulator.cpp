@@ -306,13 +306,13 @@ private:
                     if (!ends_in_time && job.gpus_min > extra) continue;
                 }
                 std::optional<Plan> plan;
-                waiting_for_best_at_ = kInf;
+                double waits_until = kInf;   // a head that waits for its best placement's GPUs: when they free up
                 if (free_gpus(queue) >= job.gpus_min && last_failed_epoch_[j] != state_.epoch()) {
                     PlaceAttempt a = policy_->place(free_view(), job, catalog_);
                     count(out_.jobs[j], a);
                     log(j, false, free_view(), a);
                     if (o_.charge_decision_time) decided_at_ += a.wall_s;
-                    if (a.plan && !worth_starting(j, *a.plan)) a.plan.reset();
+                    if (a.plan && !worth_starting(j, *a.plan, waits_until)) a.plan.reset();
                     else if (a.plan) plan = std::move(a.plan);
                     else {
                         last_failed_epoch_[j] = state_.epoch();
@@ -330,7 +330,7 @@ private:
                     blocked = true;
                     // A head waiting for its best placement is due when those GPUs free up: jobs
                     // that end before then may start on anything.
-                    if (waiting_for_best_at_ < kInf) std::tie(shadow_t, extra) = std::pair{waiting_for_best_at_, 0};
+                    if (waits_until < kInf) std::tie(shadow_t, extra) = std::pair{waits_until, 0};
                     else std::tie(shadow_t, extra) = shadow(queue, job.gpus_min);
                 }
             }
@@ -341,8 +341,9 @@ private:
         scheduler_free_at_ = decided_at_;
     }
 
-    // Start now, or wait for a placement close to the best (header).
-    bool worth_starting(size_t j, const Plan& plan) {
+    // Start now, or wait for a placement close to the best (header). A job that waits for its best
+    // placement's GPUs gets in `waits_until` when they are expected free.
+    bool worth_starting(size_t j, const Plan& plan, double& waits_until) {
         if (o_.slack < 0 || !policy_->waits_for_better()) return true;
         const double cross = plan_crosses(plan) ? o_.cross_site_start_s : 0;
         const double now_run = iterations_[j] * plan.prediction.iteration_s + cross;
@@ -355,7 +356,7 @@ private:
         // evaluation's 8-region trace, seed 3).
         const double best_at = best_free_at(j);
         if (best_at < kInf && decided_at_ + now_run > best_at + best_run) {
-            waiting_for_best_at_ = best_at;
+            waits_until = best_at;
             return false;
         }
         // Otherwise the ski-rental rule: another placement near the best may free up sooner than
@@ -474,7 +475,6 @@ private:
     std::vector<double> est_runtime_;
     std::vector<double> best_iteration_s_;
     std::vector<std::map<int, int>> best_gpus_by_cluster_;   // cluster -> GPUs of the admission plan
-    double waiting_for_best_at_ = kInf;   // set when worth_starting refuses to wait for the best
     std::set<double> wake_;          // when a waiting job's patience runs out
     std::vector<double> iterations_;
     std::vector<double> decisions_;

@@ -17,18 +17,12 @@
 #include <nlohmann/json.hpp>
 
 #include "libspiderflow/util/errors.h"
+#include "libspiderflow/util/human_format.h"
 
 namespace spiderflow::probe {
 namespace {
 
 const char* const kSource = "iperf3";
-
-std::string fmt(double v) {
-    std::string s = std::to_string(v);
-    s.erase(s.find_last_not_of('0') + 1);
-    if (!s.empty() && s.back() == '.') s.pop_back();
-    return s;
-}
 
 }  // namespace
 
@@ -37,7 +31,7 @@ coflow::Argv client_argv(const ProbeOptions& o) {
             "--client", o.host,
             "--port", std::to_string(o.port),
             "--parallel", std::to_string(o.streams),
-            "--time", fmt(o.seconds),
+            "--time", format_number("%g", o.seconds),
             "--connect-timeout", std::to_string(static_cast<long>(o.connect_timeout_s * 1000)),
             "--json"};
 }
@@ -66,10 +60,13 @@ ProbeReading parse_iperf3_json(const std::string& json) {
 }
 
 RttListener::RttListener(int port) {
+    auto refuse = [port](int err) {
+        throw InputError("probe", 0, "port", "cannot listen on port " + std::to_string(port) + ": " + std::strerror(err));
+    };
+    const int on = 1;
     fd_ = ::socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    bool v6 = fd_ >= 0;
-    if (v6) {
-        const int off = 0, on = 1;
+    if (fd_ >= 0) {
+        const int off = 0;
         ::setsockopt(fd_, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof off);   // IPv4 too
         ::setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
         sockaddr_in6 a{};
@@ -77,26 +74,26 @@ RttListener::RttListener(int port) {
         a.sin6_port = htons(static_cast<uint16_t>(port));
         if (::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
             ::close(fd_);
-            v6 = false;
+            fd_ = -1;
         }
     }
-    if (!v6) {   // a host without IPv6
+    if (fd_ < 0) {   // a host without IPv6
         fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        const int on = 1;
+        if (fd_ < 0) refuse(errno);
         ::setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
         sockaddr_in a{};
         a.sin_family = AF_INET;
         a.sin_port = htons(static_cast<uint16_t>(port));
-        if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-            const std::string why = std::strerror(errno);
-            if (fd_ >= 0) ::close(fd_);
-            throw InputError("probe", 0, "port", "cannot listen on port " + std::to_string(port) + ": " + why);
+        if (::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+            const int err = errno;
+            ::close(fd_);
+            refuse(err);
         }
     }
     if (::listen(fd_, 64) != 0) {
-        const std::string why = std::strerror(errno);
+        const int err = errno;
         ::close(fd_);
-        throw InputError("probe", 0, "port", "cannot listen on port " + std::to_string(port) + ": " + why);
+        refuse(err);
     }
 }
 
@@ -147,7 +144,7 @@ double handshake_rtt(const std::string& host, int port, int count, double timeou
 ProbeReading measure(coflow::CommandRunner& runner, const ProbeOptions& o) {
     if (o.host.empty()) throw InputError("probe", 0, "host", "no far side named");
     if (o.streams < 1 || o.streams > 128) throw InputError("probe", 0, "streams", "must be 1 to 128, not " + std::to_string(o.streams));
-    if (!(o.seconds >= 1 && o.seconds <= 60)) throw InputError("probe", 0, "seconds", "must be 1 to 60, not " + fmt(o.seconds));
+    if (!(o.seconds >= 1 && o.seconds <= 60)) throw InputError("probe", 0, "seconds", "must be 1 to 60, not " + format_number("%g", o.seconds));
     const double rtt = handshake_rtt(o.host, rtt_port(o.port), 5, o.connect_timeout_s);
     const coflow::CommandResult res = runner.run(client_argv(o), false, true);
     if (res.status == 127) throw InputError(kSource, 0, "", "could not be started (apt-get install iperf3)");

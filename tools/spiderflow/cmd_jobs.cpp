@@ -8,10 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "libspiderflow/plan/launch_contract.h"
+#include "libspiderflow/plan/nccl_env.h"
 #include "libspiderflow/util/errors.h"
 #include "libspiderflow/util/cli_options.h"
-#include "libspiderflow/util/split_list.h"
 #include "services/probe/link_health.h"
 #include "services/slurmjob/spiderflow_conf.h"
 #include "tools/spiderflow/command.h"
@@ -82,10 +81,15 @@ double degraded_fraction() {
 }
 
 // Adds "degraded_links" to every job that crosses clusters, from the federation's measured links.
+// The job's clusters and narrowest planned link are the launch contract's, read as its steps read them.
 void flag_degraded_links(nlohmann::json& jobs, const BrokerClient& client) {
-    std::vector<nlohmann::json*> crossing;
-    for (auto& j : jobs)
-        if (j.contains("step_env") && j["step_env"].value(env::kClusters, "").find(',') != std::string::npos) crossing.push_back(&j);
+    std::vector<std::pair<nlohmann::json*, CommFacts>> crossing;
+    for (auto& j : jobs) {
+        if (!j.contains("step_env")) continue;
+        const nlohmann::json& env = j["step_env"];
+        CommFacts facts = comm_facts_from_env([&env](const std::string& k) { return env.value(k, ""); });
+        if (facts.crosses_clusters()) crossing.emplace_back(&j, std::move(facts));
+    }
     if (crossing.empty()) return;
     FederationView fed;
     try {
@@ -95,16 +99,9 @@ void flag_degraded_links(nlohmann::json& jobs, const BrokerClient& client) {
         return;
     }
     const double fraction = degraded_fraction();
-    for (nlohmann::json* j : crossing) {
-        const auto& env = (*j)["step_env"];
-        double planned_gbps = 0;
-        try {
-            planned_gbps = std::stod(env.value(env::kWanGbps, "0"));
-        } catch (const std::exception&) {
-        }
+    for (auto& [j, facts] : crossing) {
         nlohmann::json flagged = nlohmann::json::array();
-        for (const probe::DegradedLink& d : probe::degraded_links(*fed.state, split_list(env.value(env::kClusters, "")),
-                                                                  planned_gbps * 1e9 / 8, fraction))
+        for (const probe::DegradedLink& d : probe::degraded_links(*fed.state, facts.clusters, facts.min_wan_Bps, fraction))
             flagged.push_back({{"a", d.a}, {"b", d.b}, {"measured_gbps", d.measured_Bps * 8 / 1e9},
                                {"planned_gbps", d.planned_Bps * 8 / 1e9}, {"measured_at", d.measured_at}, {"source", d.source}});
         (*j)["degraded_links"] = flagged;

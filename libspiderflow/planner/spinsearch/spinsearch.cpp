@@ -103,8 +103,8 @@ private:
     std::vector<int> eligible_;
     std::map<int, std::vector<tpa::ClusterInventory>> inventories_;
     std::set<std::array<int, 4>> memory_limited_;   // PlanResult::memory_limited_shapes
-    std::vector<int> inv_index_;
-    std::map<int, std::vector<int>> by_distance_;   // eligible_ index -> the others, widest path from it first   // topology cluster -> its index in every inventories(tp) (eligible_'s order)
+    std::vector<int> inv_index_;   // topology cluster -> its index in every inventories(tp) (eligible_'s order)
+    std::map<int, std::vector<int>> by_distance_;   // eligible_ index -> the others, widest path from it first
     std::map<int, std::vector<int>> candidates_;
     bool hit_limit_ = false;
     int estimates_ = 0;
