@@ -134,6 +134,12 @@ tests_unit_test_broker_SOURCES = tests/unit/services/broker/test_broker.cpp
 tests_unit_test_broker_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_broker_LDADD = libsf_broker.la libsf_coalloc.la libsf_site.la libsf_topology.la libsf_model.la libsf_util.la \
 	$(SQLITE_LIBS) $(MARIADB_LIBS) $(LIBCRYPTO_LIBS) $(HWLOC_LIBS) $(GTEST_LIBS_ALL)
+# the broker's new plan for a requeued cross-site job
+check_PROGRAMS += tests/unit/test_replan
+TESTS += tests/unit/test_replan
+tests_unit_test_replan_SOURCES = tests/unit/services/broker/test_replan.cpp
+tests_unit_test_replan_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_replan_LDADD = libsf_replan.la libsf_submit.la libsf_slurmjob.la libsf_coalloc.la libspiderflow.la $(GTEST_LIBS_ALL)
 # The cluster agent's logic: observation to part, part deltas, config, links file.
 check_PROGRAMS += tests/unit/test_agent
 TESTS += tests/unit/test_agent

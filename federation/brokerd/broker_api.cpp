@@ -1,5 +1,7 @@
 #include "federation/brokerd/broker_api.h"
 
+#include "services/broker/replan.h"
+
 #include <httplib.h>
 
 #include <chrono>
@@ -35,6 +37,8 @@ BrokerService::BrokerService(std::shared_ptr<const Topology> topology, std::uniq
       tokens_(std::move(tokens)),
       limiter_(rate_per_s),
       xjobs_(*store_, policy) {
+    // Called under mu_, as every co-allocation decision is: the view cannot change meanwhile.
+    xjobs_.set_replanner([this](coalloc::XJob& job) { return replan_xjob(job, state_.merged()); });
     reload_from_store();
     deciding_since_ = unix_now();
     decider_ = std::thread([this] { decide_loop(); });

@@ -25,6 +25,8 @@ constexpr const char* kOuterPrecision = "SPIDERFLOW_OUTER_PRECISION"; // fp32 | 
 constexpr const char* kStreaming = "SPIDERFLOW_STREAMING";            // yes | no
 constexpr const char* kDistributedOptimizer = "SPIDERFLOW_DISTRIBUTED_OPTIMIZER";  // yes | no
 constexpr const char* kRecompute = "SPIDERFLOW_RECOMPUTE";            // yes | no
+constexpr const char* kOnFailure = "SPIDERFLOW_ON_FAILURE";           // end | requeue (cross-site jobs)
+constexpr const char* kReplan = "SPIDERFLOW_REPLAN";                  // keep | any
 // The site config's path (plugins, launch).
 constexpr const char* kConf = "SPIDERFLOW_CONF";
 
@@ -53,6 +55,11 @@ constexpr const char* kRankBase = "SPIDERFLOW_RANK_BASE";
 constexpr const char* kWorldSize = "SPIDERFLOW_WORLD_SIZE";
 constexpr const char* kMasterAddr = "SPIDERFLOW_MASTER_ADDR";  // rank 0's node, in the first part
 constexpr const char* kMasterPort = "SPIDERFLOW_MASTER_PORT";
+// Which run of the job this is: 1, then 2 after a failed part queued it again (--llm-on-failure
+// = requeue), ...; from the second on, the previous run's layout ("tp=2 pp=2 dp=2 clusters=a,b"),
+// so a program knows to load its checkpoint and how it was laid out.
+constexpr const char* kAttempt = "SPIDERFLOW_ATTEMPT";
+constexpr const char* kPreviousLayout = "SPIDERFLOW_PREVIOUS_LAYOUT";
 
 // Set per task by the SPANK plugin (and by `spiderflow launch` for the whole step).
 constexpr const char* kNodeRank = "SPIDERFLOW_NODE_RANK";

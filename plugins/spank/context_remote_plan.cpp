@@ -19,7 +19,7 @@ namespace {
 // The variables a cross-site part's place in the world adds (the rest is the plan's).
 bool rendezvous_name(const std::string& name) {
     return name == env::kXJob || name == env::kXJobPart || name == env::kRankBase || name == env::kWorldSize ||
-           name == env::kMasterAddr || name == env::kMasterPort;
+           name == env::kMasterAddr || name == env::kMasterPort || name == env::kAttempt;
 }
 
 }  // namespace

@@ -33,6 +33,7 @@ coalloc::XJob xjob_for_home_job(const std::string& cluster, const HomeJob& job, 
     x.step_env.push_back({env::kContractVersion, std::to_string(env::kLaunchContractVersion)});
     for (const auto& kv : slurmjob::summary_step_env(s)) x.step_env.push_back(kv);
     x.one_task_per_node = job.tasks_per_node == 1 && s.gpus_per_node > 1;
+    x.on_failure = {s.failure_requeues, s.replan_any};
     return x;
 }
 

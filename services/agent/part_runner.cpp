@@ -1,5 +1,7 @@
 #include "services/agent/part_runner.h"
 
+#include <algorithm>
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -99,7 +101,19 @@ std::vector<Report> PartRunner::carry_out(const std::vector<Order>& orders, cons
                 }
                 break;
             }
-            case OrderKind::Cancel:
+            case OrderKind::Cancel: {
+                // Ended before the order came (its user's scancel, a node lost): its own end is
+                // the news, so that the broker does not take it for one it ordered.
+                const auto gone = std::find_if(jobs.begin(), jobs.end(), [&](const PartJob& j) {
+                    return j.job_id == o.job_id && j.state == PartJob::State::Ended && !j.still_running;
+                });
+                if (gone != jobs.end()) {
+                    r.kind = ReportKind::Ended;
+                    r.job_id = o.job_id;
+                    r.reason = gone->reason;
+                    r.completed = gone->completed;
+                    break;
+                }
                 hands_.cancel(o.job_id, "cross-site job " + o.xjob + " ends: " + o.reason);
                 log_("part " + std::to_string(o.part) + " of " + o.xjob + " (job " + std::to_string(o.job_id) +
                      ") cancelled: " + o.reason);
@@ -107,6 +121,7 @@ std::vector<Report> PartRunner::carry_out(const std::vector<Order>& orders, cons
                 r.job_id = o.job_id;
                 r.reason = coalloc::kCancelledByBroker + o.reason;
                 break;
+            }
             }
         } catch (const PartRefused& e) {
             r.kind = ReportKind::Refused;

@@ -27,7 +27,13 @@ void CrossSiteJobs::reload() {
         }
     }
     jobs_ = std::move(fresh);
+    jobs_.set_replanner(replanner_);
     version_ = version;
+}
+
+void CrossSiteJobs::set_replanner(coalloc::Replanner replanner) {
+    replanner_ = std::move(replanner);
+    jobs_.set_replanner(replanner_);
 }
 
 bool CrossSiteJobs::stale() { return store_.stored_xjobs_version() != version_; }

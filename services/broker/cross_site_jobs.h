@@ -20,6 +20,8 @@ public:
 
     // Every job as the store holds it (start, takeover, a standby following).
     void reload();
+    // How a job queued again after a failure is planned anew (services/broker/replan.h).
+    void set_replanner(coalloc::Replanner replanner);
     // True when another broker changed the stored jobs since this one last read or wrote them.
     bool stale();
 
@@ -43,6 +45,7 @@ private:
     BrokerStore& store_;
     coalloc::Policy policy_;
     coalloc::Coallocator jobs_;
+    coalloc::Replanner replanner_;
     uint64_t version_ = 0;  // stored_xjobs_version() as of the last read or write
 };
 

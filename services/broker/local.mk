@@ -28,3 +28,9 @@ libsf_broker_la_CPPFLAGS += $(MARIADB_CFLAGS)
 libsf_broker_la_LIBADD += $(MARIADB_LIBS)
 endif
 
+
+# Planning a requeued cross-site job anew: the only part of the broker that needs the planner.
+noinst_LTLIBRARIES += libsf_replan.la
+libsf_replan_la_SOURCES = \
+	services/broker/replan.cpp \
+	services/broker/replan.h

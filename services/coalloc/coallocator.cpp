@@ -1,5 +1,7 @@
 #include "services/coalloc/coallocator.h"
 
+#include "libspiderflow/plan/launch_contract.h"
+
 #include <algorithm>
 #include <iterator>
 #include <set>
@@ -38,6 +40,42 @@ bool program_failure(const std::string& job_reason) {
 bool ended_by_slurm(const std::string& reason) {
     return !reason.empty() && reason.rfind(kProgramFailed, 0) != 0 && reason.rfind(kCancelledByBroker, 0) != 0;
 }
+
+// Causes that are not the user's: Slurm took the part (a node lost, a preemption, a node that
+// did not boot), the part's program died (ranks die with their lost peers, and the cause may show
+// only later, or never: a part ended on this broker's order hides its own), or its cluster fell
+// silent. Not: the user's scancel (CANCELLED), the time limit, a refusal, a completion.
+bool requeueable(const std::string& job_reason) {
+    for (const char* cause : {" ended: NODE_FAIL", " ended: PREEMPTED", " ended: BOOT_FAIL", " ended: FAILED",
+                              " not heard from for over "}) {
+        if (job_reason.find(cause) != std::string::npos) return true;
+    }
+    return false;
+}
+
+std::string step_env_value(const XJob& job, const char* name) {
+    for (const auto& [k, v] : job.step_env) {
+        if (k == name) return v;
+    }
+    return "";
+}
+
+// "tp=2 pp=2 dp=2" and "alpha:2x2,beta:2x2": a run's layout and where it ran.
+std::string layout_of(const XJob& job) {
+    return "tp=" + step_env_value(job, env::kTp) + " pp=" + step_env_value(job, env::kPp) + " dp=" +
+           step_env_value(job, env::kDp);
+}
+std::string placement_of(const XJob& job) {
+    std::string out;
+    for (const Part& p : job.parts) {
+        out += (out.empty() ? "" : ",") + p.spec.cluster + ":" + std::to_string(p.spec.nodes) + "x" +
+               std::to_string(p.spec.gpus_per_node);
+    }
+    return out;
+}
+
+// Something of this part is still to be done on its cluster: its job to end, a reservation to go.
+bool pending(const Part& p) { return !p.to_release.empty() || (p.job_id != 0 && !p.ended); }
 
 }  // namespace
 
@@ -200,6 +238,7 @@ void Coallocator::advance(XJob& job, int64_t now) {
     }
     if (job.state == XJobState::Starting && all([](const Part& p) { return p.running; })) {
         move(job, XJobState::Running, now, "every part running, world of " + std::to_string(world_size(job)));
+        job.runs.push_back({run_number(job), layout_of(job), placement_of(job), now, 0, ""});
     }
     if (job.state == XJobState::Ending && all([](const Part& p) { return p.ended || p.abandoned; })) {
         // A finished job's reservations would hold their nodes until their end: remove them now.
@@ -207,7 +246,13 @@ void Coallocator::advance(XJob& job, int64_t now) {
             if (!p.reservation.empty()) p.to_release.push_back(p.reservation);
             p.reservation.clear();
         }
-        if (job.requeue && job.requeues < policy_.max_requeues) {
+        if (!job.runs.empty() && job.runs.back().ended_at == 0 && job.runs.back().number == run_number(job)) {
+            job.runs.back().ended_at = now;
+            job.runs.back().end = job.reason.empty() ? "completed" : job.reason;
+        }
+        if (requeue_after_failure(job, now)) {
+            // queued again, to be planned anew
+        } else if (job.requeue && job.requeues < policy_.max_requeues) {
             job.requeues += 1;
             job.requeue = false;
             job.not_before = now;
@@ -223,10 +268,93 @@ void Coallocator::advance(XJob& job, int64_t now) {
     }
 }
 
+bool Coallocator::requeue_after_failure(XJob& job, int64_t now) {
+    // Only a run that started: a job that never found its start, or was refused, is not helped.
+    const bool ran = !job.runs.empty() && job.runs.back().number == run_number(job);
+    if (job.requeue || job.reason.empty() || !ran || !requeueable(job.reason)) return false;
+    if (job.failure_requeues >= job.on_failure.requeues) {
+        if (job.on_failure.requeues > 0) {
+            job.reason += " (ended after " + std::to_string(job.failure_requeues + 1) + " runs: --llm-on-failure=requeue "
+                          "allows " + std::to_string(job.on_failure.requeues) + " requeues)";
+        }
+        return false;
+    }
+    std::string lost;
+    for (const Part& p : job.parts) {
+        if (p.end_reason.rfind("NODE_FAIL", 0) != 0) continue;
+        for (const std::string& node : p.nodes) {
+            const std::string name = p.spec.cluster + ":" + node;
+            if (std::find(job.lost_nodes.begin(), job.lost_nodes.end(), name) == job.lost_nodes.end()) {
+                job.lost_nodes.push_back(name);
+                lost += (lost.empty() ? "" : ", ") + name;
+            }
+        }
+    }
+    for (const std::string& c : job.lost_clusters) lost += (lost.empty() ? "" : ", ") + c;
+    job.failure_requeues += 1;
+    job.replan_at = now + policy_.replan_settle_s;
+    job.not_before = job.replan_at;
+    move(job, XJobState::Queued, now,
+         "queued again after a failure (" + std::to_string(job.failure_requeues) + " of " +
+             std::to_string(job.on_failure.requeues) + "): " + job.reason + "; planned anew in " +
+             std::to_string(policy_.replan_settle_s) + " s" + (lost.empty() ? "" : " without " + lost));
+    job.setback = job.reason;
+    job.reason.clear();
+    return true;
+}
+
+bool Coallocator::ready_to_negotiate(XJob& job, int64_t now) {
+    if (job.replan_at == 0) return true;
+    if (now < job.replan_at) return false;
+    const std::vector<Part> before = job.parts;
+    const std::vector<std::pair<std::string, std::string>> env_before = job.step_env;
+    std::string why;
+    if (replanner_) {
+        try {
+            why = replanner_(job);
+        } catch (const std::exception& e) {
+            why = e.what();
+        }
+    }
+    if (!why.empty()) {
+        job.parts = before;
+        job.step_env = env_before;
+        job.reason = "could not be planned again after " + job.setback + ": " + why;
+        move(job, XJobState::Failed, now, job.reason);
+        return false;
+    }
+    // What the last run left on its clusters is kept apart, to be ended and released.
+    for (const Part& p : before) {
+        if (pending(p)) job.retired.push_back(p);
+    }
+    for (Part& p : job.parts) p = Part{p.spec};
+    job.replan_at = 0;
+    job.events.push_back({now, "planned anew: " + layout_of(job) + " on " + placement_of(job)});
+    return true;
+}
+
 bool Coallocator::report(const std::string& cluster, const Report& r, int64_t now) {
     auto it = jobs_.find(r.xjob);
     if (it == jobs_.end()) return false;
     XJob& job = it->second;
+    if (r.part >= job.parts.size() && r.part - job.parts.size() < job.retired.size()) {
+        // A part of an earlier run: only its end and its reservations' removal are awaited.
+        Part& old = job.retired[r.part - job.parts.size()];
+        if (old.spec.cluster != cluster) return false;
+        if (r.kind == ReportKind::Released) {
+            auto rel = std::find(old.to_release.begin(), old.to_release.end(), r.reservation);
+            if (rel == old.to_release.end()) return false;
+            old.to_release.erase(rel);
+        } else if (r.kind == ReportKind::Ended && old.job_id != 0 && (r.job_id == 0 || r.job_id == old.job_id) &&
+                   !r.still_running) {
+            old.ended = true;
+        } else {
+            return false;
+        }
+        job.retired.erase(std::remove_if(job.retired.begin(), job.retired.end(), [](const Part& p) { return !pending(p); }),
+                          job.retired.end());
+        return true;
+    }
     if (r.part >= job.parts.size() || job.parts[r.part].spec.cluster != cluster) return false;
     Part& part = job.parts[r.part];
     if (r.kind == ReportKind::Released) {
@@ -250,6 +378,8 @@ bool Coallocator::report(const std::string& cluster, const Report& r, int64_t no
         return true;
     }
     if (r.attempt != job.attempt || finished(job.state)) return false;
+    // Queued again: every part of the run that ended has ended; a late word of it changes nothing.
+    if (job.state == XJobState::Queued && r.kind == ReportKind::Ended) return false;
     switch (r.kind) {
     case ReportKind::Offer:
         if (job.state != XJobState::Negotiating || r.earliest_start <= 0) return false;
@@ -361,6 +491,10 @@ void Coallocator::check_time(XJob& job, int64_t now, const std::map<std::string,
     case XJobState::Running: {
         for (size_t k = 0; k < job.parts.size(); ++k) {
             if (silent(job.parts[k])) {
+                if (std::find(job.lost_clusters.begin(), job.lost_clusters.end(), job.parts[k].spec.cluster) ==
+                    job.lost_clusters.end()) {
+                    job.lost_clusters.push_back(job.parts[k].spec.cluster);
+                }
                 end_all(job, now,
                         job.parts[k].spec.cluster + " not heard from for over " + std::to_string(policy_.silent_after_s) + " s",
                         false);
@@ -407,7 +541,7 @@ std::vector<std::string> Coallocator::step(int64_t now, const std::map<std::stri
     for (XJob* job : in_order()) {
         if (finished(job->state)) continue;
         const size_t events = job->events.size();
-        if (job->state == XJobState::Queued && !blocked_by_earlier(*job)) {
+        if (job->state == XJobState::Queued && !blocked_by_earlier(*job) && ready_to_negotiate(*job, now)) {
             // Waiting its turn is not failing to find a start: the bound counts from here.
             job->seeking_since = now;
             start_negotiating(*job, now);
@@ -466,6 +600,10 @@ void Coallocator::order_part(const XJob& job, size_t k, std::vector<Order>* out)
         o.master_port = job.master_port;
         if (uses_home_job(job, k)) o.held_job = job.home_job;
         o.step_env = job.step_env;
+        o.step_env.push_back({env::kAttempt, std::to_string(run_number(job))});
+        if (!job.runs.empty() && run_number(job) > 1) {
+            o.step_env.push_back({env::kPreviousLayout, job.runs.back().layout + " parts=" + job.runs.back().placement});
+        }
         o.one_task_per_node = job.one_task_per_node;
         break;
     case XJobState::Running:
@@ -488,6 +626,31 @@ std::vector<Order> Coallocator::orders_for(const std::string& cluster) const {
         for (size_t k = 0; k < job->parts.size(); ++k) {
             if (job->parts[k].spec.cluster == cluster) order_part(*job, k, &out);
         }
+        for (size_t i = 0; i < job->retired.size(); ++i) {
+            const Part& p = job->retired[i];
+            if (p.spec.cluster != cluster) continue;
+            Order base;
+            base.xjob = job->id;
+            base.part = job->parts.size() + i;
+            base.attempt = job->attempt;
+            base.user = job->user;
+            base.account = job->account;
+            base.nodes = p.spec.nodes;
+            base.gpus_per_node = p.spec.gpus_per_node;
+            if (p.job_id != 0 && !p.ended) {
+                Order o = base;
+                o.kind = OrderKind::Cancel;
+                o.job_id = p.job_id;
+                o.reason = "an earlier run of the job, which runs again elsewhere";
+                out.push_back(o);
+            }
+            for (const std::string& name : p.to_release) {
+                Order o = base;
+                o.kind = OrderKind::Release;
+                o.reservation = name;
+                out.push_back(o);
+            }
+        }
     }
     return out;
 }
@@ -495,8 +658,7 @@ std::vector<Order> Coallocator::orders_for(const std::string& cluster) const {
 void Coallocator::forget_finished(int64_t before) {
     for (auto it = jobs_.begin(); it != jobs_.end();) {
         const XJob& j = it->second;
-        const bool quiet = std::all_of(j.parts.begin(), j.parts.end(),
-                                       [](const Part& p) { return p.to_release.empty() && (p.job_id == 0 || p.ended); });
+        const bool quiet = std::none_of(j.parts.begin(), j.parts.end(), pending) && j.retired.empty();
         if (finished(j.state) && j.state_since < before && quiet) {
             it = jobs_.erase(it);
         } else {

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -34,6 +35,10 @@ struct Policy {
     // ended, since their ranks wait on peers that are gone (a final save may take a while).
     int64_t completion_grace_s = 600;
     int max_requeues = 2;            // missed barriers before the job fails
+    // A job queued again after a failure is planned again this long after its last part ended:
+    // time for the failed site's agent to publish what the failure took (a node Slurm marks down
+    // after its SlurmdTimeout).
+    int64_t replan_settle_s = 30;
     int64_t silent_after_s = 300;    // a cluster not heard from for this long ends its jobs' other parts
     // MASTER_PORT of a job: base + its arrival number % span, the same in every part. Apart from
     // the sites' own range (spiderflow.conf master_port_base, 29500 + job id % 1000), so a
@@ -97,9 +102,16 @@ struct Report {
     std::string reason;              // ReserveFailed, Ended, Refused
 };
 
+// Plans a job queued again after a failure on the federation as it is now, without what failed
+// (job.lost_clusters, job.lost_nodes), and sets its parts' specs (plan order) and step_env.
+// Returns why it cannot (the job then fails with that reason); empty when planned. Without one,
+// a requeued job runs again on the parts it had.
+using Replanner = std::function<std::string(XJob& job)>;
+
 class Coallocator {
 public:
     explicit Coallocator(Policy policy = {});
+    void set_replanner(Replanner replanner) { replanner_ = std::move(replanner); }
 
     // A new cross-site job (state, seq and attempt are set here). Throws std::invalid_argument
     // on a malformed one: an empty or taken id, no or one part, a cluster twice, sizes below 1.
@@ -139,11 +151,16 @@ private:
     void advance(XJob& job, int64_t now);
     // The time-driven ones.
     void check_time(XJob& job, int64_t now, const std::map<std::string, int64_t>& last_seen);
+    // A failed run ended by a cause not the user's, with runs left: queued again to be planned anew.
+    bool requeue_after_failure(XJob& job, int64_t now);
+    // The queued job planned again (replanner_) once its settle time passed; false while it waits.
+    bool ready_to_negotiate(XJob& job, int64_t now);
     bool blocked_by_earlier(const XJob& job) const;
     std::vector<XJob*> in_order();
     void order_part(const XJob& job, size_t k, std::vector<Order>* out) const;
 
     Policy policy_;
+    Replanner replanner_;
     std::map<std::string, XJob> jobs_;
     uint64_t next_seq_ = 1;
 };

@@ -25,6 +25,8 @@ bool state_from_name(const std::string& name, XJobState* out) {
 
 bool finished(XJobState s) { return s == XJobState::Completed || s == XJobState::Failed; }
 
+int run_number(const XJob& job) { return 1 + job.requeues + job.failure_requeues; }
+
 int world_size(const XJob& job) { return first_rank(job, job.parts.size()); }
 
 int first_rank(const XJob& job, size_t part) {
@@ -41,7 +43,7 @@ std::string rendezvous(const XJob& job) {
 }
 
 bool uses_home_job(const XJob& job, size_t part) {
-    return job.home_job != 0 && job.requeues == 0 && part < job.parts.size() && job.parts[part].spec.cluster == job.home;
+    return job.home_job != 0 && run_number(job) == 1 && part < job.parts.size() && job.parts[part].spec.cluster == job.home;
 }
 
 std::string part_tag(const XJob& job, size_t part) {

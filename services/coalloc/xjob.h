@@ -46,6 +46,23 @@ struct Event {
     std::string text;
 };
 
+// One run of the job: a start of every part together, and how it ended (`spiderflow jobs`).
+struct Run {
+    int number = 0;            // 1, then 2 after the job was queued again, ... (SPIDERFLOW_ATTEMPT)
+    std::string layout;        // "tp=2 pp=2 dp=2"
+    std::string placement;     // "alpha 2x2, beta 2x2"
+    int64_t started_at = 0;    // every part running
+    int64_t ended_at = 0;      // 0 = still running
+    std::string end;           // why it ended
+};
+
+// What a job asked for should a part fail for a reason that is not its user's (--llm-on-failure,
+// --llm-replan; spiderflow.conf gives the defaults).
+struct FailurePolicy {
+    int requeues = 0;          // runs after a failure before the job ends; 0 = end at the first
+    bool any_layout = false;   // a new plan may change tp and pp, not only the replicas
+};
+
 struct XJob {
     std::string id;            // "HOME:JOBID": the home cluster and its held job
     uint64_t seq = 0;          // arrival order at the broker: the total order of decisions
@@ -67,6 +84,16 @@ struct XJob {
     XJobState state = XJobState::Queued;
     int attempt = 0;           // bumps whenever a new common start is sought
     int requeues = 0;          // times a missed start barrier queued it again
+    FailurePolicy on_failure;
+    int failure_requeues = 0;  // times a failed part queued it again
+    // What the failures so far took out: planned around when the job is planned again.
+    std::vector<std::string> lost_clusters;  // silent past the grace time
+    std::vector<std::string> lost_nodes;     // "cluster:node" of parts that ended NODE_FAIL
+    int64_t replan_at = 0;     // queued after a failure: planned again from then on; 0 = not to plan
+    std::vector<Run> runs;
+    // Parts of earlier runs still to confirm ended or release their reservations (a cluster that
+    // was silent when the job was planned anew): ordered as parts parts.size() + i.
+    std::vector<Part> retired;
     int64_t submitted_at = 0;
     int64_t seeking_since = 0; // when it left the queue to seek a common start (the give-up bound's origin)
     int64_t not_before = 0;    // no common start earlier than this
@@ -82,6 +109,8 @@ const char* state_name(XJobState s);
 // The inverse of state_name; false for an unknown name.
 bool state_from_name(const std::string& name, XJobState* out);
 bool finished(XJobState s);
+// The run the job is in or seeks: 1 + every time it was queued again.
+int run_number(const XJob& job);
 
 // The world's size and each part's first rank: part k's ranks follow every earlier part's.
 int world_size(const XJob& job);

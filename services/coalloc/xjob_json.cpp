@@ -97,6 +97,18 @@ void get_extras(const Object& j, XJob* job) {
     job->home_job = static_cast<uint32_t>(j.i64_or("home_job", 0, 1, UINT32_MAX - 1));
     job->step_env = get_step_env(j);
     job->one_task_per_node = j.boolean_or("one_task_per_node", false);
+    if (j.has("on_failure")) {
+        const Object f = j.object("on_failure", {"requeues", "replan"});
+        job->on_failure.requeues = f.integer_or("requeues", 0, 0, 100);
+        const std::string replan = f.string_or("replan", "keep");
+        if (replan != "keep" && replan != "any") f.fail_at("replan", "expected keep or any, got '" + replan + "'");
+        job->on_failure.any_layout = replan == "any";
+    }
+}
+
+void put_on_failure(ordered_json& j, const FailurePolicy& f) {
+    if (f.requeues == 0 && !f.any_layout) return;
+    j["on_failure"] = {{"requeues", f.requeues}, {"replan", f.any_layout ? "any" : "keep"}};
 }
 
 }  // namespace
@@ -111,6 +123,7 @@ ordered_json xjob_request_to_json(const XJob& job) {
     if (job.home_job != 0) j["home_job"] = job.home_job;
     put_step_env(j, job.step_env);
     if (job.one_task_per_node) j["one_task_per_node"] = true;
+    put_on_failure(j, job.on_failure);
     j["parts"] = ordered_json::array();
     for (const Part& p : job.parts) {
         ordered_json o;
@@ -122,7 +135,8 @@ ordered_json xjob_request_to_json(const XJob& job) {
 
 XJob xjob_request_from_json(const json& doc, const std::string& source) {
     const Object j(doc, source, "",
-                   {"id", "user", "account", "time_limit_s", "script", "home_job", "step_env", "one_task_per_node", "parts"});
+                   {"id", "user", "account", "time_limit_s", "script", "home_job", "step_env", "one_task_per_node", "on_failure",
+                    "parts"});
     XJob job;
     job.id = get_name(j, "id");
     job.user = get_name(j, "user");
@@ -150,6 +164,16 @@ ordered_json xjob_to_json(const XJob& job, bool with_script) {
     j["reason"] = job.reason;
     j["setback"] = job.setback;
     j["requeue"] = job.requeue;
+    j["run"] = run_number(job);
+    j["failure_requeues"] = job.failure_requeues;
+    j["lost_clusters"] = job.lost_clusters;
+    j["lost_nodes"] = job.lost_nodes;
+    j["replan_at"] = job.replan_at;
+    j["runs"] = ordered_json::array();
+    for (const Run& r : job.runs) {
+        j["runs"].push_back({{"number", r.number}, {"layout", r.layout}, {"placement", r.placement},
+                             {"started_at", r.started_at}, {"ended_at", r.ended_at}, {"end", r.end}});
+    }
     j["world_size"] = world_size(job);
     j["master_port"] = job.master_port;
     j["rendezvous"] = rendezvous(job);
@@ -169,6 +193,17 @@ ordered_json xjob_to_json(const XJob& job, bool with_script) {
         o["end_reason"] = p.end_reason;
         if (p.completed_at != 0) o["completed_at"] = p.completed_at;
     }
+    if (!job.retired.empty()) {
+        j["retired"] = ordered_json::array();
+        for (const Part& p : job.retired) {
+            ordered_json o;
+            put_spec(o, p.spec);
+            o["job_id"] = p.job_id;
+            o["ended"] = p.ended;
+            o["to_release"] = p.to_release;
+            j["retired"].push_back(o);
+        }
+    }
     j["events"] = ordered_json::array();
     for (const Event& e : job.events) j["events"].push_back({{"at", e.at}, {"text", e.text}});
     return j;
@@ -176,7 +211,8 @@ ordered_json xjob_to_json(const XJob& job, bool with_script) {
 
 XJob xjob_from_json(const json& doc, const std::string& source) {
     const Object j(doc, source, "",
-                   {"id", "user", "account", "time_limit_s", "script", "home_job", "step_env", "one_task_per_node", "parts", "seq", "home", "state", "attempt", "requeues",
+                   {"id", "user", "account", "time_limit_s", "script", "home_job", "step_env", "one_task_per_node", "on_failure", "parts", "seq", "home", "state", "attempt", "requeues",
+                    "failure_requeues", "lost_clusters", "lost_nodes", "replan_at", "runs", "run", "retired",
                     "submitted_at", "seeking_since", "not_before", "start_at", "state_since", "reason", "setback", "requeue", "world_size", "master_port", "rendezvous",
                     "events"});
     XJob job;
@@ -199,6 +235,16 @@ XJob xjob_from_json(const json& doc, const std::string& source) {
     job.reason = j.string("reason");
     job.setback = j.string_or("setback", "");
     job.requeue = j.boolean_or("requeue", false);
+    job.failure_requeues = j.integer_or("failure_requeues", 0, 0, kIntMax);
+    job.lost_clusters = get_names(j, "lost_clusters");
+    job.lost_nodes = get_names(j, "lost_nodes");
+    job.replan_at = j.i64_or("replan_at", 0, 0, kI64Max);
+    if (j.has("runs")) {
+        for (const Object& r : j.objects("runs", {"number", "layout", "placement", "started_at", "ended_at", "end"})) {
+            job.runs.push_back({r.integer("number", 1, kIntMax), r.string("layout"), r.string("placement"),
+                                r.i64("started_at", 0, kI64Max), r.i64("ended_at", 0, kI64Max), r.string("end")});
+        }
+    }
     job.master_port = j.integer_or("master_port", 0, 0, 65535);
     const std::vector<Object> parts =
         j.objects("parts", {"cluster", "nodes", "gpus_per_node", "ranks", "first_rank", "offer", "reservation", "node_list",
@@ -218,6 +264,15 @@ XJob xjob_from_json(const json& doc, const std::string& source) {
         p.end_reason = o.string_or("end_reason", "");
         p.completed_at = o.i64_or("completed_at", 0, 0, kI64Max);
         job.parts.push_back(std::move(p));
+    }
+    if (j.has("retired")) {
+        for (const Object& o : j.objects("retired", {"cluster", "nodes", "gpus_per_node", "ranks", "job_id", "ended", "to_release"})) {
+            Part p{get_spec(o)};
+            p.job_id = static_cast<uint32_t>(o.i64_or("job_id", 0, 0, UINT32_MAX));
+            p.ended = o.boolean_or("ended", false);
+            p.to_release = get_names(o, "to_release");
+            job.retired.push_back(std::move(p));
+        }
     }
     if (j.has("events")) {
         for (const Object& e : j.objects("events", {"at", "text"})) job.events.push_back({e.i64("at", 0, kI64Max), e.string("text")});

@@ -80,6 +80,16 @@ void set_outer_precision(JobOptions& o, const std::string& name, const std::stri
     o.outer_precision = value;
 }
 
+void set_on_failure(JobOptions& o, const std::string& name, const std::string& value) {
+    check_word(name, value, {"end", "requeue"}, "end or requeue");
+    o.on_failure = value;
+}
+
+void set_replan(JobOptions& o, const std::string& name, const std::string& value) {
+    check_word(name, value, {"keep", "any"}, "keep or any");
+    o.replan = value;
+}
+
 template <std::optional<bool> RequestOptions::*Field>
 void set_yes_no(JobOptions& o, const std::string& name, const std::string& value) {
     check_word(name, value, {"yes", "no"}, "yes or no");
@@ -127,6 +137,14 @@ const std::vector<OptionInfo>& option_table() {
         {"llm-recompute", "yes|no",
          "SpiderFlow: full activation recomputation (default: only when no layout fits memory without it)",
          env::kRecompute, set_yes_no<&R::recompute>, &N::recompute},
+        {"llm-on-failure", "end|requeue",
+         "SpiderFlow: when a part of a cross-site job fails (a node, a preemption, a site lost): end the job, or "
+         "requeue it, planned again without what failed (default: the site's)",
+         env::kOnFailure, set_on_failure, nullptr},
+        {"llm-replan", "keep|any",
+         "SpiderFlow: a requeued job's new plan keeps tp and pp so the checkpoint loads (keep, the default), or may "
+         "take any layout (any: frameworks that reshard on load)",
+         env::kReplan, set_replan, nullptr},
         {"llm-plan", "FILE", "SpiderFlow: use this plan (from `spiderflow plan`) instead of planning", env::kPlanFile,
          set_text<&JobOptions::plan_file>, nullptr},
     };

@@ -43,6 +43,12 @@ struct JobOptions : RequestOptions {
                                        // for messages only (slurmctld never opens it)
     std::string plan_content;          // that file's content as the user's sbatch read it
                                        // (plan_transport.h encoding); untrusted until validated
+    // A cross-site job whose part fails for a reason not the user's: "end" or "requeue" (planned
+    // again without what failed); empty: spiderflow.conf's on_failure.
+    std::string on_failure;
+    // A new plan after a failure: "keep" the tensor and pipeline degrees (the checkpoint loads as
+    // saved) or "any" layout (frameworks that reshard on load); empty: keep.
+    std::string replan;
 
     // True when the user asked for SpiderFlow at all; a job without any option is untouched.
     bool any() const;

@@ -37,6 +37,8 @@ libsf_slurmjob_la_LIBADD = libsf_slurmjob_client.la
 # What job_submit decides: the only code here that plans, so the only part that needs the planner.
 noinst_LTLIBRARIES += libsf_submit.la
 libsf_submit_la_SOURCES = \
+	services/slurmjob/plan_step_env.cpp \
+	services/slurmjob/plan_step_env.h \
 	services/slurmjob/submit_planner.cpp \
 	services/slurmjob/submit_planner.h \
 	services/slurmjob/submit_site.cpp \

@@ -75,7 +75,9 @@ std::string format_plan_summary(const PlanSummary& s) {
            "x" + std::to_string(s.gpus_per_node) + " iter_s=" + iter +
            (s.parts.empty() ? "" : " xparts=" + format_parts(s.parts)) +
            (s.clusters.empty() ? "" : " clusters=" + s.clusters) + (s.wan_rtt_ms.empty() ? "" : " wan_rtt_ms=" + s.wan_rtt_ms) +
-           (s.wan_gbps.empty() ? "" : " wan_gbps=" + s.wan_gbps) + (s.plan_data.empty() ? "" : " plan=" + s.plan_data) +
+           (s.wan_gbps.empty() ? "" : " wan_gbps=" + s.wan_gbps) +
+           (s.failure_requeues == 0 ? "" : " requeues=" + std::to_string(s.failure_requeues)) +
+           (s.replan_any ? " replan=any" : "") + (s.plan_data.empty() ? "" : " plan=" + s.plan_data) +
            (s.xjob.empty() ? "" : format_rendezvous(s.xjob, s.xjob_part, s.rank_base, s.world, s.master_addr, s.master_port));
 }
 
@@ -103,6 +105,8 @@ bool parse_plan_summary(const std::string& text, PlanSummary* out) {
     s.clusters = kv["clusters"];
     s.wan_rtt_ms = kv["wan_rtt_ms"];
     s.wan_gbps = kv["wan_gbps"];
+    if (kv.count("requeues") != 0 && !read_count(kv["requeues"], &s.failure_requeues)) return false;
+    s.replan_any = kv["replan"] == "any";
     if (kv.count("xjob") != 0) {
         const std::string master = kv["master"];
         const auto colon = master.rfind(':');
@@ -136,6 +140,8 @@ std::vector<std::pair<std::string, std::string>> summary_step_env(const PlanSumm
         env.push_back({env::kWorldSize, std::to_string(s.world)});
         env.push_back({env::kMasterAddr, s.master_addr});
         env.push_back({env::kMasterPort, std::to_string(s.master_port)});
+        // Only the first run releases the held home job; later runs' parts are submitted anew.
+        env.push_back({env::kAttempt, "1"});
     }
     return env;
 }

@@ -33,6 +33,10 @@ struct PlanSummary {
     // when it releases the held home part: Slurm lets nobody change a pending job's environment).
     std::vector<SummaryPart> parts;
     std::string clusters, wan_rtt_ms, wan_gbps;
+    // A cross-site job's choice should a part fail: runs after failures (0 = end at the first)
+    // and whether a new plan may change tp and pp (--llm-on-failure, --llm-replan).
+    int failure_requeues = 0;
+    bool replan_any = false;
     std::string xjob;
     int xjob_part = -1, rank_base = 0, world = 0;
     std::string master_addr;

@@ -57,6 +57,13 @@ const std::vector<Key>& keys() {
              c.refuse_cross_site_loss = l.value == "refuse";
          }},
         {"part_failure_wait", seconds(&SpiderflowConf::part_failure_wait_s, 0, 3600)},
+        {"on_failure", [](SpiderflowConf& c, const ConfLine& l, const std::string& s) {
+             if (l.value != "end" && l.value != "requeue") {
+                 throw InputError(s, l.line, l.key, "expected end or requeue, got '" + l.value + "'");
+             }
+             c.requeue_on_failure = l.value == "requeue";
+         }},
+        {"failure_requeues", integer(&SpiderflowConf::failure_requeues, 1, 100)},
         {"controller_agent", str(&SpiderflowConf::controller_agent)},
         {"coflow_levels", boolean(&SpiderflowConf::coflow_levels)},
         {"policy", str(&SpiderflowConf::policy)},

@@ -33,6 +33,11 @@ struct SpiderflowConf {
     // A cross-site part whose batch script failed waits this long for the broker's verdict (which
     // part ended the job, and why: its peers may have failed first), so its output names it.
     double part_failure_wait_s = 30;    // 0 = end at once
+    // A cross-site job whose part fails for a reason not its user's (a node, a preemption, a
+    // site lost), unless the job says (--llm-on-failure): ended, or queued again and planned
+    // without what failed, at most failure_requeues times.
+    bool requeue_on_failure = false;
+    int failure_requeues = 2;
     std::string controller_agent;       // agent.conf for the agent inside sched/spiderflow; empty = none
     bool coflow_levels = true;          // sched/spiderflow gives cross-site jobs their coflow traffic level
     std::string policy = "spinsearch";  // planner used when the job does not name one

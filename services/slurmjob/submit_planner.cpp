@@ -26,6 +26,7 @@
 #include "libspiderflow/planner/request_builder.h"
 #include "libspiderflow/site/site_state.h"
 #include "libspiderflow/util/errors.h"
+#include "services/slurmjob/plan_step_env.h"
 #include "services/slurmjob/plan_summary.h"
 
 namespace spiderflow::slurmjob {
@@ -463,28 +464,6 @@ std::optional<Stop> shape_request(const Plan& plan, const Topology& topology, in
     return std::nullopt;
 }
 
-// What the steps need, in the job: the degrees, the crossed links, and the plan itself.
-void fill_step_env(const Plan& plan, const Topology& topology, SubmitRewrite* r) {
-    const CommFacts facts = comm_facts(plan, topology);
-    std::string layers;
-    for (int n : plan.layers_per_stage) layers += (layers.empty() ? "" : ",") + std::to_string(n);
-    std::string clusters;
-    for (const auto& c : facts.clusters) clusters += (clusters.empty() ? "" : ",") + c;
-    r->job_env.push_back({env::kContractVersion, std::to_string(env::kLaunchContractVersion)});
-    r->job_env.push_back({env::kTp, std::to_string(plan.tp)});
-    r->job_env.push_back({env::kPp, std::to_string(plan.pp)});
-    r->job_env.push_back({env::kDp, std::to_string(plan.dp)});
-    r->job_env.push_back({env::kMicroBatch, std::to_string(plan.micro_batch)});
-    r->job_env.push_back({env::kGlobalBatch, std::to_string(plan.job.global_batch)});
-    r->job_env.push_back({env::kLayerSplit, layers});
-    r->job_env.push_back({env::kClusters, clusters});
-    r->job_env.push_back({env::kWanRttMs, fmt(facts.max_rtt_s * 1e3, 6)});
-    r->job_env.push_back({env::kWanGbps, fmt(facts.min_wan_Bps * 8 / 1e9, 6)});
-    // The plan travels with the job: steps on nodes that share no disk with slurmctld read it
-    // from here, and nothing is left on disk to clean up when the job ends.
-    r->job_env.push_back({env::kPlanData, encode_plan_text(plan_to_json(plan, topology, -1))});
-}
-
 SubmitDecision decide_uncached(const JobOptions& opts, const SlurmRequest& req,
                                const std::shared_ptr<const SubmitSite>& site, const SpiderflowConf& cfg) {
     SubmitDecision d;
@@ -561,7 +540,7 @@ SubmitDecision decide_uncached(const JobOptions& opts, const SlurmRequest& req,
         }
         r.slurm_env_unset = {"SLURM_GPUS"};
         r.slurm_env = {{"SLURM_GPUS_PER_NODE", std::to_string(r.gpus_per_node)}};
-        fill_step_env(plan, *topology, &r);
+        r.job_env = plan_step_env(plan, *topology);
         // salloc and srun jobs never see job_submit's environment: their steps and `spiderflow
         // launch` read the plan back from the AdminComment.
         std::string carried;
@@ -575,6 +554,9 @@ SubmitDecision decide_uncached(const JobOptions& opts, const SlurmRequest& req,
             for (const auto& c : facts.clusters) summary.clusters += (summary.clusters.empty() ? "" : ",") + c;
             summary.wan_rtt_ms = fmt(facts.max_rtt_s * 1e3, 6);
             summary.wan_gbps = fmt(facts.min_wan_Bps * 8 / 1e9, 6);
+            const bool requeue = opts.on_failure.empty() ? cfg.requeue_on_failure : opts.on_failure == "requeue";
+            summary.failure_requeues = requeue ? cfg.failure_requeues : 0;
+            summary.replan_any = opts.replan == "any";
             r.job_env.push_back({env::kXJobHome, "1"});
             r.summary = format_plan_summary(summary);
             std::string where, outputs;
@@ -594,7 +576,12 @@ SubmitDecision decide_uncached(const JobOptions& opts, const SlurmRequest& req,
                           std::to_string(plan.pp) + " dp=" + std::to_string(plan.dp) + " across " +
                           std::to_string(r.parts.size()) + " clusters: " + where + "; " + fmt(plan.prediction.iteration_s) +
                           " s per iteration predicted" + diloco_words(plan) + ". The job is held until every part can start together; "
-                          "`spiderflow jobs` follows it. The other parts' output goes to your home directory on their "
+                          "`spiderflow jobs` follows it." +
+                          (summary.failure_requeues > 0
+                               ? " Should a part fail (not by your scancel), it is planned again without what failed and "
+                                 "restarted, at most " + std::to_string(summary.failure_requeues) + " times, with "
+                                 "SPIDERFLOW_ATTEMPT=2, ...: load your checkpoint then."
+                               : "") + " The other parts' output goes to your home directory on their "
                           "clusters (JOBID is this job's id): " + outputs + chosen_count_words(req, plan) +
                           (verdict.empty() ? "" : "\n" + verdict);
             return finish(Outcome::rewrite, "");

@@ -220,6 +220,23 @@ TEST(PartRunner, CancelEndsThePartAndSaysWhy) {
     EXPECT_EQ(r.hands.told, std::vector<std::string>{"cross-site job oregon:7 ends: part 0 on oregon ended: NODE_FAIL"});
 }
 
+// The user cancelled the part before the broker's order came: the report says CANCELLED, as
+// Slurm does, so the broker does not take it for a part it ended (and requeue the job).
+TEST(PartRunner, ACancelOrderForAJobEndedAlreadyReportsItsOwnEnd) {
+    Runner r;
+    r.runner.round({order(OrderKind::Submit)});
+    r.hands.jobs[0].state = PartJob::State::Ended;
+    r.hands.jobs[0].reason = "CANCELLED";
+    Order o = order(OrderKind::Cancel);
+    o.job_id = r.hands.jobs[0].job_id;
+    o.reason = "part 0 on oregon ended: FAILED, exit code 1";
+    const auto reports = r.runner.round({o});
+    EXPECT_TRUE(r.hands.cancelled.empty());
+    ASSERT_FALSE(reports.empty());
+    EXPECT_EQ(reports[0].kind, ReportKind::Ended);
+    EXPECT_EQ(reports[0].reason, "CANCELLED");
+}
+
 TEST(PartRunner, TheHomeClusterReleasesSbatchsHeldJobInsteadOfSubmittingOne) {
     Runner r(PartPolicy{{"bob"}, {}});  // the allow-list is for other clusters' users
     Order o = order(OrderKind::Submit);

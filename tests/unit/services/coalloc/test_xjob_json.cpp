@@ -88,6 +88,38 @@ TEST(XJobJson, AJobInMidFlightSurvivesTheStore) {
     EXPECT_TRUE(again.orders_for("oregon").empty());
 }
 
+// A job queued again after a failure keeps in the store what a broker restarted (kill -9) needs
+// to go on exactly once: its runs, what was lost, when it is planned anew, its earlier parts.
+TEST(XJobJson, ARequeuedJobSurvivesTheStore) {
+    XJob j = xjob_request_from_json(jsonread::parse(kRequest, "request"), "request");
+    j.on_failure = {2, true};
+    const XJob via = xjob_request_from_json(xjob_request_to_json(j), "again");
+    EXPECT_EQ(via.on_failure.requeues, 2);
+    EXPECT_TRUE(via.on_failure.any_layout);
+    j.home = "oregon";
+    j.failure_requeues = 1;
+    j.lost_clusters = {"ohio"};
+    j.lost_nodes = {"ohio:oh-gpu001"};
+    j.replan_at = 4242;
+    j.runs.push_back({1, "tp=2 pp=2 dp=4", "oregon:2x8,ohio:1x8", 100, 200, "part 1 on ohio ended: NODE_FAIL"});
+    Part old{PartSpec{"ohio", 1, 8, 8}};
+    old.job_id = 77;
+    old.to_release = {"spiderflow-oregon_42-a1-p1"};
+    j.retired.push_back(old);
+    const std::string text = xjob_to_json(j).dump();
+    const XJob after = xjob_from_json(jsonread::parse(text, "store"), "store");
+    EXPECT_EQ(xjob_to_json(after).dump(), text);
+    EXPECT_EQ(after.failure_requeues, 1);
+    EXPECT_EQ(run_number(after), 2);
+    EXPECT_EQ(after.replan_at, 4242);
+    ASSERT_EQ(after.runs.size(), 1u);
+    EXPECT_EQ(after.runs[0].end, "part 1 on ohio ended: NODE_FAIL");
+    ASSERT_EQ(after.retired.size(), 1u);
+    EXPECT_EQ(after.retired[0].job_id, 77u);
+    EXPECT_NE(error_of(R"({"id": "a:1", "user": "u", "time_limit_s": 5, "script": "#!/bin/sh", "on_failure": {"requeues": 1,
+              "replan": "sometimes"}, "parts": []})").find("on_failure.replan"), std::string::npos);
+}
+
 TEST(XJobJson, OrdersAndReportsRoundTrip) {
     Order o;
     o.kind = OrderKind::Submit;

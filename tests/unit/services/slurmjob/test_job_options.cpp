@@ -61,6 +61,21 @@ TEST(JobOptions, GpusModeFromSbatchOrEnvironment) {
     EXPECT_EQ(*o.gpu_mode, spiderflow::GpuCountMode::best);
 }
 
+TEST(JobOptions, FailureChoicesFromSbatchOrEnvironmentAndTyposNamed) {
+    auto o = read_job_options({"_SLURM_SPANK_OPTION_spiderflow_llm_on_failure=requeue",
+                               "_SLURM_SPANK_OPTION_spiderflow_llm_replan=any"}, {});
+    EXPECT_EQ(o.on_failure, "requeue");
+    EXPECT_EQ(o.replan, "any");
+    o = read_job_options({}, {"SPIDERFLOW_ON_FAILURE=end"});
+    EXPECT_EQ(o.on_failure, "end");
+    try {
+        read_job_options({"_SLURM_SPANK_OPTION_spiderflow_llm_on_failure=requeu"}, {});
+        FAIL() << "a typo was taken";
+    } catch (const spiderflow::InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("--llm-on-failure: expected end or requeue, got 'requeu'"), std::string::npos);
+    }
+}
+
 TEST(JobOptions, EveryTableOptionIsSettable) {
     for (const auto& info : option_table()) {
         JobOptions o;
@@ -70,7 +85,9 @@ TEST(JobOptions, EveryTableOptionIsSettable) {
                                                           {"llm-streaming", "yes"},
                                                           {"llm-distributed-optimizer", "no"},
                                                           {"llm-recompute", "yes"},
-                                                          {"llm-gpus-mode", "at-most"}};
+                                                          {"llm-gpus-mode", "at-most"},
+                                                          {"llm-on-failure", "requeue"},
+                                                          {"llm-replan", "any"}};
         const auto w = words.find(info.name);
         const std::string v = w == words.end() ? "8" : w->second;
         EXPECT_NO_THROW(set_job_option(o, info.name, v)) << info.name;

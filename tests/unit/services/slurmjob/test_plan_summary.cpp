@@ -3,6 +3,8 @@
 // part reads back.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <string>
 
 #include "libspiderflow/plan/plan.h"
@@ -62,4 +64,16 @@ TEST(PlanSummary, CrossSitePartsAndTheRendezvousRoundTrip) {
     EXPECT_EQ(s.master_port, 29577);
     EXPECT_FALSE(parse_plan_summary(summary + " xparts=alpha:2x8", &s));
     EXPECT_FALSE(parse_plan_summary(summary + " xjob=a master=nohost", &s));
+    // The home part runs only in the first run: its steps get SPIDERFLOW_ATTEMPT=1.
+    ASSERT_TRUE(parse_plan_summary(text, &s));
+    const auto env = summary_step_env(s);
+    EXPECT_NE(std::find(env.begin(), env.end(), std::pair<std::string, std::string>{"SPIDERFLOW_ATTEMPT", "1"}), env.end());
+    // A job's choice should a part fail travels with it.
+    PlanSummary choice = slurmjob::test::alpha_beta_summary();
+    choice.failure_requeues = 3;
+    choice.replan_any = true;
+    ASSERT_TRUE(parse_plan_summary(format_plan_summary(choice), &s));
+    EXPECT_EQ(s.failure_requeues, 3);
+    EXPECT_TRUE(s.replan_any);
+    EXPECT_FALSE(parse_plan_summary(format_plan_summary(choice) + " requeues=x", &s));
 }

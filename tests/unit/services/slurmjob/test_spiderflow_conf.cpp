@@ -51,6 +51,10 @@ TEST(SpiderflowConf, BadValuesAndSyntaxAreErrors) {
     EXPECT_THROW(parse_spiderflow_conf("cross_site_loss=maybe\n", "f"), InputError);
     EXPECT_FALSE(parse_spiderflow_conf("cross_site_loss=run\n", "f").refuse_cross_site_loss);
     EXPECT_TRUE(parse_spiderflow_conf("cross_site_loss=refuse\n", "f").refuse_cross_site_loss);
+    EXPECT_THROW(parse_spiderflow_conf("on_failure=retry\n", "f"), InputError);
+    EXPECT_TRUE(parse_spiderflow_conf("on_failure=requeue\n", "f").requeue_on_failure);
+    EXPECT_FALSE(parse_spiderflow_conf("", "f").requeue_on_failure);
+    EXPECT_THROW(parse_spiderflow_conf("failure_requeues=0\n", "f"), InputError);
 }
 
 TEST(SpiderflowConf, PathFromEnvironmentThenArgumentThenBesideSlurmConfThenDefault) {

@@ -377,6 +377,28 @@ TEST(SubmitPlanner, AJobLargerThanTheClusterIsPlannedAcrossTheFederationAndHeld)
     EXPECT_NE(r.user_note.find("across 2 clusters"), std::string::npos) << r.user_note;
     EXPECT_NE(r.user_note.find("(this job)"), std::string::npos) << r.user_note;
 
+    EXPECT_EQ(s.failure_requeues, 0);  // on_failure = end, the default: the summary says nothing
+    EXPECT_EQ(r.user_note.find("SPIDERFLOW_ATTEMPT"), std::string::npos) << r.user_note;
+
+    // --llm-on-failure=requeue: the summary carries the site's bound, and sbatch says what happens.
+    JobOptions requeue = opts("llama3-8b", 64);
+    requeue.on_failure = "requeue";
+    requeue.replan = "any";
+    d = decide_submission(requeue, gpus(48), federation(true), config("/tmp"));
+    ASSERT_EQ(d.outcome, Outcome::rewrite) << d.message;
+    ASSERT_TRUE(parse_plan_summary(d.rewrite.summary, &s)) << d.rewrite.summary;
+    EXPECT_EQ(s.failure_requeues, 2);
+    EXPECT_TRUE(s.replan_any);
+    EXPECT_NE(d.rewrite.user_note.find("at most 2 times, with SPIDERFLOW_ATTEMPT=2"), std::string::npos) << d.rewrite.user_note;
+    // ... and a site whose default is requeue gives it to a job that does not say.
+    SpiderflowConf requeueing = config("/tmp");
+    requeueing.requeue_on_failure = true;
+    requeueing.failure_requeues = 5;
+    d = decide_submission(opts("llama3-8b", 64), gpus(48), federation(true), requeueing);
+    ASSERT_TRUE(parse_plan_summary(d.rewrite.summary, &s)) << d.rewrite.summary;
+    EXPECT_EQ(s.failure_requeues, 5);
+    EXPECT_FALSE(s.replan_any);
+
     // -N cannot describe a job over two clusters; the user is told to drop it.
     SlurmRequest with_nodes = gpus(48);
     with_nodes.nodes = 6;
