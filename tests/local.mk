@@ -176,6 +176,10 @@ EXTRA_DIST += tests/integration/test_federation_three.sh
 # a real framework's world (Debian's python3-torch, gloo) on one cluster and across two
 TESTS += tests/integration/test_torch_world.sh
 EXTRA_DIST += tests/integration/test_torch_world.sh tests/integration/torch_world.py
+# a site's nodes lost mid-run: the job requeued, planned anew without them, resumed from its
+# checkpoint (PyTorch, gloo); the retry bound; kill -9 of the broker during a requeue
+TESTS += tests/integration/test_requeue.sh
+EXTRA_DIST += tests/integration/test_requeue.sh tests/integration/torch_resume.py
 # One cross-site job from this host's Slurm to another version's in its Debian root: skipped
 # unless SF_MIXED_SUITE is set; .ci/run runs it after test-slurm-version.sh built that root's part.
 TESTS += tests/integration/test_mixed_versions.sh

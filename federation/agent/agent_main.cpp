@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
     }
     Agent agent(setup, BrokerClient(endpoint), observe_slurm, log_line);
     LibslurmHands hands(setup.cluster, setup.conf.part_min_uid, setup.conf.wan_address);
-    PartRunner parts(setup.cluster, BrokerClient(endpoint), hands, PartPolicy{setup.conf.part_users, setup.conf.part_accounts, setup.conf.spiderflow_conf},
+    PartRunner parts(setup.cluster, BrokerClient(endpoint), hands, PartPolicy{setup.conf.part_users, setup.conf.part_accounts, setup.conf.spiderflow_conf, setup.conf.part_end_grace_s},
                      log_line);
     HomeJobHandoff handoff(setup.cluster, BrokerClient(endpoint), hands, setup.conf.default_time_limit_s, log_line);
     if (dry_run) {

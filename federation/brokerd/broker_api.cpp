@@ -31,12 +31,13 @@ std::string bearer(const httplib::Request& req) {
 }  // namespace
 
 BrokerService::BrokerService(std::shared_ptr<const Topology> topology, std::unique_ptr<BrokerStore> store,
-                             TokenTable tokens, double rate_per_s, coalloc::Policy policy)
+                             TokenTable tokens, double rate_per_s, coalloc::Policy policy, int probe_port)
     : state_(std::move(topology)),
       store_(std::move(store)),
       tokens_(std::move(tokens)),
       limiter_(rate_per_s),
-      xjobs_(*store_, policy) {
+      xjobs_(*store_, policy),
+      probes_(probe_port) {
     // Called under mu_, as every co-allocation decision is: the view cannot change meanwhile.
     xjobs_.set_replanner([this](coalloc::XJob& job) { return replan_xjob(job, state_.merged()); });
     reload_from_store();
@@ -144,6 +145,21 @@ void BrokerService::install(httplib::Server& server) {
     });
     server.Post(R"(/v1/clusters/([^/]+)/reports)", [this](const httplib::Request& q, httplib::Response& r) {
         serve("/v1/clusters/{name}/reports", q, r, &BrokerService::post_reports);
+    });
+    server.Post("/v1/probes", [this](const httplib::Request& q, httplib::Response& r) {
+        serve("/v1/probes", q, r, &BrokerService::post_probe);
+    });
+    server.Get("/v1/probes", [this](const httplib::Request& q, httplib::Response& r) {
+        serve("/v1/probes", q, r, &BrokerService::get_probes);
+    });
+    server.Get(R"(/v1/probes/([^/]+))", [this](const httplib::Request& q, httplib::Response& r) {
+        serve("/v1/probes/{id}", q, r, &BrokerService::get_probe);
+    });
+    server.Get(R"(/v1/clusters/([^/]+)/probes)", [this](const httplib::Request& q, httplib::Response& r) {
+        serve("/v1/clusters/{name}/probes", q, r, &BrokerService::get_probe_orders);
+    });
+    server.Post(R"(/v1/clusters/([^/]+)/probes)", [this](const httplib::Request& q, httplib::Response& r) {
+        serve("/v1/clusters/{name}/probes", q, r, &BrokerService::post_probe_reports);
     });
 }
 

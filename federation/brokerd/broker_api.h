@@ -16,6 +16,7 @@
 #include "services/broker/federation_state.h"
 #include "services/broker/lease_keeper.h"
 #include "services/broker/metrics.h"
+#include "services/broker/probe_board.h"
 #include "services/broker/rate_limit.h"
 #include "services/broker/tokens.h"
 
@@ -34,7 +35,7 @@ public:
     // Restores the state from the store (every part it holds, and the epoch).
     // Also starts the co-allocator's decision round, once a second while this broker decides.
     BrokerService(std::shared_ptr<const Topology> topology, std::unique_ptr<BrokerStore> store, TokenTable tokens,
-                  double rate_per_s, coalloc::Policy policy = {});
+                  double rate_per_s, coalloc::Policy policy = {}, int probe_port = 5301);
 
     ~BrokerService();
 
@@ -67,6 +68,12 @@ private:
     void post_xjob_cancel(const httplib::Request&, httplib::Response&, const Caller&);
     void get_orders(const httplib::Request&, httplib::Response&, const Caller&);
     void post_reports(const httplib::Request&, httplib::Response&, const Caller&);
+    // Link probes (probe_routes.cpp).
+    void post_probe(const httplib::Request&, httplib::Response&, const Caller&);
+    void get_probes(const httplib::Request&, httplib::Response&, const Caller&);
+    void get_probe(const httplib::Request&, httplib::Response&, const Caller&);
+    void get_probe_orders(const httplib::Request&, httplib::Response&, const Caller&);
+    void post_probe_reports(const httplib::Request&, httplib::Response&, const Caller&);
     // The co-allocator's time-driven decisions, once a second while this broker decides.
     void decide_loop();
     void decide_once();
@@ -96,6 +103,7 @@ private:
     std::string leader_;        // who holds the lease, as a standby last saw it (under mu_)
     std::unique_ptr<LeaseKeeper> keeper_;
     CrossSiteJobs xjobs_;                      // under mu_
+    ProbeBoard probes_;                        // under mu_
     std::map<std::string, int64_t> seen_;      // a cluster's last orders or reports call (under mu_)
     int64_t deciding_since_ = 0;               // under mu_
     std::mutex decider_mu_;

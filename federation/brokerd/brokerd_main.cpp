@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
         const bool shared = store->shared();
         const std::string where = store->describe();
         service = std::make_unique<BrokerService>(topology, std::move(store), std::move(tokens), conf.rate_per_s,
-                                                  conf.coalloc);
+                                                  conf.coalloc, conf.probe_port);
         std::cerr << "spiderflow: brokerd: " << topology->clusters.size() << " clusters in " << conf.topology
                   << ", state in " << where << " (epoch " << service->epoch() << ")\n";
         if (shared) service->keep_lease(open_store(conf.db, options), lease_holder(conf), conf.lease_ttl_s);

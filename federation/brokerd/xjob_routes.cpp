@@ -170,6 +170,7 @@ void BrokerService::decide_once() {
     if (!writable_) return;
     try {
         xjobs_.step(unix_now(), last_seen(), holder_);
+        probes_.step(unix_now());
     } catch (const LeaseLost& e) {
         lost_lease(e, nullptr);
     } catch (const std::exception& e) {

@@ -27,6 +27,10 @@ struct AgentConf {
     long part_min_uid = 1000;             // no part runs as a user below this uid (root, system users)
     std::string wan_address = "%a";       // how other sites reach a node here: %n name, %a NodeAddr
     int64_t default_time_limit_s = 86400; // an sbatch cross-site job without --time: every part's limit
+    // A part cancelled on the broker's order whose nodes have not all confirmed its end by then:
+    // reported ended, naming those nodes as lost (a lost node holds a job completing until Slurm
+    // marks it down, after SlurmdTimeout). Above KillWait plus the epilog.
+    double part_end_grace_s = 60;
 };
 
 // Throws InputError(source, line, key, ...).

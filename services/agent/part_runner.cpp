@@ -12,6 +12,7 @@
 
 #include "services/coalloc/xjob_json.h"
 #include "services/slurmjob/spiderflow_conf.h"
+#include "libspiderflow/util/human_format.h"
 #include "libspiderflow/util/json_read.h"
 
 namespace spiderflow::agent {
@@ -104,19 +105,25 @@ std::vector<Report> PartRunner::carry_out(const std::vector<Order>& orders, cons
             case OrderKind::Cancel: {
                 // Ended before the order came (its user's scancel, a node lost): its own end is
                 // the news, so that the broker does not take it for one it ordered.
-                const auto gone = std::find_if(jobs.begin(), jobs.end(), [&](const PartJob& j) {
-                    return j.job_id == o.job_id && j.state == PartJob::State::Ended && !j.still_running;
-                });
-                if (gone != jobs.end()) {
+                const auto known = std::find_if(jobs.begin(), jobs.end(), [&](const PartJob& j) { return j.job_id == o.job_id; });
+                const bool gone = known != jobs.end() && known->state == PartJob::State::Ended && !known->still_running;
+                if (gone && cancelling_.count(o.job_id) == 0) {
                     r.kind = ReportKind::Ended;
                     r.job_id = o.job_id;
-                    r.reason = gone->reason;
-                    r.completed = gone->completed;
+                    r.reason = known->reason;
+                    r.completed = known->completed;
                     break;
                 }
-                hands_.cancel(o.job_id, "cross-site job " + o.xjob + " ends: " + o.reason);
-                log_("part " + std::to_string(o.part) + " of " + o.xjob + " (job " + std::to_string(o.job_id) +
-                     ") cancelled: " + o.reason);
+                if (cancelling_.count(o.job_id) == 0) {
+                    hands_.cancel(o.job_id, "cross-site job " + o.xjob + " ends: " + o.reason);
+                    log_("part " + std::to_string(o.part) + " of " + o.xjob + " (job " + std::to_string(o.job_id) +
+                         ") cancelled: " + o.reason);
+                }
+                if (known != jobs.end() && known->state != PartJob::State::Pending) {
+                    // It ran: its end is reported once every node confirmed it (watch).
+                    cancelling_.emplace(o.job_id, Cancelling{o.reason, std::chrono::steady_clock::now()});
+                    continue;
+                }
                 r.kind = ReportKind::Ended;
                 r.job_id = o.job_id;
                 r.reason = coalloc::kCancelledByBroker + o.reason;
@@ -140,7 +147,34 @@ std::vector<Report> PartRunner::carry_out(const std::vector<Order>& orders, cons
 std::vector<Report> PartRunner::watch(const std::vector<PartJob>& jobs) {
     std::vector<Report> out;
     for (const PartJob& j : jobs) {
-        if (j.state == PartJob::State::Pending) continue;
+        const auto ordered = cancelling_.find(j.job_id);
+        if (ordered != cancelling_.end()) {
+            const bool ended = j.state == PartJob::State::Ended && !j.still_running;
+            const bool overdue = j.state == PartJob::State::Completing &&
+                                 std::chrono::steady_clock::now() - ordered->second.since >=
+                                     std::chrono::duration<double>(policy_.end_grace_s);
+            if (!ended && !overdue) continue;  // still ending
+            Report r;
+            r.kind = ReportKind::Ended;
+            r.xjob = j.xjob;
+            r.part = j.part;
+            r.attempt = j.attempt;
+            r.job_id = j.job_id;
+            r.completed = j.completed;
+            r.reason = coalloc::kCancelledByBroker + ordered->second.reason;
+            if (overdue) {
+                // Nodes that never confirmed the end are lost (or as good as lost) for now.
+                r.lost_nodes = j.unconfirmed;
+                std::string names;
+                for (const std::string& n : j.unconfirmed) names += (names.empty() ? "" : ", ") + n;
+                log_("part " + std::to_string(j.part) + " of " + j.xjob + " (job " + std::to_string(j.job_id) +
+                     "): nodes " + names + " have not confirmed its end after " +
+                     format_number("%g", policy_.end_grace_s) + " s; reported lost");
+            }
+            out.push_back(r);
+            continue;
+        }
+        if (j.state == PartJob::State::Pending || j.state == PartJob::State::Completing) continue;
         const int state = static_cast<int>(j.state);
         if (reported_.count({j.job_id, state}) != 0) continue;
         Report r;
@@ -170,6 +204,7 @@ void PartRunner::acknowledge(const std::vector<Report>& reports) {
         if (r.job_id == 0) continue;
         if (r.kind == ReportKind::Running) reported_.insert({r.job_id, static_cast<int>(PartJob::State::Running)});
         if (r.kind == ReportKind::Ended) reported_.insert({r.job_id, static_cast<int>(PartJob::State::Ended)});
+        if (r.kind == ReportKind::Ended && !r.still_running) cancelling_.erase(r.job_id);
     }
 }
 

@@ -7,7 +7,9 @@
 // which users may receive parts here.
 #pragma once
 
+#include <chrono>
 #include <functional>
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -31,10 +33,13 @@ struct PartJob {
     std::string xjob;
     size_t part = 0;
     int attempt = 0;
-    enum class State { Pending, Running, Ended } state = State::Pending;
+    // Completing: Slurm ended it but its nodes have not all confirmed (a lost node holds a job
+    // there until Slurm marks the node down): not ended yet for the broker.
+    enum class State { Pending, Running, Ended, Completing } state = State::Pending;
     bool completed = false;  // ended with exit code 0
     std::string reason;      // Slurm's state and reason when it ended
     bool still_running = false;  // ended: its batch script failed, its job waits for the verdict
+    std::vector<std::string> unconfirmed;  // completing: its nodes that have not confirmed the end
 };
 
 // A job job_submit planned across clusters and holds here until the broker starts its parts:
@@ -85,6 +90,7 @@ struct PartPolicy {
     // The spiderflow.conf this cluster's plugins read: while it does not parse, SpiderFlow is off
     // here (the step side would start a part's tasks without ranks), so no part is taken.
     std::string site_conf;
+    double end_grace_s = 60;  // agent.conf part_end_grace
 };
 
 class PartRunner {
@@ -118,6 +124,14 @@ private:
     Log log_;
     slurmjob::ConfErrorWatch site_conf_;
     std::set<std::pair<uint32_t, int>> reported_;  // (job id, state) already told to the broker
+    // Jobs this agent cancelled on the broker's order, with the order's reason: their end is
+    // reported once Slurm has them ended on every node, so a requeued job is planned anew only
+    // when a lost node is known lost (the job stays completing until Slurm marks the node down).
+    struct Cancelling {
+        std::string reason;
+        std::chrono::steady_clock::time_point since;
+    };
+    std::map<uint32_t, Cancelling> cancelling_;
 };
 
 }  // namespace spiderflow::agent

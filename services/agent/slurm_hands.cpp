@@ -23,6 +23,7 @@ char* slurm_job_state_string(uint32_t state);
 #include <vector>
 
 #include "libspiderflow/plan/launch_contract.h"
+#include "services/slurmjob/hostlist.h"
 #include "services/slurmjob/part_comment.h"
 #include "services/slurmjob/plan_summary.h"
 #include "services/agent/slurm_observer.h"
@@ -92,6 +93,29 @@ std::string update_job(job_desc_msg_t& d) {
 
 // Slurm's final states that mean the part did its work.
 bool ended_state(uint32_t s) { return (s & JOB_STATE_BASE) >= JOB_COMPLETE; }
+
+// The nodes of `list` that have not confirmed a job's end: still completing, or not answering.
+std::vector<std::string> unconfirmed_nodes(const std::string& list) {
+    std::vector<std::string> out;
+    std::vector<std::string> nodes;
+    try {
+        nodes = slurmjob::expand_hostlist(list);
+    } catch (const std::exception&) {
+        return out;
+    }
+    for (std::string name : nodes) {
+        node_info_msg_t* info = nullptr;
+        if (slurm_load_node_single(&info, name.data(), SHOW_ALL) != SLURM_SUCCESS || info == nullptr) continue;
+        if (info->record_count > 0) {
+            const uint32_t s = info->node_array[0].node_state;
+            if ((s & (NODE_STATE_COMPLETING | NODE_STATE_NO_RESPOND)) != 0 || (s & NODE_STATE_BASE) == NODE_STATE_DOWN) {
+                out.push_back(name);
+            }
+        }
+        slurm_free_node_info_msg(info);
+    }
+    return out;
+}
 
 }  // namespace
 
@@ -290,10 +314,13 @@ std::vector<PartJob> LibslurmHands::part_jobs() {
             p.reason = "FAILED, " + c.ended;
         } else if (base == JOB_RUNNING || base == JOB_SUSPENDED) {
             p.state = PartJob::State::Running;
+        } else if (ended_state(j.job_state) && (j.job_state & JOB_COMPLETING) != 0) {
+            p.state = PartJob::State::Completing;
+            if (j.nodes != nullptr) p.unconfirmed = unconfirmed_nodes(j.nodes);
         } else if (ended_state(j.job_state)) {
             p.state = PartJob::State::Ended;
             p.completed = base == JOB_COMPLETE && j.exit_code == 0;
-            // The base state: while the job completes Slurm's string says COMPLETING instead.
+            // The base state: Slurm's string for the whole state may name a flag instead.
             p.reason = slurm_job_state_string(base);
             if (WIFSIGNALED(j.exit_code)) {
                 p.reason += ", signal " + std::to_string(WTERMSIG(j.exit_code));

@@ -23,6 +23,7 @@ struct BrokerdConf {
     std::string tls_cert;                                     // both set: HTTPS only
     std::string tls_key;
     coalloc::Policy coalloc;                                  // cross-site jobs: lead, give-up, barrier, silence
+    int probe_port = 5301;                                    // link probes: the serve job's iperf3 port (and the next)
 };
 
 // Throws InputError(source, line, key, ...).

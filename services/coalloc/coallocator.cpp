@@ -424,6 +424,13 @@ bool Coallocator::report(const std::string& cluster, const Report& r, int64_t no
         part.ended = !r.still_running;
         part.running = false;
         part.end_reason = r.reason;
+        for (const std::string& node : r.lost_nodes) {
+            const std::string name = cluster + ":" + node;
+            if (std::find(job.lost_nodes.begin(), job.lost_nodes.end(), name) == job.lost_nodes.end()) {
+                job.lost_nodes.push_back(name);
+                job.events.push_back({now, describe_part(job, r.part) + ": node " + node + " did not confirm the end: lost"});
+            }
+        }
         const std::string ended = describe_part(job, r.part) + " ended: " + (r.reason.empty() ? "no reason given" : r.reason);
         // A part ended on the broker's order: its reason is the job's, said already.
         const bool ordered = r.reason.rfind(kCancelledByBroker, 0) == 0;

@@ -36,9 +36,9 @@ struct Policy {
     int64_t completion_grace_s = 600;
     int max_requeues = 2;            // missed barriers before the job fails
     // A job queued again after a failure is planned again this long after its last part ended:
-    // time for the failed site's agent to publish what the failure took (a node Slurm marks down
-    // after its SlurmdTimeout).
-    int64_t replan_settle_s = 30;
+    // time for the failed sites' agents to publish their nodes as they are now (the nodes a part
+    // lost are named in its end already: NODE_FAIL, or not confirmed within part_end_grace).
+    int64_t replan_settle_s = 10;
     int64_t silent_after_s = 300;    // a cluster not heard from for this long ends its jobs' other parts
     // MASTER_PORT of a job: base + its arrival number % span, the same in every part. Apart from
     // the sites' own range (spiderflow.conf master_port_base, 29500 + job id % 1000), so a
@@ -99,6 +99,9 @@ struct Report {
     // Ended: its batch script failed, and its job still runs, waiting to be told the verdict
     // (a Cancel order, whose reason the agent prints on its output).
     bool still_running = false;
+    // Ended: nodes of the part that never confirmed its end (the agent's part_end_grace passed):
+    // lost for the job's next plan.
+    std::vector<std::string> lost_nodes;
     std::string reason;              // ReserveFailed, Ended, Refused
 };
 

@@ -1,5 +1,7 @@
 #include "services/coalloc/xjob_json.h"
 
+#include <algorithm>
+
 #include <cctype>
 #include <limits>
 
@@ -393,6 +395,7 @@ ordered_json report_to_json(const Report& r) {
         j["completed"] = r.completed;
         j["reason"] = r.reason;
         if (r.still_running) j["still_running"] = true;  // only when set: older brokers read the rest
+        if (!r.lost_nodes.empty()) j["lost_nodes"] = r.lost_nodes;
         break;
     case ReportKind::Refused:
         j["reason"] = r.reason;
@@ -404,7 +407,7 @@ ordered_json report_to_json(const Report& r) {
 Report report_from_json(const json& doc, const std::string& source, const std::string& path) {
     const Object j(doc, source, path,
                    {"report", "xjob", "part", "attempt", "earliest_start", "reservation", "node_list", "address", "job_id",
-                    "completed", "still_running", "reason"});
+                    "completed", "still_running", "lost_nodes", "reason"});
     Report r;
     const std::string kind = j.string("report");
     if (!report_from_name(kind, &r.kind)) j.fail_at("report", "unknown report '" + kind + "'");
@@ -432,6 +435,13 @@ Report report_from_json(const json& doc, const std::string& source, const std::s
     r.address = j.has("address") ? get_address(j) : std::string();
     r.completed = j.boolean_or("completed", false);
     r.still_running = j.boolean_or("still_running", false);
+    r.lost_nodes = get_names(j, "lost_nodes");
+    for (const std::string& n : r.lost_nodes) {
+        const bool ok = !n.empty() && n.size() <= 128 && std::all_of(n.begin(), n.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+        });
+        if (!ok) j.fail_at("lost_nodes", "'" + n + "' is not a node name");
+    }
     r.reason = j.string_or("reason", "");
     if (r.reason.size() > 4096) r.reason.resize(4096);
     return r;

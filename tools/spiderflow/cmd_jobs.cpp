@@ -127,6 +127,17 @@ void print_job(const nlohmann::json& j, bool history) {
         std::printf("  rendezvous %s (MASTER_ADDR:MASTER_PORT in every part)\n", j.at("rendezvous").get<std::string>().c_str());
     }
     if (!j.at("reason").get<std::string>().empty()) std::printf("  reason: %s\n", j.at("reason").get<std::string>().c_str());
+    // Each run: its layout, where it ran, and why it ended (a job requeued after a failure has several).
+    for (const auto& r : j.value("runs", nlohmann::json::array())) {
+        const int64_t ended = r.at("ended_at").get<int64_t>();
+        std::printf("  run %d  %s on %s  from %s  %s%s\n", r.at("number").get<int>(), r.at("layout").get<std::string>().c_str(),
+                    r.at("placement").get<std::string>().c_str(), when(r.at("started_at").get<int64_t>()).c_str(),
+                    ended == 0 ? "running" : ("until " + when(ended)).c_str(),
+                    ended == 0 ? "" : (": " + r.at("end").get<std::string>()).c_str());
+    }
+    if (j.value("state", "") == "queued" && j.value("replan_at", int64_t{0}) != 0) {
+        std::printf("  run %d: planned anew at %s, without what failed\n", j.value("run", 0), when(j.at("replan_at").get<int64_t>()).c_str());
+    }
     for (const auto& d : j.value("degraded_links", nlohmann::json::array()))
         std::printf("  link %s <-> %s measured %.3g Gbps at %s by %s: below the %.3g Gbps the job was planned on\n",
                     d.at("a").get<std::string>().c_str(), d.at("b").get<std::string>().c_str(), d.at("measured_gbps").get<double>(),

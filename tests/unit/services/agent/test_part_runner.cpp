@@ -220,6 +220,58 @@ TEST(PartRunner, CancelEndsThePartAndSaysWhy) {
     EXPECT_EQ(r.hands.told, std::vector<std::string>{"cross-site job oregon:7 ends: part 0 on oregon ended: NODE_FAIL"});
 }
 
+// A running part cancelled on the broker's order is reported ended only once Slurm has it ended
+// on every node: a lost node keeps it completing until Slurm marks the node down, and the job is
+// planned anew only then. The order repeated meanwhile cancels nothing twice.
+TEST(PartRunner, ACancelledPartIsReportedEndedOnceEveryNodeConfirmed) {
+    Runner r;
+    r.runner.round({order(OrderKind::Submit)});
+    r.hands.jobs[0].state = PartJob::State::Running;
+    r.runner.acknowledge(r.runner.round({}));
+    Order o = order(OrderKind::Cancel);
+    o.job_id = r.hands.jobs[0].job_id;
+    o.reason = "part 0 on oregon ended: FAILED, exit code 1";
+    EXPECT_TRUE(r.runner.round({o}).empty());
+    EXPECT_EQ(r.hands.cancelled.size(), 1u);
+    r.hands.jobs[0].state = PartJob::State::Completing;
+    EXPECT_TRUE(r.runner.round({o}).empty());
+    EXPECT_EQ(r.hands.cancelled.size(), 1u);
+    r.hands.jobs[0].state = PartJob::State::Ended;
+    r.hands.jobs[0].reason = "CANCELLED";
+    auto reports = r.runner.round({o});
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_EQ(reports[0].kind, ReportKind::Ended);
+    EXPECT_EQ(reports[0].reason, "cancelled: part 0 on oregon ended: FAILED, exit code 1");
+    r.runner.acknowledge(reports);
+    EXPECT_TRUE(r.runner.round({}).empty());
+}
+
+// A cancelled part whose nodes do not confirm its end within part_end_grace (a lost node: Slurm
+// holds the job completing until it marks the node down) is reported ended, naming those nodes.
+TEST(PartRunner, APartStillCompletingAfterTheGraceIsReportedWithItsUnconfirmedNodes) {
+    PartPolicy quick;
+    quick.end_grace_s = 0;
+    Runner r(quick);
+    r.runner.round({order(OrderKind::Submit)});
+    r.hands.jobs[0].state = PartJob::State::Running;
+    r.runner.acknowledge(r.runner.round({}));
+    Order o = order(OrderKind::Cancel);
+    o.job_id = r.hands.jobs[0].job_id;
+    o.reason = "part 0 on oregon ended: FAILED, exit code 1";
+    EXPECT_TRUE(r.runner.round({o}).empty());
+    r.hands.jobs[0].state = PartJob::State::Completing;
+    r.hands.jobs[0].unconfirmed = {"oh-gpu002"};
+    const auto reports = r.runner.round({o});
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_EQ(reports[0].kind, ReportKind::Ended);
+    EXPECT_EQ(reports[0].lost_nodes, std::vector<std::string>{"oh-gpu002"});
+    EXPECT_EQ(reports[0].reason, "cancelled: part 0 on oregon ended: FAILED, exit code 1");
+    r.runner.acknowledge(reports);
+    EXPECT_TRUE(r.runner.round({}).empty());
+    r.hands.jobs[0].state = PartJob::State::Ended;  // Slurm marked the node down at last: said already
+    EXPECT_TRUE(r.runner.round({}).empty());
+}
+
 // The user cancelled the part before the broker's order came: the report says CANCELLED, as
 // Slurm does, so the broker does not take it for a part it ended (and requeue the job).
 TEST(PartRunner, ACancelOrderForAJobEndedAlreadyReportsItsOwnEnd) {

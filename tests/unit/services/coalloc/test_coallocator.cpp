@@ -717,6 +717,29 @@ TEST(Coallocator, AFailedPartQueuesTheJobAgainPlannedAnewWithoutWhatFailed) {
     EXPECT_NE(std::find(env.begin(), env.end(), std::pair<std::string, std::string>{"SPIDERFLOW_DP", "6"}), env.end());
 }
 
+// A part the broker cancelled whose nodes never confirmed its end: those nodes are lost for the
+// next plan, as a part Slurm ended NODE_FAIL has its nodes.
+TEST(Coallocator, NodesThatNeverConfirmedTheEndAreLostForTheNextPlan) {
+    Policy p;
+    p.replan_settle_s = 0;
+    Coallocator c(p);
+    std::vector<std::string> seen;
+    c.set_replanner([&](XJob& job) {
+        seen = job.lost_nodes;
+        return std::string();
+    });
+    c.submit(requeued_job("oregon:66", 2), 0);
+    run_to_running(c, "oregon:66", 10);
+    ASSERT_TRUE(c.report("oregon", ended("oregon:66", 0, 100, "FAILED, exit code 1", true), 20));
+    ASSERT_TRUE(c.report("oregon", ended("oregon:66", 0, 100, std::string(kCancelledByBroker) + "x"), 21));
+    Report hung = ended("oregon:66", 1, 101, std::string(kCancelledByBroker) + "x");
+    hung.lost_nodes = {"oh-gpu001"};
+    ASSERT_TRUE(c.report("ohio", hung, 81));
+    c.step(82, kNoSilence);
+    EXPECT_EQ(c.find("oregon:66")->state, XJobState::Negotiating);
+    EXPECT_EQ(seen, std::vector<std::string>{"ohio:oh-gpu001"});
+}
+
 // The user's own scancel of a part (Slurm says CANCELLED, not on this broker's order) never
 // requeues, nor does a job that did not ask to be.
 TEST(Coallocator, TheUsersScancelAndAJobThatDidNotAskAreNeverRequeued) {

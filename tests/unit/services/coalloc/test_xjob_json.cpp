@@ -150,6 +150,12 @@ TEST(XJobJson, OrdersAndReportsRoundTrip) {
     const std::string rt = report_to_json(r).dump();
     const Report back = report_from_json(jsonread::parse(rt, "r"), "r", "reports[0]");
     EXPECT_EQ(report_to_json(back).dump(), rt);
+    EXPECT_FALSE(report_to_json(r).contains("lost_nodes"));  // only when set: older brokers read the rest
+    r.lost_nodes = {"oh-gpu001"};
+    EXPECT_EQ(report_from_json(report_to_json(r), "r", "").lost_nodes, r.lost_nodes);
+    EXPECT_THROW(report_from_json(jsonread::parse(R"({"report": "ended", "xjob": "a:1", "part": 0, "attempt": 1,
+                                                     "lost_nodes": ["../etc"]})", "r"), "r", ""),
+                 InputError);
 
     try {
         report_from_json(jsonread::parse(R"({"report": "offer", "xjob": "a:1", "part": 0, "attempt": 1})", "r"), "r",
