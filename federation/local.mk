@@ -15,5 +15,5 @@ spiderflow_brokerd_LDADD = libsf_broker.la libsf_probe.la libsf_replan.la libsf_
 
 sbin_PROGRAMS += spiderflow-agent
 spiderflow_agent_SOURCES = federation/agent/agent_main.cpp
-spiderflow_agent_LDADD = libsf_agent.la libsf_coalloc.la libsf_broker_client.la libsf_slurmjob.la libspiderflow.la \
+spiderflow_agent_LDADD = libsf_agent.la libsf_probe.la libsf_coalloc.la libsf_broker_client.la libsf_slurmjob.la libspiderflow.la \
 	$(CURL_LIBS) $(SLURM_LIBS)

@@ -134,6 +134,13 @@ tests_unit_test_broker_SOURCES = tests/unit/services/broker/test_broker.cpp
 tests_unit_test_broker_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_broker_LDADD = libsf_broker.la libsf_coalloc.la libsf_site.la libsf_topology.la libsf_model.la libsf_util.la \
 	$(SQLITE_LIBS) $(MARIADB_LIBS) $(LIBCRYPTO_LIBS) $(HWLOC_LIBS) $(GTEST_LIBS_ALL)
+# the broker's link probes and their wire format
+check_PROGRAMS += tests/unit/test_probe_board
+TESTS += tests/unit/test_probe_board
+tests_unit_test_probe_board_SOURCES = tests/unit/services/broker/test_probe_board.cpp
+tests_unit_test_probe_board_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_probe_board_LDADD = libsf_broker.la libsf_probe.la libspiderflow.la $(SQLITE_LIBS) $(MARIADB_LIBS) \
+	$(LIBCRYPTO_LIBS) $(GTEST_LIBS_ALL)
 # the broker's new plan for a requeued cross-site job
 check_PROGRAMS += tests/unit/test_replan
 TESTS += tests/unit/test_replan
@@ -143,10 +150,10 @@ tests_unit_test_replan_LDADD = libsf_replan.la libsf_submit.la libsf_slurmjob.la
 # The cluster agent's logic: observation to part, part deltas, config, links file.
 check_PROGRAMS += tests/unit/test_agent
 TESTS += tests/unit/test_agent
-tests_unit_test_agent_SOURCES = tests/unit/services/slurmjob/summary_fixture.h tests/unit/services/agent/test_agent.cpp tests/unit/services/agent/test_part_runner.cpp \
+tests_unit_test_agent_SOURCES = tests/unit/services/slurmjob/summary_fixture.h tests/unit/services/agent/test_agent.cpp tests/unit/services/agent/test_part_runner.cpp tests/unit/services/agent/test_probe_runner.cpp \
 	tests/unit/services/agent/test_home_jobs.cpp
 tests_unit_test_agent_CXXFLAGS = $(TEST_CXXFLAGS)
-tests_unit_test_agent_LDADD = libsf_agent.la libsf_coalloc.la libsf_broker_client.la libsf_slurmjob.la libspiderflow.la \
+tests_unit_test_agent_LDADD = libsf_agent.la libsf_probe.la libsf_coalloc.la libsf_broker_client.la libsf_slurmjob.la libspiderflow.la \
 	$(CURL_LIBS) $(SLURM_LIBS) $(GTEST_LIBS_ALL)
 # The federation broker on loopback: auth, limits, restart, kill -9.
 TESTS += tests/integration/test_brokerd.sh
@@ -179,6 +186,9 @@ EXTRA_DIST += tests/integration/test_torch_world.sh tests/integration/torch_worl
 # a site's nodes lost mid-run: the job requeued, planned anew without them, resumed from its
 # checkpoint (PyTorch, gloo); the retry bound; kill -9 of the broker during a requeue
 TESTS += tests/integration/test_requeue.sh
+# link probes through the broker: serve and measure jobs on two clusters' compute nodes
+TESTS += tests/integration/test_probe_jobs.sh
+EXTRA_DIST += tests/integration/test_probe_jobs.sh
 EXTRA_DIST += tests/integration/test_requeue.sh tests/integration/torch_resume.py
 # One cross-site job from this host's Slurm to another version's in its Debian root: skipped
 # unless SF_MIXED_SUITE is set; .ci/run runs it after test-slurm-version.sh built that root's part.

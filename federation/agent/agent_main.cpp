@@ -18,6 +18,7 @@
 #include "services/agent/agent_setup.h"
 #include "services/agent/home_jobs.h"
 #include "services/agent/part_runner.h"
+#include "services/agent/probe_runner.h"
 #include "services/agent/slurm_hands.h"
 #include "services/agent/slurm_observer.h"
 #include "services/slurm_api/slurm_api.h"
@@ -83,6 +84,14 @@ int main(int argc, char** argv) {
     PartRunner parts(setup.cluster, BrokerClient(endpoint), hands, PartPolicy{setup.conf.part_users, setup.conf.part_accounts, setup.conf.spiderflow_conf, setup.conf.part_end_grace_s},
                      log_line);
     HomeJobHandoff handoff(setup.cluster, BrokerClient(endpoint), hands, setup.conf.default_time_limit_s, log_line);
+    // This cluster measures the links the topology names it first in (A of A-B); the far end serves.
+    ProbeSettings probe_settings{setup.conf.probe_command, setup.conf.probe_interval_s, {}};
+    for (const Link& l : setup.topology->links) {
+        const std::string a = setup.topology->clusters[static_cast<size_t>(l.a)].name;
+        if (a == setup.cluster) probe_settings.links.push_back(a + "-" + setup.topology->clusters[static_cast<size_t>(l.b)].name);
+    }
+    ProbeRunner probes(setup.cluster, BrokerClient(endpoint), hands, probe_settings,
+                       [&agent](const LinkMeasurement& m) { agent.add_measurement(m); }, log_line);
     if (dry_run) {
         try {
             std::cout << agent.preview(unix_now()) << "\n";
@@ -107,6 +116,7 @@ int main(int argc, char** argv) {
             handoff.cycle();
             parts.cycle();
         }
+        probes.cycle(unix_now());
         if (once) break;
         while (!g_stop && !g_resync && clock::now() < next) ::usleep(50000);
     }

@@ -1,5 +1,7 @@
 #include "services/agent/agent.h"
 
+#include <algorithm>
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -69,7 +71,29 @@ void Agent::note_once(const std::string& text) {
     if (noted_.insert(text).second) log_(text);
 }
 
+void Agent::add_measurement(const LinkMeasurement& m) {
+    for (LinkMeasurement& p : probed_) {
+        if ((p.a == m.a && p.b == m.b) || (p.a == m.b && p.b == m.a)) {
+            if (m.timestamp >= p.timestamp) p = m;
+            return;
+        }
+    }
+    probed_.push_back(m);
+}
+
 std::vector<LinkMeasurement> Agent::measured_links() {
+    std::vector<LinkMeasurement> out = links_from_file();
+    for (const LinkMeasurement& p : probed_) {
+        auto same = std::find_if(out.begin(), out.end(), [&](const LinkMeasurement& l) {
+            return (l.a == p.a && l.b == p.b) || (l.a == p.b && l.b == p.a);
+        });
+        if (same == out.end()) out.push_back(p);
+        else if (p.timestamp >= same->timestamp) *same = p;
+    }
+    return out;
+}
+
+std::vector<LinkMeasurement> Agent::links_from_file() {
     if (setup_.conf.links_file.empty()) return {};
     try {
         std::string text = read_text_file(setup_.conf.links_file, "links file");

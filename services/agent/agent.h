@@ -43,13 +43,18 @@ public:
     void force_snapshot() { need_snapshot_ = true; }
     // The part the next cycle would publish, as a snapshot (--dry-run).
     std::string preview(SiteTime now);
+    // A link figure this cluster's probe measured (probe_runner.h): published from the next cycle
+    // on with the links file's figures (a newer figure of the same link wins), snapshots included.
+    void add_measurement(const LinkMeasurement& m);
 
 private:
     std::optional<SiteState> look(SiteTime now);
     void publish(const SiteState& part, SiteTime now);
     void refresh_cache(const SiteState& part, SiteTime now);
     void write_cache(const std::string& text, SiteTime now);
+    // The links file's figures and this agent's probes', the newest of each link.
     std::vector<LinkMeasurement> measured_links();
+    std::vector<LinkMeasurement> links_from_file();
     void note_once(const std::string& text);
 
     AgentSetup setup_;
@@ -72,6 +77,7 @@ private:
     bool broker_down_logged_ = false;
     std::string links_text_;
     std::vector<LinkMeasurement> links_;
+    std::vector<LinkMeasurement> probed_;  // this agent's probes, the newest of each link
 };
 
 // Reads a links file: one JSON object per line in the site-delta format, each a

@@ -31,6 +31,11 @@ struct AgentConf {
     // reported ended, naming those nodes as lost (a lost node holds a job completing until Slurm
     // marks it down, after SlurmdTimeout). Above KillWait plus the epilog.
     double part_end_grace_s = 60;
+    // Link probes: ask the broker to measure this cluster's links this often (0 = only when an
+    // admin asks, `spiderflow probe now`), and the `spiderflow` command the probe jobs run on the
+    // compute nodes.
+    double probe_interval_s = 0;
+    std::string probe_command;            // empty: the one `make install` put in bindir
 };
 
 // Throws InputError(source, line, key, ...).

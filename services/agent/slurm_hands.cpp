@@ -14,6 +14,7 @@ char* slurm_job_state_string(uint32_t state);
 #include <grp.h>
 #include <pwd.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <cstdio>
@@ -89,6 +90,16 @@ std::string update_job(job_desc_msg_t& d) {
     if (slurm_update_job(&d) == SLURM_SUCCESS) return "";
     if (unreachable(errno)) throw SlurmUnavailable("slurm_update_job " + std::to_string(slurm_api::job_id_of(d)) + ": " + slurm_api::last_error());
     return slurm_api::last_error();
+}
+
+// Ends a job; one that ended already, or is gone, is no error.
+void kill_job(uint32_t job_id) {
+    if (slurm_api::kill_job(job_id, SIGKILL, 0) != SLURM_SUCCESS) {
+        const int err = errno;
+        if (err != ESLURM_ALREADY_DONE && err != ESLURM_INVALID_JOB_ID) {
+            throw SlurmUnavailable("slurm_kill_job " + std::to_string(job_id) + ": " + slurm_api::last_error());
+        }
+    }
 }
 
 // Slurm's final states that mean the part did its work.
@@ -284,12 +295,7 @@ void LibslurmHands::cancel(uint32_t job_id, const std::string& why) {
             (void)slurm_update_job(&d);
         }
     }
-    if (slurm_api::kill_job(job_id, SIGKILL, 0) != SLURM_SUCCESS) {
-        const int err = errno;
-        if (err != ESLURM_ALREADY_DONE && err != ESLURM_INVALID_JOB_ID) {
-            throw SlurmUnavailable("slurm_kill_job " + std::to_string(job_id) + ": " + slurm_api::last_error());
-        }
-    }
+    kill_job(job_id);
 }
 
 std::vector<PartJob> LibslurmHands::part_jobs() {
@@ -418,6 +424,61 @@ void LibslurmHands::start_held(const coalloc::Order& o) {
     if (const std::string no = update_job(release); !no.empty()) {
         throw PartRefused("Slurm on " + cluster_ + " would not release the held job: " + no);
     }
+}
+
+uint32_t LibslurmHands::submit_probe(const std::string& name, const std::string& script) {
+    // The site's own job: as the agent's user, one task on one node, for a few minutes; its
+    // output on the node's /tmp (no file system is shared with the agent's host).
+    job_desc_msg_t d;
+    slurm_init_job_desc_msg(&d);
+    d.user_id = ::getuid();
+    d.group_id = ::getgid();
+    d.min_nodes = d.max_nodes = 1;
+    d.num_tasks = 1;
+    d.time_limit = 5;
+    std::string job_name = name, text = script, dir = "/tmp", out = "/tmp/" + name + ".out";
+    d.name = job_name.data();
+    d.script = text.data();
+    d.work_dir = dir.data();
+    d.std_out = out.data();
+    std::string path = "PATH=/usr/local/bin:/usr/bin:/bin";
+    char* envp[] = {path.data(), nullptr};
+    d.environment = envp;
+    d.env_size = 1;
+    submit_response_msg_t* answer = nullptr;
+    if (slurm_submit_batch_job(&d, &answer) != SLURM_SUCCESS || answer == nullptr) {
+        throw SlurmUnavailable("submitting probe job " + name + ": " + slurm_api::last_error());
+    }
+    const uint32_t id = slurm_api::submitted_job_id(*answer);
+    slurm_free_submit_response_response_msg(answer);
+    return id;
+}
+
+std::vector<ProbeJob> LibslurmHands::probe_jobs() {
+    job_info_msg_t* jobs = nullptr;
+    if (slurm_load_jobs(0, &jobs, SHOW_ALL) != SLURM_SUCCESS) throw SlurmUnavailable("slurm_load_jobs: " + slurm_api::last_error());
+    std::vector<ProbeJob> out;
+    for (uint32_t i = 0; i < jobs->record_count; ++i) {
+        const slurm_job_info_t& j = jobs->job_array[i];
+        if (j.name == nullptr || std::string(j.name).rfind("spiderflow-probe-", 0) != 0 || j.user_id != ::getuid()) continue;
+        ProbeJob p;
+        p.job_id = j.job_id;
+        p.name = j.name;
+        const uint32_t base = j.job_state & JOB_STATE_BASE;
+        p.state = base == JOB_PENDING ? ProbeJob::State::Pending
+                  : ended_state(j.job_state) ? ProbeJob::State::Ended
+                                             : ProbeJob::State::Running;
+        if (j.nodes != nullptr && *j.nodes != '\0') p.node = j.nodes;
+        if (j.comment != nullptr) p.comment = j.comment;
+        if (p.state == ProbeJob::State::Ended) p.reason = slurm_job_state_string(base);
+        out.push_back(p);
+    }
+    slurm_free_job_info_msg(jobs);
+    return out;
+}
+
+void LibslurmHands::cancel_probe(uint32_t job_id) {
+    kill_job(job_id);
 }
 
 }  // namespace spiderflow::agent

@@ -1,14 +1,16 @@
-// SlurmHands (part_runner.h) on libslurm: the calls a cross-site part needs on this cluster.
+// SlurmHands (part_runner.h) and ProbeHands (probe_runner.h) on libslurm: the calls a
+// cross-site part and a link probe need on this cluster.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "services/agent/part_runner.h"
+#include "services/agent/probe_runner.h"
 
 namespace spiderflow::agent {
 
-class LibslurmHands : public SlurmHands {
+class LibslurmHands : public SlurmHands, public ProbeHands {
 public:
     // min_uid: a part for a user below it (root, system accounts) is refused: a cluster's token
     // must not be enough to run a script as root on another site.
@@ -25,6 +27,9 @@ public:
     void take_over(uint32_t job_id) override;
     std::string batch_script(uint32_t job_id) override;
     void start_held(const coalloc::Order& o) override;
+    uint32_t submit_probe(const std::string& name, const std::string& script) override;
+    std::vector<ProbeJob> probe_jobs() override;
+    void cancel_probe(uint32_t job_id) override;
 
 private:
     // The nodes of reservation `name`; empty when there is none.

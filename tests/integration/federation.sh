@@ -71,7 +71,10 @@ fed_init() {
 JSON
     BPORT=$(free_port)
     URL=http://127.0.0.1:$BPORT
-    { brokerd_conf "$SF_TMP" "$BPORT" "$SF_TMP/federation.json"; echo "coalloc_lead = 4"; } >"$SF_TMP/brokerd.conf"
+    # Cross-site jobs' MASTER_PORT from this test's own port block (the clusters take its first
+    # 10 ports each): two tests' worlds on this one host never meet on a port.
+    { brokerd_conf "$SF_TMP" "$BPORT" "$SF_TMP/federation.json"; echo "coalloc_lead = 4"
+      printf 'master_port_base = %s\nmaster_port_span = 10\n' "$((base + 40))"; } >"$SF_TMP/brokerd.conf"
     : >"$SF_TMP/tokens"
     for name in "${FED_CLUSTERS[@]}"; do
         echo "cluster $name $(echo "tok-$name" | "$SF_BUILDDIR/spiderflow-brokerd" --hash-token)" >>"$SF_TMP/tokens"

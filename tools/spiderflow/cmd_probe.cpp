@@ -2,6 +2,7 @@
 // (services/probe) and, asked to, publishes it to the broker as the measuring cluster's
 // link_measured delta, where it replaces the topology's declared figure while it is recent.
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <iostream>
 #include <string>
@@ -14,6 +15,8 @@
 #include "libspiderflow/util/cli_options.h"
 #include "libspiderflow/util/errors.h"
 #include "services/probe/link_probe.h"
+#include "services/probe/probe_protocol.h"
+#include "services/slurm_api/slurm_api.h"
 #include "tools/spiderflow/command.h"
 #include "tools/spiderflow/federation_view.h"
 
@@ -21,8 +24,12 @@ namespace spiderflow::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: spiderflow probe serve [--port P]\n"
+    "usage: spiderflow probe now --link A-B --broker URL --token-file FILE [--wait S]   (also: --now)\n"
+    "       spiderflow probe serve [--port P]\n"
     "       spiderflow probe measure --to HOST --link A-B [options]\n\n"
+    "`now` has the broker coordinate a measurement of link A-B at once: cluster B's agent starts a\n"
+    "serve job on one of its compute nodes, cluster A's agent a measure job to it, and the figure is\n"
+    "published as A's measurement (the agents do the same on agent.conf's probe_interval).\n"
     "Measures what a plan depends on between two clusters, on their compute nodes: TCP bandwidth over\n"
     "several streams and the round-trip time, with iperf3. `serve` runs on the far side's node and\n"
     "answers one measurement; `measure` runs on this side's node, prints the figure and, with\n"
@@ -32,6 +39,12 @@ constexpr const char* kUsage =
     "  far side:  srun -N1 -t 2 spiderflow probe serve --port 5301\n"
     "  this side: srun -N1 -t 2 spiderflow probe measure --to NODE --port 5301 --link oregon-tokyo \\\n"
     "                 --publish --broker URL --token-file FILE\n\n";
+
+constexpr const char* kNowUsage =
+    "usage: spiderflow probe now --link A-B --broker URL --token-file FILE [--ca FILE] [--wait S]\n\n"
+    "Asks the broker for a probe of link A-B now and follows it: cluster B's agent starts `spiderflow\n"
+    "probe serve` as a short Slurm job, cluster A's agent then `spiderflow probe measure` to that node,\n"
+    "and publishes the figure as A's measurement. Needs the token of cluster A or B (an admin's).\n\n";
 
 constexpr const char* kServeUsage =
     "usage: spiderflow probe serve [--port P]\n\n"
@@ -48,11 +61,11 @@ constexpr const char* kFooter =
     "\nExit status: 0 measured (and published), 2 bad options, 3 the measurement failed or the broker\n"
     "refused it.\n";
 
-std::pair<std::string, std::string> link_ends(const std::string& link) {
+std::pair<std::string, std::string> link_ends(const std::string& link, const char* command) {
     const auto dash = link.find('-');
-    if (link.empty()) throw InputError("spiderflow probe measure", 0, "--link", "is required (A-B: this cluster, then the far one)");
+    if (link.empty()) throw InputError(command, 0, "--link", "is required (A-B: this cluster, then the far one)");
     if (dash == std::string::npos || dash == 0 || dash + 1 == link.size() || link.find('-', dash + 1) != std::string::npos)
-        throw InputError("spiderflow probe measure", 0, "--link", "must be A-B (this cluster, the far one), not '" + link + "'");
+        throw InputError(command, 0, "--link", "must be A-B (this cluster, the far one), not '" + link + "'");
     return {link.substr(0, dash), link.substr(dash + 1)};
 }
 
@@ -77,7 +90,7 @@ int run_serve(const std::vector<std::string>& args) {
 int run_measure(const std::vector<std::string>& args) {
     probe::ProbeOptions o;
     std::string link, format = "text", url, token_file, ca;
-    bool publish = false;
+    bool publish = false, job_comment = false;
     OptionTable t("spiderflow probe measure", kMeasureUsage, kFooter, 22);
     t.value("--to", "HOST", "the far side's node, running `spiderflow probe serve`", store(&o.host));
     t.value("--link", "A-B", "the link measured: this cluster, then the far one", store(&link));
@@ -90,9 +103,15 @@ int run_measure(const std::vector<std::string>& args) {
     t.value("--broker", "URL", "with --publish: the broker", store(&url));
     t.value("--token-file", "FILE", "with --publish: cluster A's token, in a file only you can read", store(&token_file));
     t.value("--ca", "FILE", "with --publish: the CA certificate that signs the broker's", store(&ca));
+    t.flag("--job-comment", "inside a Slurm job (the agent's probe job): leave the figure in the\n"
+           "job's comment, where the agent that started it reads it", set(&job_comment));
     if (!t.parse_or_help(args, 1, std::cout)) return kExitOk;
+    const char* in_job = std::getenv("SLURM_JOB_ID");
+    if (job_comment && (in_job == nullptr || std::atol(in_job) <= 0)) {
+        throw InputError("spiderflow probe measure", 0, "--job-comment", "is for a Slurm job (SLURM_JOB_ID is not set)");
+    }
     if (o.host.empty()) throw InputError("spiderflow probe measure", 0, "--to", "is required (the far side's node)");
-    const auto [a, b] = link_ends(link);
+    const auto [a, b] = link_ends(link, "spiderflow probe measure");
     if (a == b) throw InputError("spiderflow probe measure", 0, "--link", "names one cluster twice: '" + link + "'");
     if (publish && url.empty()) throw InputError("spiderflow probe measure", 0, "--broker", "is required with --publish");
     if (!publish && (!url.empty() || !token_file.empty()))
@@ -122,6 +141,17 @@ int run_measure(const std::vector<std::string>& args) {
         std::printf("%s-%s (%s -> %s): %.3f Gbps over %d streams, RTT %.2f ms, measured for %.1f s\n", a.c_str(), b.c_str(),
                     host, o.host.c_str(), m.bandwidth_Bps * 8 / 1e9, o.streams, reading.rtt_s * 1e3, reading.seconds);
     }
+    if (job_comment) {
+        const uint32_t job_id = static_cast<uint32_t>(std::atol(in_job));
+        std::string comment = probe::kProbeResultPrefix + delta_to_json(LinkMeasured{m});
+        job_desc_msg_t d = slurm_api::update_of(job_id);
+        d.comment = comment.data();
+        if (slurm_update_job(&d) != SLURM_SUCCESS) {
+            std::cerr << "spiderflow: probe: cannot leave the figure in job " << job_id << "'s comment: " << slurm_api::last_error()
+                      << "\n";
+            return 3;
+        }
+    }
     if (!publish) return kExitOk;
     try {
         const BrokerClient client(broker_endpoint(url, token_file, ca));
@@ -135,15 +165,64 @@ int run_measure(const std::vector<std::string>& args) {
     return kExitOk;
 }
 
+int run_now(const std::vector<std::string>& args) {
+    std::string link, url, token_file, ca;
+    double wait_s = 300;
+    OptionTable t("spiderflow probe now", kNowUsage, kFooter, 20);
+    t.value("--link", "A-B", "the link: A measures, B serves", store(&link));
+    t.value("--broker", "URL", "the broker", store(&url));
+    t.value("--token-file", "FILE", "the token of cluster A or B, in a file only you can read", store(&token_file));
+    t.value("--ca", "FILE", "the CA certificate that signs the broker's", store(&ca));
+    t.value("--wait", "S", "follow the probe this long (default 300 s; 0: ask and return)", number(&wait_s, 0, 3600));
+    if (!t.parse_or_help(args, 1, std::cout)) return kExitOk;
+    const auto [a, b] = link_ends(link, "spiderflow probe now");
+    if (a == b) throw InputError("spiderflow probe now", 0, "--link", "names one cluster twice: '" + link + "'");
+    if (url.empty()) throw InputError("spiderflow probe now", 0, "--broker", "is required");
+    try {
+        const BrokerClient client(broker_endpoint(url, token_file, ca));
+        nlohmann::json p = nlohmann::json::parse(client.post("/v1/probes", nlohmann::json{{"link", link}}.dump()));
+        const std::string id = p.at("id").get<std::string>();
+        std::printf("probe %s of link %s: %s serves, %s measures\n", id.c_str(), link.c_str(), b.c_str(), a.c_str());
+        std::fflush(stdout);
+        const std::time_t deadline = std::time(nullptr) + static_cast<std::time_t>(wait_s);
+        std::string said = p.at("state").get<std::string>();
+        while (said != "done" && said != "failed") {
+            if (std::time(nullptr) >= deadline) {
+                std::printf("still %s after %.0f s; `spiderflow probe now` again or GET /v1/probes/%s follows it\n", said.c_str(),
+                            wait_s, id.c_str());
+                return wait_s > 0 ? 3 : kExitOk;
+            }
+            ::sleep(1);
+            p = nlohmann::json::parse(client.get("/v1/probes/" + id));
+            const std::string state = p.at("state").get<std::string>();
+            if (state == said) continue;
+            said = state;
+            if (state == "measuring") std::printf("  %s serves on %s; %s measures\n", b.c_str(), p.value("host", "?").c_str(), a.c_str());
+            std::fflush(stdout);
+        }
+        if (said == "failed") {
+            std::printf("  failed: %s\n", p.value("reason", "no reason given").c_str());
+            return 3;
+        }
+        std::printf("%s: %.3f Gbps, RTT %.2f ms; published as %s's measurement\n", link.c_str(), p.at("gbps").get<double>(),
+                    p.at("rtt_ms").get<double>(), a.c_str());
+        return kExitOk;
+    } catch (const BrokerError& e) {
+        std::cerr << "spiderflow: probe now: " << e.what() << "\n";
+        return 3;
+    }
+}
+
 int run_probe(const std::vector<std::string>& args) {
     if (args.size() < 2 || args[1] == "--help" || args[1] == "-h" || args[1] == "help") {
         (args.size() < 2 ? std::cerr : std::cout) << kUsage << kFooter;
         return args.size() < 2 ? kExitBadInput : kExitOk;
     }
     const std::vector<std::string> rest(args.begin() + 1, args.end());
+    if (args[1] == "now" || args[1] == "--now") return run_now(rest);
     if (args[1] == "serve") return run_serve(rest);
     if (args[1] == "measure") return run_measure(rest);
-    std::cerr << "spiderflow: unknown probe subcommand '" << args[1] << "' (serve or measure)\n" << kUsage;
+    std::cerr << "spiderflow: unknown probe subcommand '" << args[1] << "' (now, serve or measure)\n" << kUsage;
     return kExitBadInput;
 }
 
