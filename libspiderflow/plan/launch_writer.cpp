@@ -241,6 +241,19 @@ std::vector<std::string> megatron_args(const Plan& plan, double nccl_timeout_s,
     return out;
 }
 
+std::vector<std::string> megatron_resume_args(const std::vector<std::string>& command, int attempt) {
+    if (attempt < 2) return {};
+    std::string save;
+    for (size_t i = 0; i < command.size(); ++i) {
+        const std::string& w = command[i];
+        if (w == "--load" || w.rfind("--load=", 0) == 0) return {};
+        if (w == "--save" && i + 1 < command.size()) save = command[i + 1];
+        if (w.rfind("--save=", 0) == 0) save = w.substr(7);
+    }
+    if (save.empty()) return {};
+    return {"--load", save};
+}
+
 namespace {
 
 // One site's torchft replica group: a torchtitan instance with its own torchrun rendezvous on
@@ -331,6 +344,7 @@ LaunchScript write_launch(const Plan& plan, const CommFacts& facts, const Launch
     if (megatron) {
         const double timeout = std::stod(lookup(s.env, env::kNcclTimeoutS, "600"));
         for (auto& w : megatron_args(plan, timeout, req.command)) program.push_back(std::move(w));
+        for (auto& w : megatron_resume_args(req.command, req.attempt)) program.push_back(std::move(w));
     }
     std::vector<std::string> step = {"srun", "--nodes=" + std::to_string(num_nodes), "--kill-on-bad-exit=1"};
     if (req.launcher == "srun") {

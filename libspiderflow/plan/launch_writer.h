@@ -27,6 +27,9 @@ struct LaunchRequest {
     // DiLoCo plans (doc/diloco.md): torchft's lighthouse URL, which every site's replica group
     // reaches (TORCHFT_LIGHTHOUSE).
     std::string lighthouse;
+    // Which run of a cross-site job requeued after a failure this is (SPIDERFLOW_ATTEMPT): from
+    // the second on, a Megatron-LM command that saves and loads nothing resumes from what it saved.
+    int attempt = 1;
 };
 
 struct LaunchScript {
@@ -46,6 +49,11 @@ struct LaunchScript {
 // written.
 std::vector<std::string> megatron_args(const Plan& plan, double nccl_timeout_s,
                                        const std::vector<std::string>& command = {});
+
+// Run `attempt` of a Megatron-LM command: from the second run on, a command that saves
+// (`--save DIR`) and gives no `--load` gets `--load DIR`, so it resumes from its checkpoint
+// (doc/federation.md, "Surviving a failure"); empty otherwise.
+std::vector<std::string> megatron_resume_args(const std::vector<std::string>& command, int attempt);
 
 // Throws InputError when the command is empty or the launcher unknown. A DiLoCo plan starts one
 // site's torchft replica group (the part's cluster, or the plan's only site): one torchrun per

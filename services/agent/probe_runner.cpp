@@ -44,9 +44,9 @@ probe::ProbeReport ProbeRunner::serve(const probe::ProbeOrder& o, const std::vec
     const ProbeJob* job = find_job(jobs, name);
     if (job == nullptr) {
         const uint32_t id = hands_.submit_probe(name, "#!/bin/sh\nexec " + settings_.command + " probe serve --port " +
-                                                          std::to_string(o.port) + "\n");
+                                                          std::to_string(o.port) + " --job-comment\n");
         log_("probe " + o.probe + " of link " + o.link + ": serve job " + std::to_string(id) + " submitted");
-    } else if (job->state == ProbeJob::State::Running && !job->node.empty()) {
+    } else if (job->state == ProbeJob::State::Running && !job->node.empty() && job->comment == probe::kProbeServingComment) {
         r.kind = probe::ProbeReport::Kind::Serving;
         r.host = hands_.address_of(job->node);
         *report = true;

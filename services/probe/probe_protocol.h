@@ -37,9 +37,11 @@ ProbeOrder probe_order_from_json(const nlohmann::json& j, const std::string& sou
 ProbeReport probe_report_from_json(const nlohmann::json& j, const std::string& source, const std::string& path);
 
 // The name and comment of a probe's Slurm jobs ("spiderflow-probe-p7-serve"), by which an agent
-// finds them again after a restart; the measure job leaves its figure in its comment after this
-// prefix ("spiderflow-probe-result " + a link_measured delta).
+// finds them again after a restart. The serve job says in its comment that it listens (a job
+// Slurm shows running may not have started its program yet, or may fail to); the measure job
+// leaves its figure there after kProbeResultPrefix (+ a link_measured delta).
 std::string probe_job_name(const std::string& probe, const std::string& role);
+constexpr const char* kProbeServingComment = "spiderflow-probe-serving";
 constexpr const char* kProbeResultPrefix = "spiderflow-probe-result ";
 
 }  // namespace spiderflow::probe

@@ -3,6 +3,7 @@
 // plugin adds the per-rank variables in each task. --dry-run prints the script instead.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <optional>
 #include <iostream>
@@ -105,6 +106,8 @@ int run_launch(const std::vector<std::string>& args) {
     if (!p) return kExitOk;
     req.command = std::move(p->rest);
     if (req.lighthouse.empty()) req.lighthouse = env_or("TORCHFT_LIGHTHOUSE", "TORCHFT_LIGHTHOUSE");
+    // A cross-site job requeued after a failure: its Megatron-LM command resumes from its --save.
+    req.attempt = std::max(1, std::atoi(env_or((std::string(env::kSlurmSpankPrefix) + env::kAttempt).c_str(), env::kAttempt).c_str()));
     slurmjob::SpiderflowConf site = spiderflow_conf();
     // The site's topology_format names the reader of the site's own file, never of --topology's.
     std::string reader;

@@ -29,7 +29,7 @@ constexpr const char* kUsage =
     "       spiderflow probe measure --to HOST --link A-B [options]\n\n"
     "`now` has the broker coordinate a measurement of link A-B at once: cluster B's agent starts a\n"
     "serve job on one of its compute nodes, cluster A's agent a measure job to it, and the figure is\n"
-    "published as A's measurement (the agents do the same on agent.conf's probe_interval).\n"
+    "published as A's measurement (the agents do the same on agent.conf's probe_interval).\n\n"
     "Measures what a plan depends on between two clusters, on their compute nodes: TCP bandwidth over\n"
     "several streams and the round-trip time, with iperf3. `serve` runs on the far side's node and\n"
     "answers one measurement; `measure` runs on this side's node, prints the figure and, with\n"
@@ -63,19 +63,41 @@ constexpr const char* kFooter =
 
 std::pair<std::string, std::string> link_ends(const std::string& link, const char* command) {
     const auto dash = link.find('-');
-    if (link.empty()) throw InputError(command, 0, "--link", "is required (A-B: this cluster, then the far one)");
+    if (link.empty()) throw InputError(command, 0, "--link", "is required (A-B: A measures, B is the far end)");
     if (dash == std::string::npos || dash == 0 || dash + 1 == link.size() || link.find('-', dash + 1) != std::string::npos)
-        throw InputError(command, 0, "--link", "must be A-B (this cluster, the far one), not '" + link + "'");
+        throw InputError(command, 0, "--link", "must be A-B (A measures, B is the far end), not '" + link + "'");
     return {link.substr(0, dash), link.substr(dash + 1)};
+}
+
+// This Slurm job's id for --job-comment; throws InputError outside a job.
+uint32_t own_job(const char* command) {
+    const char* id = std::getenv("SLURM_JOB_ID");
+    if (id == nullptr || std::atol(id) <= 0) throw InputError(command, 0, "--job-comment", "is for a Slurm job (SLURM_JOB_ID is not set)");
+    return static_cast<uint32_t>(std::atol(id));
+}
+
+// Leaves `text` in this job's comment, where the agent that started it reads it; false (said on
+// stderr) when slurmctld refuses.
+bool tell_agent(uint32_t job_id, std::string text) {
+    job_desc_msg_t d = slurm_api::update_of(job_id);
+    d.comment = text.data();
+    if (slurm_update_job(&d) == SLURM_SUCCESS) return true;
+    std::cerr << "spiderflow: probe: cannot write job " << job_id << "'s comment: " << slurm_api::last_error() << "\n";
+    return false;
 }
 
 int run_serve(const std::vector<std::string>& args) {
     int port = 5201;
+    bool job_comment = false;
     OptionTable t("spiderflow probe serve", kServeUsage, kFooter, 18);
     t.value("--port", "P", "iperf3's port (default 5201, iperf3's); the RTT is measured on the next one",
             integer(&port, 1, 65535));
+    t.flag("--job-comment", "inside a Slurm job (the agent's probe job): say in the job's comment\n"
+           "once it listens", set(&job_comment));
     if (!t.parse_or_help(args, 1, std::cout)) return kExitOk;
+    const uint32_t job_id = job_comment ? own_job("spiderflow probe serve") : 0;
     const probe::RttListener rtt(probe::rtt_port(port));
+    if (job_comment && !tell_agent(job_id, probe::kProbeServingComment)) return 3;
     std::fprintf(stderr, "spiderflow: probe: waiting for one measurement on ports %d (iperf3) and %d (RTT)\n", port,
                  probe::rtt_port(port));
     coflow::ProcessRunner runner;
@@ -106,10 +128,7 @@ int run_measure(const std::vector<std::string>& args) {
     t.flag("--job-comment", "inside a Slurm job (the agent's probe job): leave the figure in the\n"
            "job's comment, where the agent that started it reads it", set(&job_comment));
     if (!t.parse_or_help(args, 1, std::cout)) return kExitOk;
-    const char* in_job = std::getenv("SLURM_JOB_ID");
-    if (job_comment && (in_job == nullptr || std::atol(in_job) <= 0)) {
-        throw InputError("spiderflow probe measure", 0, "--job-comment", "is for a Slurm job (SLURM_JOB_ID is not set)");
-    }
+    const uint32_t job_id = job_comment ? own_job("spiderflow probe measure") : 0;
     if (o.host.empty()) throw InputError("spiderflow probe measure", 0, "--to", "is required (the far side's node)");
     const auto [a, b] = link_ends(link, "spiderflow probe measure");
     if (a == b) throw InputError("spiderflow probe measure", 0, "--link", "names one cluster twice: '" + link + "'");
@@ -141,17 +160,7 @@ int run_measure(const std::vector<std::string>& args) {
         std::printf("%s-%s (%s -> %s): %.3f Gbps over %d streams, RTT %.2f ms, measured for %.1f s\n", a.c_str(), b.c_str(),
                     host, o.host.c_str(), m.bandwidth_Bps * 8 / 1e9, o.streams, reading.rtt_s * 1e3, reading.seconds);
     }
-    if (job_comment) {
-        const uint32_t job_id = static_cast<uint32_t>(std::atol(in_job));
-        std::string comment = probe::kProbeResultPrefix + delta_to_json(LinkMeasured{m});
-        job_desc_msg_t d = slurm_api::update_of(job_id);
-        d.comment = comment.data();
-        if (slurm_update_job(&d) != SLURM_SUCCESS) {
-            std::cerr << "spiderflow: probe: cannot leave the figure in job " << job_id << "'s comment: " << slurm_api::last_error()
-                      << "\n";
-            return 3;
-        }
-    }
+    if (job_comment && !tell_agent(job_id, probe::kProbeResultPrefix + delta_to_json(LinkMeasured{m}))) return 3;
     if (!publish) return kExitOk;
     try {
         const BrokerClient client(broker_endpoint(url, token_file, ca));

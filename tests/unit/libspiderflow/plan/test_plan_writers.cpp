@@ -244,6 +244,25 @@ std::string input_error(const Plan& p, const std::vector<std::string>& cmd) {
     return "";
 }
 
+// A requeued cross-site job's second run resumes from what the first saved: --load joins --save;
+// a command that loads already, or saves nothing, or a first run, is left as written.
+TEST(MegatronArgs, ALaterRunLoadsWhatTheCommandSaves) {
+    const std::vector<std::string> saves = {"python", "pretrain_gpt.py", "--save", "/ckpt/run17", "--save-interval", "500"};
+    EXPECT_TRUE(megatron_resume_args(saves, 1).empty());
+    EXPECT_EQ(megatron_resume_args(saves, 2), (std::vector<std::string>{"--load", "/ckpt/run17"}));
+    EXPECT_EQ(megatron_resume_args({"pretrain_gpt.py", "--save=/ckpt/x"}, 3), (std::vector<std::string>{"--load", "/ckpt/x"}));
+    EXPECT_TRUE(megatron_resume_args({"pretrain_gpt.py", "--save", "/a", "--load", "/b"}, 2).empty());
+    EXPECT_TRUE(megatron_resume_args({"pretrain_gpt.py"}, 2).empty());
+    LaunchRequest req;
+    req.command = saves;
+    req.attempt = 2;
+    const LaunchScript s = write_launch(megatron_plan("llama3-8b", std::vector<int>(4, 8)), CommFacts{}, req);
+    const auto& step = s.steps.front();
+    const auto load = std::find(step.begin(), step.end(), "--load");
+    ASSERT_NE(load, step.end());
+    EXPECT_EQ(*(load + 1), "/ckpt/run17");
+}
+
 TEST(MegatronSplit, ExpressibleSplitsAndTheMostEvenOne) {
     EXPECT_EQ(megatron_split_problem({4, 5, 5, 5, 5, 5, 3}), "");
     EXPECT_EQ(megatron_split_problem({13, 11}), "");

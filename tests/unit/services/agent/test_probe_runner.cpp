@@ -59,11 +59,14 @@ TEST(ProbeRunner, TheFarEndStartsOneServeJobAndSaysWhereItListens) {
     EXPECT_TRUE(p.runner.round({order(probe::ProbeOrder::Kind::Serve)}).empty());
     ASSERT_EQ(p.hands.jobs.size(), 1u);
     EXPECT_EQ(p.hands.jobs[0].name, "spiderflow-probe-p4-serve");
-    EXPECT_EQ(p.hands.scripts[0], "#!/bin/sh\nexec /opt/sf/bin/spiderflow probe serve --port 5301\n");
+    EXPECT_EQ(p.hands.scripts[0], "#!/bin/sh\nexec /opt/sf/bin/spiderflow probe serve --port 5301 --job-comment\n");
     EXPECT_TRUE(p.runner.round({order(probe::ProbeOrder::Kind::Serve)}).empty());  // pending: not again
     EXPECT_EQ(p.hands.jobs.size(), 1u);
     p.hands.jobs[0].state = ProbeJob::State::Running;
     p.hands.jobs[0].node = "b-gpu001";
+    // Running in Slurm's eyes is not listening yet: only the job's own word counts.
+    EXPECT_TRUE(p.runner.round({order(probe::ProbeOrder::Kind::Serve)}).empty());
+    p.hands.jobs[0].comment = probe::kProbeServingComment;
     const auto reports = p.runner.round({order(probe::ProbeOrder::Kind::Serve)});
     ASSERT_EQ(reports.size(), 1u);
     EXPECT_EQ(reports[0].kind, probe::ProbeReport::Kind::Serving);
