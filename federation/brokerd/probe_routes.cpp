@@ -92,15 +92,10 @@ void BrokerService::post_probe_reports(const httplib::Request& req, httplib::Res
     const std::string source = "probe reports of " + name;
     std::lock_guard<std::mutex> lock(mu_);
     if (!may_write(name, caller, res) || !may_decide(res)) return;
-    const json body = jsonread::parse(req.body, source);
-    jsonread::require_object(body, source, "");
-    jsonread::only_keys(body, {"reports"}, source, "");
-    if (!body.contains("reports") || !body.at("reports").is_array()) {
-        throw InputError(source, 0, "reports", "expected an array of probe reports");
-    }
+    const json batch = report_batch(req.body, source);
     int accepted = 0, ignored = 0;
-    for (size_t i = 0; i < body.at("reports").size(); ++i) {
-        const ProbeReport r = probe::probe_report_from_json(body.at("reports")[i], source, "reports[" + std::to_string(i) + "]");
+    for (size_t i = 0; i < batch.size(); ++i) {
+        const ProbeReport r = probe::probe_report_from_json(batch[i], source, "reports[" + std::to_string(i) + "]");
         (probes_.report(name, r, unix_now()) ? accepted : ignored) += 1;
     }
     answer(res, 200, ordered_json{{"accepted", accepted}, {"ignored", ignored}});

@@ -135,15 +135,10 @@ void BrokerService::post_reports(const httplib::Request& req, httplib::Response&
     const std::string source = "reports of " + name;
     std::lock_guard<std::mutex> lock(mu_);
     if (!may_write(name, caller, res) || !may_decide(res)) return;
-    const json body = jsonread::parse(req.body, source);
-    jsonread::require_object(body, source, "");
-    jsonread::only_keys(body, {"reports"}, source, "");
-    if (!body.contains("reports") || !body.at("reports").is_array()) {
-        throw InputError(source, 0, "reports", "expected an array of reports");
-    }
+    const json batch = report_batch(req.body, source);
     std::vector<coalloc::Report> reports;
-    for (size_t i = 0; i < body.at("reports").size(); ++i) {
-        reports.push_back(coalloc::report_from_json(body.at("reports")[i], source, "reports[" + std::to_string(i) + "]"));
+    for (size_t i = 0; i < batch.size(); ++i) {
+        reports.push_back(coalloc::report_from_json(batch[i], source, "reports[" + std::to_string(i) + "]"));
     }
     seen_[name] = unix_now();
     try {

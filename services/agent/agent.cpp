@@ -63,6 +63,21 @@ std::vector<LinkMeasurement> parse_links_file(const std::string& text, const std
     return out;
 }
 
+namespace {
+
+// Adds `m` to `list`, which holds one figure of each link (either direction): the newest.
+void keep_newest(std::vector<LinkMeasurement>& list, const LinkMeasurement& m) {
+    for (LinkMeasurement& l : list) {
+        if ((l.a == m.a && l.b == m.b) || (l.a == m.b && l.b == m.a)) {
+            if (m.timestamp >= l.timestamp) l = m;
+            return;
+        }
+    }
+    list.push_back(m);
+}
+
+}  // namespace
+
 Agent::Agent(AgentSetup setup, BrokerClient client, Observe observe, Log log)
     : setup_(std::move(setup)), client_(std::move(client)), observe_(std::move(observe)), log_(std::move(log)),
       site_conf_(setup_.conf.spiderflow_conf) {}
@@ -71,25 +86,11 @@ void Agent::note_once(const std::string& text) {
     if (noted_.insert(text).second) log_(text);
 }
 
-void Agent::add_measurement(const LinkMeasurement& m) {
-    for (LinkMeasurement& p : probed_) {
-        if ((p.a == m.a && p.b == m.b) || (p.a == m.b && p.b == m.a)) {
-            if (m.timestamp >= p.timestamp) p = m;
-            return;
-        }
-    }
-    probed_.push_back(m);
-}
+void Agent::add_measurement(const LinkMeasurement& m) { keep_newest(probed_, m); }
 
 std::vector<LinkMeasurement> Agent::measured_links() {
     std::vector<LinkMeasurement> out = links_from_file();
-    for (const LinkMeasurement& p : probed_) {
-        auto same = std::find_if(out.begin(), out.end(), [&](const LinkMeasurement& l) {
-            return (l.a == p.a && l.b == p.b) || (l.a == p.b && l.b == p.a);
-        });
-        if (same == out.end()) out.push_back(p);
-        else if (p.timestamp >= same->timestamp) *same = p;
-    }
+    for (const LinkMeasurement& p : probed_) keep_newest(out, p);
     return out;
 }
 

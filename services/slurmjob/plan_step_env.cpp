@@ -1,23 +1,13 @@
 #include "services/slurmjob/plan_step_env.h"
 
-#include <cstdio>
-
 #include "libspiderflow/plan/launch_contract.h"
 #include "libspiderflow/plan/nccl_env.h"
 #include "libspiderflow/plan/plan.h"
 #include "libspiderflow/plan/plan_json.h"
 #include "libspiderflow/plan/plan_transport.h"
+#include "libspiderflow/util/human_format.h"
 
 namespace spiderflow::slurmjob {
-namespace {
-
-std::string six_digits(double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.6g", v);
-    return buf;
-}
-
-}  // namespace
 
 std::vector<std::pair<std::string, std::string>> plan_step_env(const Plan& plan, const Topology& topology) {
     const CommFacts facts = comm_facts(plan, topology);
@@ -34,8 +24,8 @@ std::vector<std::pair<std::string, std::string>> plan_step_env(const Plan& plan,
         {env::kGlobalBatch, std::to_string(plan.job.global_batch)},
         {env::kLayerSplit, layers},
         {env::kClusters, clusters},
-        {env::kWanRttMs, six_digits(facts.max_rtt_s * 1e3)},
-        {env::kWanGbps, six_digits(facts.min_wan_Bps * 8 / 1e9)},
+        {env::kWanRttMs, format_number("%.6g", facts.max_rtt_s * 1e3)},
+        {env::kWanGbps, format_number("%.6g", facts.min_wan_Bps * 8 / 1e9)},
         // The plan travels with the job: steps on nodes that share no disk with slurmctld read it
         // from here, and nothing is left on disk to clean up when the job ends.
         {env::kPlanData, encode_plan_text(plan_to_json(plan, topology, -1))},

@@ -142,6 +142,16 @@ fed_start() {
     for name in "${FED_CLUSTERS[@]}"; do start_agent "$name"; done
 }
 
+# need_torch: Debian's python3-torch (gloo on CPU) for a real framework's world, as
+# $torch_python; a missing one fails the test (.ci/run installs it).
+need_torch() {
+    torch_python=/usr/bin/python3
+    if ! "$torch_python" -c 'import torch.distributed' 2>/dev/null; then
+        echo "not ok - Debian's python3-torch is installed ($torch_python cannot import torch.distributed: apt-get install python3-torch)"
+        exit 1
+    fi
+}
+
 # within SECONDS COMMAND...: polls COMMAND every 0.2 s until it succeeds or time is up
 within() { wait_for "$@" >/dev/null; }
 # wait_for SECONDS COMMAND...: the same, printing the seconds it took

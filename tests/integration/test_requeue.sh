@@ -16,11 +16,7 @@
 #   3. The user's scancel of a part ends the job with --llm-on-failure=requeue too: no requeue.
 export SF_GPUS_PER_NODE=2
 . "$(dirname "$0")/federation.sh"
-torch_python=/usr/bin/python3
-if ! "$torch_python" -c 'import torch.distributed' 2>/dev/null; then
-    echo "not ok - Debian's python3-torch is installed ($torch_python cannot import torch.distributed: apt-get install python3-torch)"
-    exit 1
-fi
+need_torch
 fed_init alpha:an1,an2 beta:bn1,bn2 gamma:gn1,gn2
 SETTLE=1
 echo "requeue_settle = $SETTLE" >>"$SF_TMP/brokerd.conf"

@@ -12,11 +12,7 @@
 # (.ci/run installs it).
 export SF_GPUS_PER_NODE=2
 . "$(dirname "$0")/federation.sh"
-torch_python=/usr/bin/python3
-if ! "$torch_python" -c 'import torch.distributed' 2>/dev/null; then
-    echo "not ok - Debian's python3-torch is installed ($torch_python cannot import torch.distributed: apt-get install python3-torch)"
-    exit 1
-fi
+need_torch
 fed_init alpha:an1,an2 beta:bn1,bn2
 for c in alpha beta; do echo "part_min_uid = 0" >>"$SF_TMP/$c/agent.conf"; done  # the test's user is root
 fed_start
