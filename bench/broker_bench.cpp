@@ -28,12 +28,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "libspiderflow/util/cli_options.h"
+#include "common/util/cli_options.h"
 #include "services/broker_client/broker_client.h"
-#include "libspiderflow/site/site_delta.h"
-#include "libspiderflow/site/site_json.h"
-#include "libspiderflow/topology/reader.h"
-#include "libspiderflow/util/text_file.h"
+#include "common/site/site_delta.h"
+#include "common/site/site_json.h"
+#include "common/topology/reader.h"
+#include "common/util/text_file.h"
 
 using namespace spiderflow;
 using Clock = std::chrono::steady_clock;

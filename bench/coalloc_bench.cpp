@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/util/cli_options.h"
+#include "common/util/cli_options.h"
 #include "services/coalloc/coallocator.h"
 #include "services/coalloc/stand_in_cluster.h"
 #include "services/broker/broker_store.h"

@@ -20,18 +20,18 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/util/cli_options.h"
-#include "libspiderflow/coflow/llm_traffic.h"
-#include "libspiderflow/coflow/network.h"
-#include "libspiderflow/coflow/schedulers.h"
-#include "libspiderflow/coflow/simulator.h"
-#include "libspiderflow/coflow/trace.h"
-#include "libspiderflow/model/catalog.h"
-#include "libspiderflow/topology/generator.h"
-#include "libspiderflow/topology/reader.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/split_list.h"
-#include "libspiderflow/util/units.h"
+#include "common/util/cli_options.h"
+#include "common/coflow/llm_traffic.h"
+#include "common/coflow/network.h"
+#include "common/coflow/schedulers.h"
+#include "common/coflow/simulator.h"
+#include "common/coflow/trace.h"
+#include "common/model/catalog.h"
+#include "common/topology/generator.h"
+#include "common/topology/reader.h"
+#include "common/util/errors.h"
+#include "common/util/split_list.h"
+#include "common/util/units.h"
 
 using namespace spiderflow;
 using namespace spiderflow::coflow;

@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <string>
 
-#include "libspiderflow/cost/cost_model.h"
-#include "libspiderflow/plan/sequential_layout.h"
-#include "libspiderflow/util/units.h"
+#include "common/cost/cost_model.h"
+#include "common/plan/sequential_layout.h"
+#include "common/util/units.h"
 
 using namespace spiderflow;
 

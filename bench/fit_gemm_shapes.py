@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fits the GEMM shape model of libspiderflow/cost/gemm_efficiency.cpp to bench/gemm_shapes output.
+"""Fits the GEMM shape model of common/cost/gemm_efficiency.cpp to bench/gemm_shapes output.
 
     fraction of peak = E / (1 + c_m/m + c_n/n + c_k/k)
 

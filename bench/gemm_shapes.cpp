@@ -1,6 +1,6 @@
 // Achieved bf16 GEMM throughput on this GPU for the matrix shapes a transformer layer produces
 // under tensor parallelism: the measurement behind a shape-dependent GEMM efficiency in the cost
-// model (today one efficiency per GPU type, libspiderflow/model/catalog/gpus.json). Per layer and
+// model (today one efficiency per GPU type, common/model/catalog/gpus.json). Per layer and
 // micro-batch of T tokens (sequence x micro-batch), hidden h and TP degree t, Megatron-LM runs
 //   qkv:  T x h   by h x 3h/t      proj: T x h/t by h/t x h
 //   fc1:  T x h   by h x 4h/t      fc2:  T x 4h/t by 4h/t x h

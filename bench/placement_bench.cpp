@@ -30,11 +30,11 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/cost/cost_model.h"
-#include "libspiderflow/model/catalog.h"
-#include "libspiderflow/plan/sequential_layout.h"
-#include "libspiderflow/site/node_pick.h"
-#include "libspiderflow/util/units.h"
+#include "common/cost/cost_model.h"
+#include "common/model/catalog.h"
+#include "common/plan/sequential_layout.h"
+#include "common/site/node_pick.h"
+#include "common/util/units.h"
 
 using namespace spiderflow;
 

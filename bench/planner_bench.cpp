@@ -28,16 +28,16 @@
 #include <thread>
 #include <vector>
 
-#include "libspiderflow/util/cli_options.h"
-#include "libspiderflow/cost/cost_model.h"
-#include "libspiderflow/model/catalog.h"
-#include "libspiderflow/planner/baselines/genetic/genetic.h"
-#include "libspiderflow/planner/plan_job.h"
-#include "libspiderflow/planner/planner.h"
-#include "libspiderflow/topology/generator.h"
-#include "libspiderflow/topology/reader.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/split_list.h"
+#include "common/util/cli_options.h"
+#include "common/cost/cost_model.h"
+#include "common/model/catalog.h"
+#include "common/planner/baselines/genetic/genetic.h"
+#include "common/planner/plan_job.h"
+#include "common/planner/planner.h"
+#include "common/topology/generator.h"
+#include "common/topology/reader.h"
+#include "common/util/errors.h"
+#include "common/util/split_list.h"
 
 using namespace spiderflow;
 

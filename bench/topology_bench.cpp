@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "libspiderflow/topology/generator.h"
+#include "common/topology/generator.h"
 
 int main(int argc, char** argv) {
     using clock = std::chrono::steady_clock;

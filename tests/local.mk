@@ -3,24 +3,24 @@
 # util: the one JSON field reader, the one whole-file reader, numbers from text
 check_PROGRAMS += tests/unit/test_util
 TESTS += tests/unit/test_util
-tests_unit_test_util_SOURCES = tests/unit/libspiderflow/util/test_json_read.cpp tests/unit/libspiderflow/util/test_text_file.cpp \
-	tests/unit/libspiderflow/util/test_parse_number.cpp
+tests_unit_test_util_SOURCES = tests/unit/common/util/test_json_read.cpp tests/unit/common/util/test_text_file.cpp \
+	tests/unit/common/util/test_parse_number.cpp
 tests_unit_test_util_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_util_LDADD = libsf_util.la $(GTEST_LIBS_ALL)
 
 # milp
 check_PROGRAMS += tests/unit/test_milp
 TESTS += tests/unit/test_milp
-tests_unit_test_milp_SOURCES = tests/unit/libspiderflow/milp/test_milp.cpp
+tests_unit_test_milp_SOURCES = tests/unit/common/milp/test_milp.cpp
 tests_unit_test_milp_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_milp_LDADD = libsf_milp.la libsf_util.la $(CBC_LIBS) $(GTEST_LIBS_ALL)
 
 # plan writers
 check_PROGRAMS += tests/unit/test_plan
 TESTS += tests/unit/test_plan
-tests_unit_test_plan_SOURCES = tests/unit/libspiderflow/small_model.h tests/unit/libspiderflow/plan/plan_fixture.h tests/unit/libspiderflow/plan/test_plan_json.cpp \
-	tests/unit/libspiderflow/plan/test_plan_writers.cpp tests/unit/libspiderflow/plan/test_plan_parts.cpp tests/unit/libspiderflow/plan/test_nccl_env.cpp \
-	tests/unit/libspiderflow/plan/test_plan_validate.cpp tests/unit/libspiderflow/plan/test_sequential_layout.cpp tests/unit/libspiderflow/plan/test_diloco_plan.cpp
+tests_unit_test_plan_SOURCES = tests/unit/common/small_model.h tests/unit/common/plan/plan_fixture.h tests/unit/common/plan/test_plan_json.cpp \
+	tests/unit/common/plan/test_plan_writers.cpp tests/unit/common/plan/test_plan_parts.cpp tests/unit/common/plan/test_nccl_env.cpp \
+	tests/unit/common/plan/test_plan_validate.cpp tests/unit/common/plan/test_sequential_layout.cpp tests/unit/common/plan/test_diloco_plan.cpp
 tests_unit_test_plan_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_plan_LDADD = libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la $(GTEST_LIBS_ALL)
 
@@ -32,7 +32,7 @@ tests_unit_test_slurmjob_SOURCES = tests/unit/services/slurmjob/test_spiderflow_
 	tests/unit/services/slurmjob/test_part_comment.cpp \
 	tests/unit/services/slurmjob/test_job_traffic.cpp tests/unit/services/slurmjob/test_coflow_levels.cpp \
 	tests/unit/services/slurmjob/test_job_request.cpp tests/unit/services/slurmjob/summary_fixture.h tests/unit/services/slurmjob/test_plan_summary.cpp \
-	tests/unit/libspiderflow/plan/plan_fixture.h
+	tests/unit/common/plan/plan_fixture.h
 tests_unit_test_slurmjob_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_slurmjob_LDADD = libsf_submit.la libsf_slurmjob.la libspiderflow.la $(GTEST_LIBS_ALL)
 
@@ -46,10 +46,10 @@ tests_unit_test_plugins_LDADD = $(GTEST_LIBS_ALL)
 # coflow model, schedulers, simulator, traces
 check_PROGRAMS += tests/unit/test_coflow
 TESTS += tests/unit/test_coflow
-tests_unit_test_coflow_SOURCES = tests/unit/libspiderflow/coflow/coflow_fixture.h tests/unit/libspiderflow/coflow/test_schedulers.cpp \
-	tests/unit/libspiderflow/coflow/test_simulator.cpp tests/unit/libspiderflow/coflow/test_trace.cpp tests/unit/libspiderflow/coflow/test_llm_traffic.cpp \
-	tests/unit/libspiderflow/coflow/test_traffic_class.cpp tests/unit/libspiderflow/coflow/test_network.cpp tests/unit/libspiderflow/coflow/test_tc_state.cpp tests/unit/libspiderflow/coflow/test_fidelity.cpp \
-	tests/unit/libspiderflow/coflow/test_allocation_equivalence.cpp tests/unit/libspiderflow/coflow/test_matching_order.cpp
+tests_unit_test_coflow_SOURCES = tests/unit/common/coflow/coflow_fixture.h tests/unit/common/coflow/test_schedulers.cpp \
+	tests/unit/common/coflow/test_simulator.cpp tests/unit/common/coflow/test_trace.cpp tests/unit/common/coflow/test_llm_traffic.cpp \
+	tests/unit/common/coflow/test_traffic_class.cpp tests/unit/common/coflow/test_network.cpp tests/unit/common/coflow/test_tc_state.cpp tests/unit/common/coflow/test_fidelity.cpp \
+	tests/unit/common/coflow/test_allocation_equivalence.cpp tests/unit/common/coflow/test_matching_order.cpp
 tests_unit_test_coflow_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_coflow_LDADD = libsf_coflow.la libsf_cost.la libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la $(GTEST_LIBS_ALL)
 # Enforcement in network namespaces (root, iproute2, iperf3; skips with 77 otherwise).
@@ -64,12 +64,12 @@ EXTRA_DIST += tests/integration/netns_tc_test.sh
 # planner
 check_PROGRAMS += tests/unit/test_planner
 TESTS += tests/unit/test_planner
-tests_unit_test_planner_SOURCES = tests/unit/libspiderflow/planner/fixtures.h tests/unit/libspiderflow/planner/test_tpa.cpp \
-	tests/unit/libspiderflow/planner/test_fan_out.cpp \
-	tests/unit/libspiderflow/planner/test_spinsearch.cpp tests/unit/libspiderflow/planner/test_plan_job.cpp tests/unit/libspiderflow/planner/test_deadline_planning.cpp \
-	tests/unit/libspiderflow/planner/test_request_builder.cpp tests/unit/libspiderflow/planner/test_more_freedom.cpp \
-	tests/unit/libspiderflow/planner/test_sync_compare.cpp tests/unit/libspiderflow/planner/test_virtual_stages.cpp \
-	tests/unit/libspiderflow/planner/test_fragmented.cpp
+tests_unit_test_planner_SOURCES = tests/unit/common/planner/fixtures.h tests/unit/common/planner/test_tpa.cpp \
+	tests/unit/common/planner/test_fan_out.cpp \
+	tests/unit/common/planner/test_spinsearch.cpp tests/unit/common/planner/test_plan_job.cpp tests/unit/common/planner/test_deadline_planning.cpp \
+	tests/unit/common/planner/test_request_builder.cpp tests/unit/common/planner/test_more_freedom.cpp \
+	tests/unit/common/planner/test_sync_compare.cpp tests/unit/common/planner/test_virtual_stages.cpp \
+	tests/unit/common/planner/test_fragmented.cpp
 tests_unit_test_planner_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_planner_LDADD = libsf_planner.la libsf_site.la libsf_cost.la libsf_plan.la libsf_milp.la libsf_model.la \
 	libsf_topology.la libsf_util.la $(CBC_LIBS) $(GTEST_LIBS_ALL)
@@ -77,18 +77,18 @@ tests_unit_test_planner_LDADD = libsf_planner.la libsf_site.la libsf_cost.la lib
 # model: catalogs and job specs
 check_PROGRAMS += tests/unit/test_model
 TESTS += tests/unit/test_model
-tests_unit_test_model_SOURCES = tests/unit/libspiderflow/model/test_catalog.cpp tests/unit/libspiderflow/model/test_job_spec.cpp \
-	tests/unit/libspiderflow/model/test_job_spec_sync.cpp
+tests_unit_test_model_SOURCES = tests/unit/common/model/test_catalog.cpp tests/unit/common/model/test_job_spec.cpp \
+	tests/unit/common/model/test_job_spec_sync.cpp
 tests_unit_test_model_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_model_LDADD = libsf_model.la libsf_util.la $(GTEST_LIBS_ALL)
 
 # cost model
 check_PROGRAMS += tests/unit/test_cost
 TESTS += tests/unit/test_cost
-tests_unit_test_cost_SOURCES = tests/unit/libspiderflow/small_model.h tests/unit/libspiderflow/cost/cost_fixture.h tests/unit/libspiderflow/cost/test_flops_memory.cpp \
-	tests/unit/libspiderflow/cost/test_cost_model.cpp tests/unit/libspiderflow/cost/test_validation.cpp tests/unit/libspiderflow/cost/test_gemm_efficiency.cpp \
-	tests/unit/libspiderflow/cost/test_recompute.cpp tests/unit/libspiderflow/cost/test_fabric_shares.cpp tests/unit/libspiderflow/cost/test_routes.cpp \
-	tests/unit/libspiderflow/cost/test_diloco.cpp tests/unit/libspiderflow/cost/test_validation_diloco.cpp
+tests_unit_test_cost_SOURCES = tests/unit/common/small_model.h tests/unit/common/cost/cost_fixture.h tests/unit/common/cost/test_flops_memory.cpp \
+	tests/unit/common/cost/test_cost_model.cpp tests/unit/common/cost/test_validation.cpp tests/unit/common/cost/test_gemm_efficiency.cpp \
+	tests/unit/common/cost/test_recompute.cpp tests/unit/common/cost/test_fabric_shares.cpp tests/unit/common/cost/test_routes.cpp \
+	tests/unit/common/cost/test_diloco.cpp tests/unit/common/cost/test_validation_diloco.cpp
 tests_unit_test_cost_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_cost_LDADD = libsf_cost.la libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la -lpthread \
 	$(GTEST_LIBS_ALL)
@@ -99,11 +99,11 @@ include tests/fuzz/local.mk
 # topology core: widest paths, our file format, writer, generator, examples
 check_PROGRAMS += tests/unit/test_topology
 TESTS += tests/unit/test_topology
-tests_unit_test_topology_SOURCES = tests/unit/libspiderflow/topology/topo_fixture.h tests/unit/libspiderflow/topology/test_widest_paths.cpp \
-	tests/unit/libspiderflow/topology/test_reader.cpp tests/unit/libspiderflow/topology/test_roundtrip.cpp tests/unit/libspiderflow/topology/test_generator.cpp \
-	tests/unit/libspiderflow/topology/site_test_util.h tests/unit/libspiderflow/topology/test_hostlist.cpp tests/unit/libspiderflow/topology/test_slurm_conf.cpp \
-	tests/unit/libspiderflow/topology/test_slurm_reader.cpp tests/unit/libspiderflow/topology/test_hwloc_reader.cpp tests/unit/libspiderflow/topology/test_checks.cpp \
-	tests/unit/libspiderflow/topology/test_node_order.cpp tests/unit/libspiderflow/topology/test_tp_groups.cpp tests/unit/libspiderflow/topology/test_fastest_paths.cpp
+tests_unit_test_topology_SOURCES = tests/unit/common/topology/topo_fixture.h tests/unit/common/topology/test_widest_paths.cpp \
+	tests/unit/common/topology/test_reader.cpp tests/unit/common/topology/test_roundtrip.cpp tests/unit/common/topology/test_generator.cpp \
+	tests/unit/common/topology/site_test_util.h tests/unit/common/topology/test_hostlist.cpp tests/unit/common/topology/test_slurm_conf.cpp \
+	tests/unit/common/topology/test_slurm_reader.cpp tests/unit/common/topology/test_hwloc_reader.cpp tests/unit/common/topology/test_checks.cpp \
+	tests/unit/common/topology/test_node_order.cpp tests/unit/common/topology/test_tp_groups.cpp tests/unit/common/topology/test_fastest_paths.cpp
 tests_unit_test_topology_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_topology_LDADD = libsf_topology.la libsf_util.la $(HWLOC_LIBS) $(GTEST_LIBS_ALL)
 
@@ -118,8 +118,8 @@ EXTRA_DIST += tests/golden
 # baseline planner policies
 check_PROGRAMS += tests/unit/test_baselines
 TESTS += tests/unit/test_baselines
-tests_unit_test_baselines_SOURCES = tests/unit/libspiderflow/planner/baselines/test_baselines.cpp \
-	tests/unit/libspiderflow/planner/baselines/test_published.cpp
+tests_unit_test_baselines_SOURCES = tests/unit/common/planner/baselines/test_baselines.cpp \
+	tests/unit/common/planner/baselines/test_published.cpp
 tests_unit_test_baselines_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_baselines_LDADD = libsf_planner.la libsf_cost.la libsf_plan.la libsf_milp.la libsf_model.la \
 	libsf_topology.la libsf_util.la $(CBC_LIBS) $(GTEST_LIBS_ALL)
@@ -206,7 +206,7 @@ EXTRA_DIST += tests/integration/test_slurm_job_tc.sh
 # the plan's carried form (zlib + base64) and the user-side plan file reader
 check_PROGRAMS += tests/unit/test_plan_transport
 TESTS += tests/unit/test_plan_transport
-tests_unit_test_plan_transport_SOURCES = tests/unit/libspiderflow/plan/test_plan_transport.cpp
+tests_unit_test_plan_transport_SOURCES = tests/unit/common/plan/test_plan_transport.cpp
 tests_unit_test_plan_transport_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_plan_transport_LDADD = libsf_plan_transport.la libsf_util.la $(GTEST_LIBS_ALL)
 
@@ -218,7 +218,7 @@ tests_unit_test_coalloc_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_coalloc_LDADD = libsf_coalloc.la libsf_util.la $(GTEST_LIBS_ALL)
 check_PROGRAMS += tests/unit/test_site
 TESTS += tests/unit/test_site
-tests_unit_test_site_SOURCES = tests/unit/libspiderflow/site/test_site_state.cpp tests/unit/libspiderflow/site/test_site_json.cpp tests/unit/libspiderflow/site/test_node_pick.cpp
+tests_unit_test_site_SOURCES = tests/unit/common/site/test_site_state.cpp tests/unit/common/site/test_site_json.cpp tests/unit/common/site/test_node_pick.cpp
 tests_unit_test_site_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_site_LDADD = libsf_site.la libsf_topology.la libsf_util.la $(HWLOC_LIBS) \
 	$(GTEST_LIBS_ALL)
@@ -234,7 +234,7 @@ tests_unit_test_fedsim_LDADD = libsf_fedsim.la libspiderflow.la $(GTEST_LIBS_ALL
 # the `spiderflow` option table: parsing, refusals, --help
 check_PROGRAMS += tests/unit/test_cli_options
 TESTS += tests/unit/test_cli_options
-tests_unit_test_cli_options_SOURCES = tests/unit/libspiderflow/util/test_cli_options.cpp
+tests_unit_test_cli_options_SOURCES = tests/unit/common/util/test_cli_options.cpp
 tests_unit_test_cli_options_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_cli_options_LDADD = libsf_util.la $(GTEST_LIBS_ALL)
 
@@ -251,9 +251,9 @@ tests_unit_test_start_barrier_LDADD = $(HTTPLIB_LIBS) $(GTEST_LIBS_ALL) -lpthrea
 # (json_read has its own binary, tests/unit/test_util)
 check_PROGRAMS += tests/unit/test_util_misc
 TESTS += tests/unit/test_util_misc
-tests_unit_test_util_misc_SOURCES = tests/unit/libspiderflow/util/test_errors.cpp tests/unit/libspiderflow/util/test_human_format.cpp \
-	tests/unit/libspiderflow/util/test_key_value_conf.cpp tests/unit/libspiderflow/util/test_files.cpp \
-	tests/unit/libspiderflow/util/test_split_list.cpp tests/unit/libspiderflow/util/test_units.cpp
+tests_unit_test_util_misc_SOURCES = tests/unit/common/util/test_errors.cpp tests/unit/common/util/test_human_format.cpp \
+	tests/unit/common/util/test_key_value_conf.cpp tests/unit/common/util/test_files.cpp \
+	tests/unit/common/util/test_split_list.cpp tests/unit/common/util/test_units.cpp
 tests_unit_test_util_misc_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_util_misc_LDADD = libsf_util.la $(GTEST_LIBS_ALL)
 

@@ -1,5 +1,5 @@
 # Every subcommand parses its options and prints its --help through the one option table
-# (libspiderflow/util/cli_options, which the daemons and benchmarks use too).
+# (common/util/cli_options, which the daemons and benchmarks use too).
 bin_PROGRAMS += spiderflow
 spiderflow_SOURCES = \
 	tools/spiderflow/command.h \

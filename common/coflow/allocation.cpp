@@ -1,6 +1,6 @@
-#include "libspiderflow/coflow/allocation.h"
+#include "common/coflow/allocation.h"
 
-#include "libspiderflow/coflow/matching_order.h"
+#include "common/coflow/matching_order.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "libspiderflow/coflow/scheduler.h"
+#include "common/coflow/scheduler.h"
 
 namespace spiderflow::coflow {
 

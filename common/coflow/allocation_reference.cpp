@@ -2,12 +2,12 @@
 // versions in allocation.cpp: one heap entry per level change (stale ones skipped by version),
 // one pass per flow, sums through memory. Kept as the reference the optimised path must
 // reproduce bit for bit
-// (tests/unit/libspiderflow/coflow/test_allocation_equivalence.cpp, SimOptions::reference_allocation).
+// (tests/unit/common/coflow/test_allocation_equivalence.cpp, SimOptions::reference_allocation).
 #include <algorithm>
 #include <limits>
 #include <tuple>
 
-#include "libspiderflow/coflow/allocation.h"
+#include "common/coflow/allocation.h"
 
 namespace spiderflow::coflow {
 

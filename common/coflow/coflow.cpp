@@ -1,8 +1,8 @@
-#include "libspiderflow/coflow/coflow.h"
+#include "common/coflow/coflow.h"
 
 #include <algorithm>
 
-#include "libspiderflow/util/errors.h"
+#include "common/util/errors.h"
 
 namespace spiderflow::coflow {
 

@@ -1,7 +1,7 @@
 // Coflows as plain data: what the simulator runs and the schedulers order.
 // A workload is either a list of one-shot coflows (a MapReduce-style trace) or periodic
 // training jobs whose iterations are a DAG of compute tasks and coflows (see llm_traffic.h).
-// Units: bytes, seconds (libspiderflow/util/units.h).
+// Units: bytes, seconds (common/util/units.h).
 #pragma once
 
 #include <string>

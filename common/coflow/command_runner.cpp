@@ -1,4 +1,4 @@
-#include "libspiderflow/coflow/command_runner.h"
+#include "common/coflow/command_runner.h"
 
 #include <fcntl.h>
 #include <sys/wait.h>

@@ -1,9 +1,9 @@
-#include "libspiderflow/coflow/hermod_order.h"
+#include "common/coflow/hermod_order.h"
 
 #include <algorithm>
 #include <map>
 
-#include "libspiderflow/coflow/allocation.h"
+#include "common/coflow/allocation.h"
 
 namespace spiderflow::coflow {
 

@@ -4,8 +4,8 @@
 
 #include <vector>
 
-#include "libspiderflow/coflow/matching_order.h"
-#include "libspiderflow/coflow/scheduler.h"
+#include "common/coflow/matching_order.h"
+#include "common/coflow/scheduler.h"
 
 namespace spiderflow::coflow {
 

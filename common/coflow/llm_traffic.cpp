@@ -1,11 +1,11 @@
-#include "libspiderflow/coflow/llm_traffic.h"
+#include "common/coflow/llm_traffic.h"
 
 #include <algorithm>
 
-#include "libspiderflow/cost/cost_parts.h"
-#include "libspiderflow/plan/plan_routes.h"
-#include "libspiderflow/plan/plan_traffic.h"
-#include "libspiderflow/util/errors.h"
+#include "common/cost/cost_parts.h"
+#include "common/plan/plan_routes.h"
+#include "common/plan/plan_traffic.h"
+#include "common/util/errors.h"
 
 namespace spiderflow::coflow {
 

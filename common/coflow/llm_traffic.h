@@ -9,7 +9,7 @@
 //   B(m,s), PPgrad(m,s) (s+1 to s): the same backwards
 //   DP(s)       after the last micro-batch: stage s's gradients all-reduced; only the ring
 //               edges between clusters are WAN traffic
-// The flows and their bytes are the plan's (libspiderflow/plan/plan_traffic.h: one definition for the
+// The flows and their bytes are the plan's (common/plan/plan_traffic.h: one definition for the
 // planner, the plan writers and this model). That definition keeps every expert on every
 // replica (the plan has no expert-parallel degree; the memory and cost models assume the
 // same), so no MoE all-to-all crosses clusters and the DAG has no EP coflows.
@@ -21,11 +21,11 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/coflow/coflow.h"
-#include "libspiderflow/model/catalog.h"
-#include "libspiderflow/plan/plan.h"
-#include "libspiderflow/plan/plan_traffic.h"
-#include "libspiderflow/topology/topology.h"
+#include "common/coflow/coflow.h"
+#include "common/model/catalog.h"
+#include "common/plan/plan.h"
+#include "common/plan/plan_traffic.h"
+#include "common/topology/topology.h"
 
 namespace spiderflow::coflow {
 

@@ -1,4 +1,4 @@
-#include "libspiderflow/coflow/matching_order.h"
+#include "common/coflow/matching_order.h"
 
 #include <algorithm>
 

@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "libspiderflow/coflow/scheduler.h"
+#include "common/coflow/scheduler.h"
 
 namespace spiderflow::coflow {
 

@@ -1,10 +1,10 @@
-#include "libspiderflow/coflow/network.h"
+#include "common/coflow/network.h"
 
 #include <algorithm>
 #include <limits>
 #include <queue>
 
-#include "libspiderflow/util/errors.h"
+#include "common/util/errors.h"
 
 namespace spiderflow::coflow {
 

@@ -1,7 +1,7 @@
 // The network the simulator runs on: directed links with a capacity and a latency, endpoints
 // (clusters, or ports of a big switch), and one fixed route per endpoint pair, plus, where the
 // topology's fastest route differs from its widest, that fast route for flows that ask for it
-// (pipeline messages, as the cost model routes them: libspiderflow/plan/plan_routes.h).
+// (pipeline messages, as the cost model routes them: common/plan/plan_routes.h).
 #pragma once
 
 #include <string>

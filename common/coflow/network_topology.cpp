@@ -1,7 +1,7 @@
 // Kept apart from network.cpp so users of the big-switch model do not link the topology code.
-#include "libspiderflow/coflow/network.h"
-#include "libspiderflow/topology/topology.h"
-#include "libspiderflow/util/errors.h"
+#include "common/coflow/network.h"
+#include "common/topology/topology.h"
+#include "common/util/errors.h"
 
 namespace spiderflow::coflow {
 

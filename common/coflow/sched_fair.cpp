@@ -1,7 +1,7 @@
 // `fair`: per-flow max-min fair sharing, i.e. what TCP or NCCL's own transport gives each flow
 // when nobody schedules coflows. The baseline every other scheduler is compared against.
-#include "libspiderflow/coflow/allocation.h"
-#include "libspiderflow/coflow/schedulers.h"
+#include "common/coflow/allocation.h"
+#include "common/coflow/schedulers.h"
 
 namespace spiderflow::coflow {
 namespace {

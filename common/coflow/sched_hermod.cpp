@@ -3,9 +3,9 @@
 // (EP > PP > DP) and layer, with the DP early-layer exception (hermod_order.h); coflows of equal
 // rank share a tier; tiers are served in order by max-min progressive filling of the residual
 // capacity, with a matching-based allocation inside each coflow.
-#include "libspiderflow/coflow/allocation.h"
-#include "libspiderflow/coflow/hermod_order.h"
-#include "libspiderflow/coflow/schedulers.h"
+#include "common/coflow/allocation.h"
+#include "common/coflow/hermod_order.h"
+#include "common/coflow/schedulers.h"
 
 namespace spiderflow::coflow {
 namespace {

@@ -16,9 +16,9 @@
 #include <map>
 #include <numeric>
 
-#include "libspiderflow/coflow/allocation.h"
-#include "libspiderflow/coflow/hermod_order.h"
-#include "libspiderflow/coflow/schedulers.h"
+#include "common/coflow/allocation.h"
+#include "common/coflow/hermod_order.h"
+#include "common/coflow/schedulers.h"
 
 namespace spiderflow::coflow {
 namespace {

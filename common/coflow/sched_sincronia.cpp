@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <limits>
 
-#include "libspiderflow/coflow/allocation.h"
-#include "libspiderflow/coflow/schedulers.h"
+#include "common/coflow/allocation.h"
+#include "common/coflow/schedulers.h"
 
 namespace spiderflow::coflow {
 

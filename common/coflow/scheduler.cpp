@@ -1,8 +1,8 @@
 #include <algorithm>
 #include <limits>
 
-#include "libspiderflow/coflow/schedulers.h"
-#include "libspiderflow/util/errors.h"
+#include "common/coflow/schedulers.h"
+#include "common/util/errors.h"
 
 namespace spiderflow::coflow {
 

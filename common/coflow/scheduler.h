@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/coflow/coflow.h"
-#include "libspiderflow/coflow/network.h"
+#include "common/coflow/coflow.h"
+#include "common/coflow/network.h"
 
 namespace spiderflow::coflow {
 

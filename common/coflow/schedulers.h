@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "libspiderflow/coflow/scheduler.h"
+#include "common/coflow/scheduler.h"
 
 namespace spiderflow::coflow {
 

@@ -1,4 +1,4 @@
-#include "libspiderflow/coflow/simulator.h"
+#include "common/coflow/simulator.h"
 
 #include <algorithm>
 #include <chrono>
@@ -7,8 +7,8 @@
 #include <queue>
 #include <unordered_map>
 
-#include "libspiderflow/coflow/allocation.h"
-#include "libspiderflow/util/errors.h"
+#include "common/coflow/allocation.h"
+#include "common/util/errors.h"
 
 namespace spiderflow::coflow {
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/coflow/coflow.h"
-#include "libspiderflow/coflow/network.h"
-#include "libspiderflow/coflow/scheduler.h"
+#include "common/coflow/coflow.h"
+#include "common/coflow/network.h"
+#include "common/coflow/scheduler.h"
 
 namespace spiderflow::coflow {
 

@@ -1,4 +1,4 @@
-#include "libspiderflow/coflow/tc_state.h"
+#include "common/coflow/tc_state.h"
 
 #include <cstdlib>
 #include <sstream>

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/coflow/coflow.h"
+#include "common/coflow/coflow.h"
 
 namespace spiderflow::coflow {
 

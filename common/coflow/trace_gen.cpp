@@ -8,8 +8,8 @@
 #include <random>
 #include <sstream>
 
-#include "libspiderflow/coflow/trace.h"
-#include "libspiderflow/util/errors.h"
+#include "common/coflow/trace.h"
+#include "common/util/errors.h"
 
 namespace spiderflow::coflow {
 

@@ -3,9 +3,9 @@
 #include <limits>
 #include <sstream>
 
-#include "libspiderflow/coflow/trace.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/parse_number.h"
+#include "common/coflow/trace.h"
+#include "common/util/errors.h"
+#include "common/util/parse_number.h"
 
 namespace spiderflow::coflow {
 

@@ -1,12 +1,12 @@
-#include "libspiderflow/coflow/traffic_class.h"
+#include "common/coflow/traffic_class.h"
 
-#include "libspiderflow/plan/launch_contract.h"
+#include "common/plan/launch_contract.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
 
-#include "libspiderflow/util/errors.h"
+#include "common/util/errors.h"
 
 namespace spiderflow::coflow {
 

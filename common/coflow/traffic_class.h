@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/coflow/command_runner.h"
+#include "common/coflow/command_runner.h"
 
 namespace spiderflow::coflow {
 

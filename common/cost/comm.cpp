@@ -1,4 +1,4 @@
-#include "libspiderflow/cost/comm.h"
+#include "common/cost/comm.h"
 
 namespace spiderflow::cost {
 

@@ -1,6 +1,6 @@
 #include <string>
 
-#include "libspiderflow/cost/cost_parts.h"
+#include "common/cost/cost_parts.h"
 
 namespace spiderflow::cost {
 

@@ -1,10 +1,10 @@
 #include <algorithm>
 
-#include "libspiderflow/cost/comm.h"
-#include "libspiderflow/cost/cost_parts.h"
-#include "libspiderflow/plan/plan_traffic.h"
-#include "libspiderflow/cost/flops.h"
-#include "libspiderflow/cost/gemm_efficiency.h"
+#include "common/cost/comm.h"
+#include "common/cost/cost_parts.h"
+#include "common/plan/plan_traffic.h"
+#include "common/cost/flops.h"
+#include "common/cost/gemm_efficiency.h"
 
 namespace spiderflow::cost {
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <string>
 
-#include "libspiderflow/cost/cost_parts.h"
-#include "libspiderflow/plan/plan_traffic.h"
+#include "common/cost/cost_parts.h"
+#include "common/plan/plan_traffic.h"
 
 namespace spiderflow::cost {
 

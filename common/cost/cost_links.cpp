@@ -1,4 +1,4 @@
-#include "libspiderflow/cost/cost_links.h"
+#include "common/cost/cost_links.h"
 
 #include <algorithm>
 #include <cmath>

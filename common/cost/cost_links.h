@@ -4,9 +4,9 @@
 
 #include <string>
 
-#include "libspiderflow/cost/cost_model.h"
-#include "libspiderflow/cost/fabric_shares.h"
-#include "libspiderflow/cost/wan_shares.h"
+#include "common/cost/cost_model.h"
+#include "common/cost/fabric_shares.h"
+#include "common/cost/wan_shares.h"
 
 namespace spiderflow::cost {
 

@@ -1,9 +1,9 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "libspiderflow/cost/cost_parts.h"
-#include "libspiderflow/cost/memory.h"
-#include "libspiderflow/util/units.h"
+#include "common/cost/cost_parts.h"
+#include "common/cost/memory.h"
+#include "common/util/units.h"
 
 namespace spiderflow::cost {
 

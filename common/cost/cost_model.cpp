@@ -1,14 +1,14 @@
-// The iteration-time model; doc/cost-model.md derives every term, libspiderflow/cost/cost_parts.h
+// The iteration-time model; doc/cost-model.md derives every term, common/cost/cost_parts.h
 // computes them. All work is O(pp*dp) per call with a handful of small vectors, and nothing is
 // mutated: estimate() is safe from many threads.
-#include "libspiderflow/cost/cost_model.h"
+#include "common/cost/cost_model.h"
 
 #include <cmath>
 #include <string>
 #include <utility>
 
-#include "libspiderflow/cost/cost_parts.h"
-#include "libspiderflow/cost/flops.h"
+#include "common/cost/cost_parts.h"
+#include "common/cost/flops.h"
 
 namespace spiderflow {
 

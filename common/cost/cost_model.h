@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/cost/fabric_shares.h"
-#include "libspiderflow/model/catalog.h"
-#include "libspiderflow/plan/plan.h"
-#include "libspiderflow/topology/topology.h"
+#include "common/cost/fabric_shares.h"
+#include "common/model/catalog.h"
+#include "common/plan/plan.h"
+#include "common/topology/topology.h"
 
 namespace spiderflow {
 
@@ -51,7 +51,7 @@ public:
     // Iteration time with breakdown and memory per GPU. A plan that does not fit memory, is ill
     // formed on this topology (plan_problem) or runs on GPUs the catalog lacks comes back with
     // feasible = false and the reason; nothing is thrown. Its parts, one at a time:
-    // libspiderflow/cost/cost_parts.h.
+    // common/cost/cost_parts.h.
     Prediction estimate(const Plan& plan) const;
 
     const Topology& topology() const { return topology_; }

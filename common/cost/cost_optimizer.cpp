@@ -1,7 +1,7 @@
 #include <algorithm>
 
-#include "libspiderflow/cost/cost_parts.h"
-#include "libspiderflow/cost/memory.h"
+#include "common/cost/cost_parts.h"
+#include "common/cost/memory.h"
 
 namespace spiderflow::cost {
 

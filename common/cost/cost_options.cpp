@@ -1,6 +1,6 @@
 // Spellings of the cost options that front ends take as words.
-#include "libspiderflow/cost/cost_model.h"
-#include "libspiderflow/util/errors.h"
+#include "common/cost/cost_model.h"
+#include "common/util/errors.h"
 
 namespace spiderflow {
 

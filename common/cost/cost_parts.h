@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/cost/cost_model.h"
-#include "libspiderflow/cost/memory.h"
+#include "common/cost/cost_model.h"
+#include "common/cost/memory.h"
 
 namespace spiderflow::cost {
 

@@ -1,9 +1,9 @@
 #include <algorithm>
 
-#include "libspiderflow/cost/cost_links.h"
-#include "libspiderflow/cost/cost_parts.h"
-#include "libspiderflow/plan/plan_routes.h"
-#include "libspiderflow/plan/plan_traffic.h"
+#include "common/cost/cost_links.h"
+#include "common/cost/cost_parts.h"
+#include "common/plan/plan_routes.h"
+#include "common/plan/plan_traffic.h"
 
 namespace spiderflow::cost {
 

@@ -1,4 +1,4 @@
-#include "libspiderflow/cost/fabric_shares.h"
+#include "common/cost/fabric_shares.h"
 
 #include <algorithm>
 #include <cmath>

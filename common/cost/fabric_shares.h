@@ -7,8 +7,8 @@
 
 #include <vector>
 
-#include "libspiderflow/plan/plan.h"
-#include "libspiderflow/topology/topology.h"
+#include "common/plan/plan.h"
+#include "common/topology/topology.h"
 
 namespace spiderflow::cost {
 

@@ -1,4 +1,4 @@
-#include "libspiderflow/cost/flops.h"
+#include "common/cost/flops.h"
 
 namespace spiderflow::cost {
 

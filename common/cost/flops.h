@@ -3,8 +3,8 @@
 // as Megatron-LM reports them.
 #pragma once
 
-#include "libspiderflow/model/catalog.h"
-#include "libspiderflow/model/job_spec.h"
+#include "common/model/catalog.h"
+#include "common/model/job_spec.h"
 
 namespace spiderflow::cost {
 

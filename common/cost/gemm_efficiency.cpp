@@ -1,4 +1,4 @@
-#include "libspiderflow/cost/gemm_efficiency.h"
+#include "common/cost/gemm_efficiency.h"
 
 #include <algorithm>
 

@@ -10,7 +10,7 @@
 // calibrated end-to-end efficiency (doc/cost-model.md, "Calibration").
 #pragma once
 
-#include "libspiderflow/model/catalog.h"
+#include "common/model/catalog.h"
 
 namespace spiderflow::cost {
 

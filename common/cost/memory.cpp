@@ -1,4 +1,4 @@
-#include "libspiderflow/cost/memory.h"
+#include "common/cost/memory.h"
 
 #include <algorithm>
 

@@ -3,7 +3,7 @@
 // Recomputation in Large Transformer Models", section 4; sections 4.2.2 and 5 for sequence parallelism and selective recomputation).
 #pragma once
 
-#include "libspiderflow/plan/plan.h"
+#include "common/plan/plan.h"
 
 namespace spiderflow::cost {
 

@@ -1,4 +1,4 @@
-#include "libspiderflow/cost/wan_shares.h"
+#include "common/cost/wan_shares.h"
 
 #include <algorithm>
 #include <limits>

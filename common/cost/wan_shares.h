@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "libspiderflow/topology/topology.h"
+#include "common/topology/topology.h"
 
 namespace spiderflow::cost {
 

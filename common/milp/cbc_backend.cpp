@@ -1,4 +1,4 @@
-#include "libspiderflow/milp/cbc_backend.h"
+#include "common/milp/cbc_backend.h"
 
 #include <algorithm>
 #include <chrono>

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "libspiderflow/milp/model.h"
+#include "common/milp/model.h"
 
 namespace spiderflow::milp {
 

@@ -1,4 +1,4 @@
-#include "libspiderflow/milp/model.h"
+#include "common/milp/model.h"
 
 #include <algorithm>
 #include <cmath>

@@ -4,13 +4,13 @@
 #include <cstddef>
 #include <cstring>
 
-#include "libspiderflow/model/catalog.h"
-#include "libspiderflow/model/catalog_data.h"
-#include "libspiderflow/model/model_json.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/json_read.h"
-#include "libspiderflow/util/text_file.h"
-#include "libspiderflow/util/units.h"
+#include "common/model/catalog.h"
+#include "common/model/catalog_data.h"
+#include "common/model/model_json.h"
+#include "common/util/errors.h"
+#include "common/util/json_read.h"
+#include "common/util/text_file.h"
+#include "common/util/units.h"
 
 namespace spiderflow {
 

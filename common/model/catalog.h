@@ -1,4 +1,4 @@
-// GPU types and model architectures. The figures live in data files (libspiderflow/model/catalog/*.json,
+// GPU types and model architectures. The figures live in data files (common/model/catalog/*.json,
 // each entry citing its source), embedded at build time so plugins never miss them; a site may
 // load its own file on top.
 #pragma once

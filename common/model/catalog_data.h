@@ -1,4 +1,4 @@
-// The builtin catalog files, compiled in by build-aux/embed-text.sh (see libspiderflow/model/local.mk).
+// The builtin catalog files, compiled in by build-aux/embed-text.sh (see common/model/local.mk).
 #pragma once
 
 namespace spiderflow::embedded {

@@ -1,13 +1,13 @@
 // Job spec: JSON reading and the checks that give a user a clear message before any planning.
-#include "libspiderflow/model/job_spec.h"
+#include "common/model/job_spec.h"
 
 #include <cerrno>
 #include <cstring>
 
-#include "libspiderflow/model/model_json.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/json_read.h"
-#include "libspiderflow/util/text_file.h"
+#include "common/model/model_json.h"
+#include "common/util/errors.h"
+#include "common/util/json_read.h"
+#include "common/util/text_file.h"
 
 namespace spiderflow {
 

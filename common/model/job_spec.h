@@ -4,7 +4,7 @@
 #include <compare>
 #include <string>
 
-#include "libspiderflow/model/catalog.h"
+#include "common/model/catalog.h"
 
 namespace spiderflow {
 
@@ -50,7 +50,7 @@ struct JobSpec {
     Precision precision = Precision::bf16;
     bool recompute = false;      // full activation recomputation
     // The spec said "recompute" (true or false). When it did not, the planner turns recompute on
-    // if no layout fits memory without it (plan_job, libspiderflow/planner/plan_job.h).
+    // if no layout fits memory without it (plan_job, common/planner/plan_job.h).
     bool recompute_stated = false;
     bool zero1 = false;          // optimizer states sharded across DP
     // The spec said "zero1". When it did not, the planner shards them whenever the plan has more

@@ -1,6 +1,6 @@
 // Parameter counts from the architecture. Biases and position embeddings are left out (well under
 // 0.1% for the catalog's models); norms are counted so totals match the model cards.
-#include "libspiderflow/model/catalog.h"
+#include "common/model/catalog.h"
 
 namespace spiderflow {
 

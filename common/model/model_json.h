@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "libspiderflow/model/catalog.h"
+#include "common/model/catalog.h"
 
 namespace spiderflow {
 

@@ -1,4 +1,4 @@
-#include "libspiderflow/plan/command_flags.h"
+#include "common/plan/command_flags.h"
 
 namespace spiderflow {
 

@@ -1,12 +1,12 @@
-#include "libspiderflow/plan/launch_diloco.h"
+#include "common/plan/launch_diloco.h"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
 
-#include "libspiderflow/plan/command_flags.h"
-#include "libspiderflow/util/errors.h"
+#include "common/plan/command_flags.h"
+#include "common/util/errors.h"
 
 namespace spiderflow {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/plan/plan.h"
+#include "common/plan/plan.h"
 
 namespace spiderflow {
 

@@ -1,6 +1,6 @@
-#include "libspiderflow/plan/launch_writer.h"
+#include "common/plan/launch_writer.h"
 
-#include "libspiderflow/plan/launch_contract.h"
+#include "common/plan/launch_contract.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,11 +9,11 @@
 #include <set>
 #include <sstream>
 
-#include "libspiderflow/model/catalog.h"
-#include "libspiderflow/plan/command_flags.h"
-#include "libspiderflow/plan/launch_diloco.h"
-#include "libspiderflow/plan/layer_split.h"
-#include "libspiderflow/util/errors.h"
+#include "common/model/catalog.h"
+#include "common/plan/command_flags.h"
+#include "common/plan/launch_diloco.h"
+#include "common/plan/layer_split.h"
+#include "common/util/errors.h"
 
 namespace spiderflow {
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/plan/nccl_env.h"
-#include "libspiderflow/plan/plan.h"
+#include "common/plan/nccl_env.h"
+#include "common/plan/plan.h"
 
 namespace spiderflow {
 

@@ -1,4 +1,4 @@
-#include "libspiderflow/plan/layer_split.h"
+#include "common/plan/layer_split.h"
 
 namespace spiderflow {
 

@@ -1,6 +1,6 @@
-#include "libspiderflow/plan/nccl_env.h"
+#include "common/plan/nccl_env.h"
 
-#include "libspiderflow/plan/launch_contract.h"
+#include "common/plan/launch_contract.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,11 +1,11 @@
-#include "libspiderflow/plan/plan.h"
+#include "common/plan/plan.h"
 
 #include <algorithm>
 #include <tuple>
 #include <utility>
 
-#include "libspiderflow/topology/topology.h"
-#include "libspiderflow/util/errors.h"
+#include "common/topology/topology.h"
+#include "common/util/errors.h"
 
 namespace spiderflow {
 

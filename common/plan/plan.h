@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/model/job_spec.h"
+#include "common/model/job_spec.h"
 
 namespace spiderflow {
 

@@ -1,6 +1,6 @@
 // Plan <-> versioned JSON. The schema is documented in doc/plan-schema.md; every change to the
 // layout of this file's output bumps Plan::kSchemaVersion.
-#include "libspiderflow/plan/plan_json.h"
+#include "common/plan/plan_json.h"
 
 #include <cmath>
 #include <limits>
@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "libspiderflow/model/model_json.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/json_read.h"
+#include "common/model/model_json.h"
+#include "common/util/errors.h"
+#include "common/util/json_read.h"
 
 namespace spiderflow {
 namespace {

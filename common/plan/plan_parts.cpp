@@ -1,4 +1,4 @@
-#include "libspiderflow/plan/plan_parts.h"
+#include "common/plan/plan_parts.h"
 
 #include <algorithm>
 #include <map>

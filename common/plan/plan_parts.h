@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/plan/plan.h"
-#include "libspiderflow/topology/topology.h"
+#include "common/plan/plan.h"
+#include "common/topology/topology.h"
 
 namespace spiderflow {
 

@@ -1,8 +1,8 @@
-#include "libspiderflow/plan/plan_routes.h"
+#include "common/plan/plan_routes.h"
 
 #include <algorithm>
 
-#include "libspiderflow/plan/plan_traffic.h"
+#include "common/plan/plan_traffic.h"
 
 namespace spiderflow {
 

@@ -4,8 +4,8 @@
 // plan's text names, these same routes.
 #pragma once
 
-#include "libspiderflow/plan/plan.h"
-#include "libspiderflow/topology/topology.h"
+#include "common/plan/plan.h"
+#include "common/topology/topology.h"
 
 namespace spiderflow {
 

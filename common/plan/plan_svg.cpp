@@ -1,4 +1,4 @@
-#include "libspiderflow/plan/plan_svg.h"
+#include "common/plan/plan_svg.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,9 +7,9 @@
 #include <sstream>
 #include <vector>
 
-#include "libspiderflow/plan/plan_traffic.h"
-#include "libspiderflow/util/human_format.h"
-#include "libspiderflow/util/units.h"
+#include "common/plan/plan_traffic.h"
+#include "common/util/human_format.h"
+#include "common/util/units.h"
 
 namespace spiderflow {
 namespace {

@@ -1,14 +1,14 @@
-#include "libspiderflow/plan/plan_text.h"
+#include "common/plan/plan_text.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <map>
 #include <sstream>
 
-#include "libspiderflow/plan/plan_routes.h"
-#include "libspiderflow/plan/plan_traffic.h"
-#include "libspiderflow/util/human_format.h"
-#include "libspiderflow/util/units.h"
+#include "common/plan/plan_routes.h"
+#include "common/plan/plan_traffic.h"
+#include "common/util/human_format.h"
+#include "common/util/units.h"
 
 namespace spiderflow {
 namespace {

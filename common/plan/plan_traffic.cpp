@@ -1,4 +1,4 @@
-#include "libspiderflow/plan/plan_traffic.h"
+#include "common/plan/plan_traffic.h"
 
 #include <algorithm>
 #include <map>

@@ -1,8 +1,8 @@
 // Bytes a plan moves between clusters per iteration: the one definition of the flows every
-// collective step puts on inter-cluster links. The coflow model (libspiderflow/coflow/llm_traffic)
+// collective step puts on inter-cluster links. The coflow model (common/coflow/llm_traffic)
 // builds its per-iteration DAG from these flows; the writers that explain a plan (text, SVG)
 // and the planners sum them. Volumes and ring membership only: how long they take is the cost
-// model's business (libspiderflow/cost), which sits above this layer and prices these same bytes and
+// model's business (common/cost), which sits above this layer and prices these same bytes and
 // rings, so a time and a byte count can never disagree about what moves.
 //
 // What is counted, and why it matches the cost model and the memory model:
@@ -10,7 +10,7 @@
 //   whose two cells of a boundary sit in different clusters, forward; its gradient backward.
 // - DP: a stage's gradients, as many as the stage's weights on one cell times tp (every expert
 //   counted: the plan has no expert-parallel degree, so each cell holds all experts of its
-//   layers, as libspiderflow/cost/memory.cpp assumes, and they are all-reduced like dense weights).
+//   layers, as common/cost/memory.cpp assumes, and they are all-reduced like dense weights).
 //   Hierarchical: reduce-scatter inside each cluster, a ring over the clusters holding the
 //   stage (ascending index) for the all-reduce of the shards, each ring edge carrying
 //   2 (k-1)/k of the gradients, all-gather inside. Flat (hierarchical_dp off): a ring over the
@@ -22,7 +22,7 @@
 
 #include <vector>
 
-#include "libspiderflow/plan/plan.h"
+#include "common/plan/plan.h"
 
 namespace spiderflow {
 

@@ -1,4 +1,4 @@
-#include "libspiderflow/plan/plan_transport.h"
+#include "common/plan/plan_transport.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -9,7 +9,7 @@
 #include <cstring>
 #include <vector>
 
-#include "libspiderflow/util/errors.h"
+#include "common/util/errors.h"
 
 namespace spiderflow {
 namespace {

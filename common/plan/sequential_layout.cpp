@@ -1,9 +1,9 @@
-#include "libspiderflow/plan/sequential_layout.h"
+#include "common/plan/sequential_layout.h"
 
 #include <string>
 
-#include "libspiderflow/plan/layer_split.h"
-#include "libspiderflow/util/errors.h"
+#include "common/plan/layer_split.h"
+#include "common/util/errors.h"
 
 namespace spiderflow {
 

@@ -3,9 +3,9 @@
 // uses without --plan and what the topology-oblivious first-fit baseline produces.
 #pragma once
 
-#include "libspiderflow/model/job_spec.h"
-#include "libspiderflow/plan/plan.h"
-#include "libspiderflow/topology/topology.h"
+#include "common/model/job_spec.h"
+#include "common/plan/plan.h"
+#include "common/topology/topology.h"
 
 namespace spiderflow {
 

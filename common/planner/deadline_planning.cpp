@@ -1,10 +1,10 @@
-#include "libspiderflow/planner/deadline_planning.h"
+#include "common/planner/deadline_planning.h"
 
 #include <chrono>
 #include <cstdio>
 #include <future>
 
-#include "libspiderflow/util/errors.h"
+#include "common/util/errors.h"
 
 namespace spiderflow {
 

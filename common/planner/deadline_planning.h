@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "libspiderflow/planner/planner.h"
+#include "common/planner/planner.h"
 
 namespace spiderflow {
 

@@ -1,10 +1,10 @@
-#include "libspiderflow/planner/plan_compare.h"
+#include "common/planner/plan_compare.h"
 
 #include <cstdio>
 #include <set>
 
-#include "libspiderflow/planner/plan_job.h"
-#include "libspiderflow/planner/shapes.h"
+#include "common/planner/plan_job.h"
+#include "common/planner/shapes.h"
 
 namespace spiderflow {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/planner/planner.h"
+#include "common/planner/planner.h"
 
 namespace spiderflow {
 

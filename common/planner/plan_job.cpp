@@ -1,13 +1,13 @@
-#include "libspiderflow/planner/plan_job.h"
+#include "common/planner/plan_job.h"
 
 #include <chrono>
 #include <cstdio>
 #include <optional>
 #include <string>
 
-#include "libspiderflow/planner/shapes.h"
-#include "libspiderflow/planner/virtual_stages.h"
-#include "libspiderflow/util/errors.h"
+#include "common/planner/shapes.h"
+#include "common/planner/virtual_stages.h"
+#include "common/util/errors.h"
 
 namespace spiderflow {
 

@@ -4,7 +4,7 @@
 // job_submit, the federation simulator and the planner benchmark.
 #pragma once
 
-#include "libspiderflow/planner/planner.h"
+#include "common/planner/planner.h"
 
 namespace spiderflow {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/model/job_spec.h"
+#include "common/model/job_spec.h"
 
 namespace spiderflow {
 
@@ -41,7 +41,7 @@ struct PlanRequest : SearchSettings {
     std::optional<int> micro_batch;
     // The user allows DiLoCo beside synchronous training (--sync either): job.sync.mode is sync,
     // and a front end also plans DiLoCo with job.sync's settings and shows both
-    // (libspiderflow/planner/sync_compare.h). Never switches the mode by itself.
+    // (common/planner/sync_compare.h). Never switches the mode by itself.
     bool compare_sync_modes = false;
     // Only these (tp, pp, dp, micro-batch) shapes, when set: plan_job's second search, with
     // activation recomputation, looks only at the shapes memory limited in the first, as

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/cost/cost_model.h"
-#include "libspiderflow/model/job_spec.h"
-#include "libspiderflow/plan/plan.h"
-#include "libspiderflow/planner/plan_request.h"
-#include "libspiderflow/topology/topology.h"
+#include "common/cost/cost_model.h"
+#include "common/model/job_spec.h"
+#include "common/plan/plan.h"
+#include "common/planner/plan_request.h"
+#include "common/topology/topology.h"
 
 namespace spiderflow {
 

@@ -2,16 +2,16 @@
 #include <algorithm>
 #include <cctype>
 
-#include "libspiderflow/planner/planner.h"
-#include "libspiderflow/planner/spinsearch/spinsearch.h"
-#include "libspiderflow/util/errors.h"
+#include "common/planner/planner.h"
+#include "common/planner/spinsearch/spinsearch.h"
+#include "common/util/errors.h"
 // ---- policy headers: add one include per baseline below this line ----
-#include "libspiderflow/planner/baselines/exhaustive/exhaustive.h"
-#include "libspiderflow/planner/baselines/first_fit/first_fit.h"
-#include "libspiderflow/planner/baselines/genetic/genetic.h"
-#include "libspiderflow/planner/baselines/global_ilp/global_ilp.h"
-#include "libspiderflow/planner/baselines/greedy/greedy.h"
-#include "libspiderflow/planner/baselines/published/published.h"
+#include "common/planner/baselines/exhaustive/exhaustive.h"
+#include "common/planner/baselines/first_fit/first_fit.h"
+#include "common/planner/baselines/genetic/genetic.h"
+#include "common/planner/baselines/global_ilp/global_ilp.h"
+#include "common/planner/baselines/greedy/greedy.h"
+#include "common/planner/baselines/published/published.h"
 
 namespace spiderflow {
 namespace {

@@ -1,6 +1,6 @@
-#include "libspiderflow/planner/request_builder.h"
+#include "common/planner/request_builder.h"
 
-#include "libspiderflow/util/errors.h"
+#include "common/util/errors.h"
 
 namespace spiderflow {
 

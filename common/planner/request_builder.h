@@ -6,10 +6,10 @@
 #include <memory>
 #include <string>
 
-#include "libspiderflow/model/catalog.h"
-#include "libspiderflow/model/job_spec.h"
-#include "libspiderflow/planner/planner.h"
-#include "libspiderflow/planner/request_options.h"
+#include "common/model/catalog.h"
+#include "common/model/job_spec.h"
+#include "common/planner/planner.h"
+#include "common/planner/request_options.h"
 
 namespace spiderflow {
 

@@ -8,8 +8,8 @@
 #include <optional>
 #include <string>
 
-#include "libspiderflow/model/job_spec.h"
-#include "libspiderflow/planner/plan_request.h"
+#include "common/model/job_spec.h"
+#include "common/planner/plan_request.h"
 
 namespace spiderflow {
 

@@ -1,12 +1,12 @@
-#include "libspiderflow/planner/shapes.h"
+#include "common/planner/shapes.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <set>
 
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/units.h"
+#include "common/util/errors.h"
+#include "common/util/units.h"
 
 namespace spiderflow {
 namespace {

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/cost/cost_model.h"
-#include "libspiderflow/planner/planner.h"
-#include "libspiderflow/topology/topology.h"
+#include "common/cost/cost_model.h"
+#include "common/planner/planner.h"
+#include "common/topology/topology.h"
 
 namespace spiderflow {
 

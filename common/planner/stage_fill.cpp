@@ -1,4 +1,4 @@
-#include "libspiderflow/planner/stage_fill.h"
+#include "common/planner/stage_fill.h"
 
 #include <cstddef>
 

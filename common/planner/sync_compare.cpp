@@ -1,13 +1,13 @@
-#include "libspiderflow/planner/sync_compare.h"
+#include "common/planner/sync_compare.h"
 
 #include <cmath>
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
 
-#include "libspiderflow/plan/plan_traffic.h"
-#include "libspiderflow/util/human_format.h"
-#include "libspiderflow/planner/plan_job.h"
+#include "common/plan/plan_traffic.h"
+#include "common/util/human_format.h"
+#include "common/planner/plan_job.h"
 
 namespace spiderflow {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "libspiderflow/planner/planner.h"
+#include "common/planner/planner.h"
 
 namespace spiderflow {
 

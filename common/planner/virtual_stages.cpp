@@ -1,10 +1,10 @@
-#include "libspiderflow/planner/virtual_stages.h"
+#include "common/planner/virtual_stages.h"
 
 #include <cstdio>
 #include <vector>
 
-#include "libspiderflow/plan/plan_traffic.h"
-#include "libspiderflow/planner/shapes.h"
+#include "common/plan/plan_traffic.h"
+#include "common/planner/shapes.h"
 
 namespace spiderflow {
 

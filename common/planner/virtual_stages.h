@@ -7,8 +7,8 @@
 
 #include <string>
 
-#include "libspiderflow/cost/cost_model.h"
-#include "libspiderflow/planner/plan_request.h"
+#include "common/cost/cost_model.h"
+#include "common/planner/plan_request.h"
 
 namespace spiderflow {
 

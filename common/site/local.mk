@@ -2,20 +2,20 @@
 # strict JSON reading, only).
 noinst_LTLIBRARIES += libsf_site.la
 libsf_site_la_SOURCES = \
-	libspiderflow/site/site_types.h \
-	libspiderflow/site/site_types.cpp \
-	libspiderflow/site/site_delta.h \
-	libspiderflow/site/site_delta.cpp \
-	libspiderflow/site/site_state.h \
-	libspiderflow/site/site_state.cpp \
-	libspiderflow/site/site_view.cpp \
-	libspiderflow/site/site_json.h \
-	libspiderflow/site/site_json.cpp \
-	libspiderflow/site/site_json_fields.h \
-	libspiderflow/site/site_json_fields.cpp \
-	libspiderflow/site/topology_hash.h \
-	libspiderflow/site/topology_hash.cpp \
-	libspiderflow/site/node_list.h \
-	libspiderflow/site/node_list.cpp \
-	libspiderflow/site/node_pick.h \
-	libspiderflow/site/node_pick.cpp
+	common/site/site_types.h \
+	common/site/site_types.cpp \
+	common/site/site_delta.h \
+	common/site/site_delta.cpp \
+	common/site/site_state.h \
+	common/site/site_state.cpp \
+	common/site/site_view.cpp \
+	common/site/site_json.h \
+	common/site/site_json.cpp \
+	common/site/site_json_fields.h \
+	common/site/site_json_fields.cpp \
+	common/site/topology_hash.h \
+	common/site/topology_hash.cpp \
+	common/site/node_list.h \
+	common/site/node_list.cpp \
+	common/site/node_pick.h \
+	common/site/node_pick.cpp

@@ -1,9 +1,9 @@
-#include "libspiderflow/site/node_list.h"
+#include "common/site/node_list.h"
 
 #include <climits>
 
-#include "libspiderflow/topology/slurm_conf.h"
-#include "libspiderflow/util/errors.h"
+#include "common/topology/slurm_conf.h"
+#include "common/util/errors.h"
 
 namespace spiderflow {
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/site/site_types.h"
-#include "libspiderflow/topology/topology.h"
+#include "common/site/site_types.h"
+#include "common/topology/topology.h"
 
 namespace spiderflow {
 

@@ -1,4 +1,4 @@
-#include "libspiderflow/site/node_pick.h"
+#include "common/site/node_pick.h"
 
 #include <algorithm>
 #include <map>

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/site/site_state.h"
-#include "libspiderflow/topology/topology.h"
+#include "common/site/site_state.h"
+#include "common/topology/topology.h"
 
 namespace spiderflow {
 

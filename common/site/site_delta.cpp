@@ -1,10 +1,10 @@
-#include "libspiderflow/site/site_delta.h"
+#include "common/site/site_delta.h"
 
 #include <type_traits>
 
-#include "libspiderflow/site/site_json_fields.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/json_read.h"
+#include "common/site/site_json_fields.h"
+#include "common/util/errors.h"
+#include "common/util/json_read.h"
 
 namespace spiderflow {
 

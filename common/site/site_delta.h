@@ -7,7 +7,7 @@
 #include <variant>
 #include <vector>
 
-#include "libspiderflow/site/site_types.h"
+#include "common/site/site_types.h"
 
 namespace spiderflow {
 

@@ -1,13 +1,13 @@
-#include "libspiderflow/site/site_json.h"
+#include "common/site/site_json.h"
 
 #include <limits>
 #include <set>
 #include <utility>
 
-#include "libspiderflow/site/site_json_fields.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/json_read.h"
-#include "libspiderflow/util/text_file.h"
+#include "common/site/site_json_fields.h"
+#include "common/util/errors.h"
+#include "common/util/json_read.h"
+#include "common/util/text_file.h"
 
 namespace spiderflow {
 

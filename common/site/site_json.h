@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "libspiderflow/site/site_state.h"
+#include "common/site/site_state.h"
 
 namespace spiderflow {
 

@@ -1,10 +1,10 @@
-#include "libspiderflow/site/site_json_fields.h"
+#include "common/site/site_json_fields.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
 
-#include "libspiderflow/util/units.h"
+#include "common/util/units.h"
 
 namespace spiderflow::sitejson {
 

@@ -1,15 +1,15 @@
 // JSON pieces shared by the delta and snapshot formats (doc/site-state.md), so that a job, a
 // reservation or a link measurement reads and writes the same way in both. Internal to
-// libspiderflow/site. Readers are strict and name the field path in every InputError.
+// common/site. Readers are strict and name the field path in every InputError.
 #pragma once
 
 #include <string>
 
 #include <nlohmann/json.hpp>
 
-#include "libspiderflow/site/site_delta.h"
-#include "libspiderflow/site/site_types.h"
-#include "libspiderflow/util/json_read.h"
+#include "common/site/site_delta.h"
+#include "common/site/site_types.h"
+#include "common/util/json_read.h"
 
 namespace spiderflow::sitejson {
 

@@ -1,11 +1,11 @@
-#include "libspiderflow/site/site_state.h"
+#include "common/site/site_state.h"
 
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
 
-#include "libspiderflow/site/topology_hash.h"
-#include "libspiderflow/util/errors.h"
+#include "common/site/topology_hash.h"
+#include "common/util/errors.h"
 
 namespace spiderflow {
 namespace {

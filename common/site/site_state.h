@@ -14,9 +14,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "libspiderflow/site/site_delta.h"
-#include "libspiderflow/site/site_types.h"
-#include "libspiderflow/topology/topology.h"
+#include "common/site/site_delta.h"
+#include "common/site/site_types.h"
+#include "common/topology/topology.h"
 
 namespace spiderflow {
 

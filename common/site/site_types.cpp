@@ -1,8 +1,8 @@
-#include "libspiderflow/site/site_types.h"
+#include "common/site/site_types.h"
 
 #include <ctime>
 
-#include "libspiderflow/util/errors.h"
+#include "common/util/errors.h"
 
 namespace spiderflow {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <functional>
 
-#include "libspiderflow/site/site_state.h"
+#include "common/site/site_state.h"
 
 namespace spiderflow {
 

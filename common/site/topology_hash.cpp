@@ -1,4 +1,4 @@
-#include "libspiderflow/site/topology_hash.h"
+#include "common/site/topology_hash.h"
 
 #include <cstdint>
 #include <cstdio>

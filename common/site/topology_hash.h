@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "libspiderflow/topology/topology.h"
+#include "common/topology/topology.h"
 
 namespace spiderflow {
 

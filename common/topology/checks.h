@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/topology/slurm_conf.h"
-#include "libspiderflow/topology/topology.h"
+#include "common/topology/slurm_conf.h"
+#include "common/topology/topology.h"
 
 namespace spiderflow {
 

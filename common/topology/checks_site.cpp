@@ -5,8 +5,8 @@
 #include <set>
 #include <unordered_map>
 
-#include "libspiderflow/topology/checks.h"
-#include "libspiderflow/topology/checks_tree.h"
+#include "common/topology/checks.h"
+#include "common/topology/checks_tree.h"
 
 namespace spiderflow {
 namespace {

@@ -5,8 +5,8 @@
 #include <numeric>
 #include <set>
 
-#include "libspiderflow/topology/checks.h"
-#include "libspiderflow/topology/checks_tree.h"
+#include "common/topology/checks.h"
+#include "common/topology/checks_tree.h"
 
 namespace spiderflow {
 namespace {

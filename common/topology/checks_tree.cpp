@@ -1,6 +1,6 @@
 // The switch-tree check (see checks_tree.h): undefined or self references, cycles, nodes under
 // no switch or under two, switches reaching no node, several roots (disconnected tiers).
-#include "libspiderflow/topology/checks_tree.h"
+#include "common/topology/checks_tree.h"
 
 #include <algorithm>
 #include <functional>

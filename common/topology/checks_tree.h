@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/topology/checks.h"
-#include "libspiderflow/util/did_you_mean.h"
+#include "common/topology/checks.h"
+#include "common/util/did_you_mean.h"
 
 namespace spiderflow::checks {
 
@@ -29,7 +29,7 @@ void check_switch_tree(const TreeInput& in, std::vector<Finding>& out);
 // Helpers shared by the check files.
 std::string name_list(const std::vector<std::string>& names, const std::string& singular,
                       const std::string& plural);
-using spiderflow::did_you_mean;  // libspiderflow/util/did_you_mean.h
+using spiderflow::did_you_mean;  // common/util/did_you_mean.h
 std::string where(const std::string& file, int line);
 
 }  // namespace spiderflow::checks

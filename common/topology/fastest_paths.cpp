@@ -7,7 +7,7 @@
 #include <queue>
 #include <tuple>
 
-#include "libspiderflow/topology/topology.h"
+#include "common/topology/topology.h"
 
 namespace spiderflow {
 

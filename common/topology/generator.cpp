@@ -1,5 +1,5 @@
 // Synthetic federation generator; see generator.h.
-#include "libspiderflow/topology/generator.h"
+#include "common/topology/generator.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
-#include "libspiderflow/topology/spiderflow_reader.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/units.h"
+#include "common/topology/spiderflow_reader.h"
+#include "common/util/errors.h"
+#include "common/util/units.h"
 
 namespace spiderflow {
 namespace {

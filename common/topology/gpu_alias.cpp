@@ -1,5 +1,5 @@
 // Small alias table for GPU type names; see gpu_alias.h for why it stays small.
-#include "libspiderflow/topology/gpu_alias.h"
+#include "common/topology/gpu_alias.h"
 
 #include <array>
 #include <cctype>

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/topology/slurm_conf.h"
-#include "libspiderflow/util/errors.h"
+#include "common/topology/slurm_conf.h"
+#include "common/util/errors.h"
 
 namespace spiderflow::slurm {
 namespace {

@@ -1,5 +1,5 @@
 // hwloc XML of one node -> one-cluster, one-node Topology (see hwloc_reader.h).
-#include "libspiderflow/topology/hwloc_reader.h"
+#include "common/topology/hwloc_reader.h"
 
 #include <hwloc.h>
 
@@ -18,11 +18,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "libspiderflow/topology/gpu_alias.h"
-#include "libspiderflow/topology/readers.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/text_file.h"
-#include "libspiderflow/util/units.h"
+#include "common/topology/gpu_alias.h"
+#include "common/topology/readers.h"
+#include "common/util/errors.h"
+#include "common/util/text_file.h"
+#include "common/util/units.h"
 
 namespace spiderflow {
 namespace {

@@ -29,8 +29,8 @@
 
 #include <string>
 
-#include "libspiderflow/topology/reader.h"
-#include "libspiderflow/topology/topology.h"
+#include "common/topology/reader.h"
+#include "common/topology/topology.h"
 
 namespace spiderflow {
 

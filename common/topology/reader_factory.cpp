@@ -1,9 +1,9 @@
 // Builds a topology reader by name; the one place that knows the list of readers.
 #include <filesystem>
 
-#include "libspiderflow/topology/reader.h"
-#include "libspiderflow/topology/readers.h"
-#include "libspiderflow/util/errors.h"
+#include "common/topology/reader.h"
+#include "common/topology/readers.h"
+#include "common/util/errors.h"
 
 namespace spiderflow {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "libspiderflow/topology/reader.h"
+#include "common/topology/reader.h"
 
 namespace spiderflow {
 

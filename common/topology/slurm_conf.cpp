@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <sstream>
 
-#include "libspiderflow/topology/slurm_conf.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/text_file.h"
+#include "common/topology/slurm_conf.h"
+#include "common/util/errors.h"
+#include "common/util/text_file.h"
 
 namespace spiderflow::slurm {
 namespace {

@@ -1,12 +1,12 @@
 // slurm.conf + gres.conf + topology.conf -> one-cluster Topology (see slurm_reader.h).
-#include "libspiderflow/topology/slurm_reader.h"
+#include "common/topology/slurm_reader.h"
 
 #include <algorithm>
 #include <unordered_map>
 
-#include "libspiderflow/topology/gpu_alias.h"
-#include "libspiderflow/topology/readers.h"
-#include "libspiderflow/util/errors.h"
+#include "common/topology/gpu_alias.h"
+#include "common/topology/readers.h"
+#include "common/util/errors.h"
 
 namespace spiderflow {
 namespace {

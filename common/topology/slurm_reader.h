@@ -15,9 +15,9 @@
 
 #include <string>
 
-#include "libspiderflow/topology/reader.h"
-#include "libspiderflow/topology/slurm_conf.h"
-#include "libspiderflow/topology/topology.h"
+#include "common/topology/reader.h"
+#include "common/topology/slurm_conf.h"
+#include "common/topology/topology.h"
 
 namespace spiderflow {
 

@@ -1,7 +1,7 @@
 // Our topology file format -> Topology. Strict on purpose: unknown keys, wrong types and
 // out-of-range figures are errors naming the field path, so a typo never silently becomes a
 // default.
-#include "libspiderflow/topology/spiderflow_reader.h"
+#include "common/topology/spiderflow_reader.h"
 
 #include <algorithm>
 #include <climits>
@@ -10,11 +10,11 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "libspiderflow/topology/readers.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/json_read.h"
-#include "libspiderflow/util/text_file.h"
-#include "libspiderflow/util/units.h"
+#include "common/topology/readers.h"
+#include "common/util/errors.h"
+#include "common/util/json_read.h"
+#include "common/util/text_file.h"
+#include "common/util/units.h"
 
 namespace spiderflow {
 namespace {

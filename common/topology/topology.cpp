@@ -9,7 +9,7 @@
 // from the clusters of the smaller merged components only, so each cluster is a source
 // O(log n) times (bench/topology_bench: about a second for the generator's 1024-cluster graph
 // on a busy 2-core machine, well under for the shipped examples).
-#include "libspiderflow/topology/topology.h"
+#include "common/topology/topology.h"
 
 #include <algorithm>
 #include <cmath>
@@ -20,7 +20,7 @@
 #include <tuple>
 #include <utility>
 
-#include "libspiderflow/util/errors.h"
+#include "common/util/errors.h"
 
 namespace spiderflow {
 

@@ -1,6 +1,6 @@
 // The federation as plain data: clusters, their nodes/GPUs/NICs/switch tree, and the
 // inter-cluster link graph with widest paths computed once (finalize()).
-// Units are those of libspiderflow/util/units.h: bytes, seconds, bytes per second.
+// Units are those of common/util/units.h: bytes, seconds, bytes per second.
 #pragma once
 
 #include <cstdint>

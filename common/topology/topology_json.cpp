@@ -1,5 +1,5 @@
 // Writer of our topology file format.
-#include "libspiderflow/topology/topology_json.h"
+#include "common/topology/topology_json.h"
 
 #include <cctype>
 #include <cmath>
@@ -8,9 +8,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "libspiderflow/topology/spiderflow_reader.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/units.h"
+#include "common/topology/spiderflow_reader.h"
+#include "common/util/errors.h"
+#include "common/util/units.h"
 
 namespace spiderflow {
 namespace {

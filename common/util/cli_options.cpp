@@ -1,4 +1,4 @@
-#include "libspiderflow/util/cli_options.h"
+#include "common/util/cli_options.h"
 
 #include <algorithm>
 #include <iostream>

@@ -27,8 +27,8 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/parse_number.h"
+#include "common/util/errors.h"
+#include "common/util/parse_number.h"
 
 namespace spiderflow::cli {
 

@@ -1,4 +1,4 @@
-#include "libspiderflow/util/did_you_mean.h"
+#include "common/util/did_you_mean.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "libspiderflow/util/errors.h"
+#include "common/util/errors.h"
 
 namespace spiderflow {
 namespace {

@@ -1,4 +1,4 @@
-#include "libspiderflow/util/file_stamp.h"
+#include "common/util/file_stamp.h"
 
 namespace spiderflow {
 

@@ -1,4 +1,4 @@
-#include "libspiderflow/util/human_format.h"
+#include "common/util/human_format.h"
 
 #include <cstdio>
 

@@ -1,10 +1,10 @@
-#include "libspiderflow/util/json_read.h"
+#include "common/util/json_read.h"
 
 #include <cmath>
 #include <cstdio>
 #include <utility>
 
-#include "libspiderflow/util/errors.h"
+#include "common/util/errors.h"
 
 namespace spiderflow::jsonread {
 

@@ -1,12 +1,12 @@
-#include "libspiderflow/util/key_value_conf.h"
+#include "common/util/key_value_conf.h"
 
 #include <sstream>
 #include <string_view>
 
-#include "libspiderflow/util/did_you_mean.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/parse_number.h"
-#include "libspiderflow/util/text_file.h"
+#include "common/util/did_you_mean.h"
+#include "common/util/errors.h"
+#include "common/util/parse_number.h"
+#include "common/util/text_file.h"
 
 namespace spiderflow {
 namespace {

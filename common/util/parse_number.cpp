@@ -1,4 +1,4 @@
-#include "libspiderflow/util/parse_number.h"
+#include "common/util/parse_number.h"
 
 #include <charconv>
 #include <cmath>

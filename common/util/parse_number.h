@@ -10,7 +10,7 @@
 #include <string_view>
 #include <type_traits>
 
-#include "libspiderflow/util/errors.h"
+#include "common/util/errors.h"
 
 namespace spiderflow {
 

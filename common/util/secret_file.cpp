@@ -1,4 +1,4 @@
-#include "libspiderflow/util/secret_file.h"
+#include "common/util/secret_file.h"
 
 #include <sys/stat.h>
 
@@ -6,7 +6,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "libspiderflow/util/text_file.h"
+#include "common/util/text_file.h"
 
 namespace spiderflow {
 

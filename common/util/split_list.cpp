@@ -1,4 +1,4 @@
-#include "libspiderflow/util/split_list.h"
+#include "common/util/split_list.h"
 
 #include <sstream>
 

@@ -1,9 +1,9 @@
-#include "libspiderflow/util/text_file.h"
+#include "common/util/text_file.h"
 
 #include <fstream>
 #include <sstream>
 
-#include "libspiderflow/util/errors.h"
+#include "common/util/errors.h"
 
 namespace spiderflow {
 

@@ -11,9 +11,9 @@
 #include <string>
 
 #include "services/broker_client/broker_client.h"
-#include "libspiderflow/util/cli_options.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/human_format.h"
+#include "common/util/cli_options.h"
+#include "common/util/errors.h"
+#include "common/util/human_format.h"
 #include "services/agent/agent.h"
 #include "services/agent/agent_setup.h"
 #include "services/agent/home_jobs.h"

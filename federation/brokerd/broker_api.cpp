@@ -10,10 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "libspiderflow/site/site_json.h"
-#include "libspiderflow/topology/topology_json.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/json_read.h"
+#include "common/site/site_json.h"
+#include "common/topology/topology_json.h"
+#include "common/util/errors.h"
+#include "common/util/json_read.h"
 #include "federation/brokerd/http_answer.h"
 
 namespace spiderflow::broker {

@@ -12,8 +12,8 @@
 
 #include <climits>
 
-#include "libspiderflow/topology/reader.h"
-#include "libspiderflow/util/cli_options.h"
+#include "common/topology/reader.h"
+#include "common/util/cli_options.h"
 #include "federation/brokerd/broker_api.h"
 #include "services/broker/brokerd_conf.h"
 

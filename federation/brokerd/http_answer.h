@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/json_read.h"
+#include "common/util/errors.h"
+#include "common/util/json_read.h"
 
 namespace spiderflow::broker {
 

@@ -8,8 +8,8 @@
 
 #include "federation/brokerd/broker_api.h"
 #include "federation/brokerd/http_answer.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/json_read.h"
+#include "common/util/errors.h"
+#include "common/util/json_read.h"
 #include "services/probe/probe_protocol.h"
 
 namespace spiderflow::broker {

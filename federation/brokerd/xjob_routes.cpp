@@ -7,8 +7,8 @@
 #include <iostream>
 
 #include "services/coalloc/xjob_json.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/json_read.h"
+#include "common/util/errors.h"
+#include "common/util/json_read.h"
 #include "federation/brokerd/broker_api.h"
 #include "federation/brokerd/http_answer.h"
 

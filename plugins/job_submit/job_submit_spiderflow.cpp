@@ -13,14 +13,14 @@ extern "C" {
 #include <slurm/slurm_errno.h>
 }
 
-#include "libspiderflow/plan/launch_contract.h"
+#include "common/plan/launch_contract.h"
 #include "services/slurmjob/spiderflow_conf.h"
 #include "services/slurmjob/submit_planner.h"
 #include "plugins/slurm_conf_file.h"
 #include "plugins/slurm_host.h"
 #include "services/slurmjob/submit_site.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/file_stamp.h"
+#include "common/util/errors.h"
+#include "common/util/file_stamp.h"
 #include "plugins/job_submit/job_desc_edit.h"
 
 // sbatch always prints "Batch job submission failed: <strerror(code)>" after our message (22.05

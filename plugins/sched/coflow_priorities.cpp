@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "libspiderflow/plan/launch_contract.h"
+#include "common/plan/launch_contract.h"
 #include "services/slurmjob/coflow_levels.h"
 #include "services/slurmjob/plan_summary.h"
 #include "services/slurmjob/spiderflow_conf.h"

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "services/slurmjob/tres.h"
-#include "libspiderflow/util/split_list.h"
+#include "common/util/split_list.h"
 #include "plugins/slurm_internal.h"
 
 namespace spiderflow::plugin {

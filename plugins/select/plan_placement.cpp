@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/site/node_pick.h"
+#include "common/site/node_pick.h"
 #include "services/slurmjob/plan_summary.h"
 
 namespace spiderflow::plugin {

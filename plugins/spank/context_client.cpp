@@ -4,8 +4,8 @@
 // read here, as the user, and only its content travels: slurmctld never opens a path a user names.
 #include <cstdlib>
 
-#include "libspiderflow/plan/plan_transport.h"
-#include "libspiderflow/util/errors.h"
+#include "common/plan/plan_transport.h"
+#include "common/util/errors.h"
 #include "plugins/spank/spank_state.h"
 
 namespace spiderflow::plugin::spank {

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "libspiderflow/coflow/command_runner.h"
+#include "common/coflow/command_runner.h"
 #include "services/slurmjob/job_traffic.h"
 #include "plugins/spank/stepd_state.h"
 

@@ -13,15 +13,15 @@ extern "C" {
 #include <slurm/slurm.h>
 }
 
-#include "libspiderflow/plan/launch_contract.h"
-#include "libspiderflow/plan/nccl_env.h"
-#include "libspiderflow/plan/plan_json.h"
-#include "libspiderflow/plan/plan_transport.h"
-#include "libspiderflow/topology/reader.h"
+#include "common/plan/launch_contract.h"
+#include "common/plan/nccl_env.h"
+#include "common/plan/plan_json.h"
+#include "common/plan/plan_transport.h"
+#include "common/topology/reader.h"
 #include "services/slurmjob/hostlist.h"
 #include "services/slurmjob/job_traffic.h"
-#include "libspiderflow/util/parse_number.h"
-#include "libspiderflow/util/split_list.h"
+#include "common/util/parse_number.h"
+#include "common/util/split_list.h"
 #include "plugins/spank/stepd_hooks.h"
 #include "plugins/spank/stepd_state.h"
 

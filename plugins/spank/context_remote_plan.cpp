@@ -7,7 +7,7 @@
 // SpiderFlow steps without the plan.
 #include <string>
 
-#include "libspiderflow/plan/launch_contract.h"
+#include "common/plan/launch_contract.h"
 #include "services/slurm_api/slurm_api.h"
 #include "services/slurmjob/plan_summary.h"
 #include "plugins/spank/stepd_state.h"

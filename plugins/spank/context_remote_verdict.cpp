@@ -10,7 +10,7 @@
 #include <chrono>
 #include <string>
 
-#include "libspiderflow/plan/launch_contract.h"
+#include "common/plan/launch_contract.h"
 #include "services/slurm_api/slurm_api.h"
 #include "services/slurmjob/part_comment.h"
 #include "plugins/spank/stepd_state.h"

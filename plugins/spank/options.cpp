@@ -3,7 +3,7 @@
 #include <cstring>
 #include <vector>
 
-#include "libspiderflow/util/errors.h"
+#include "common/util/errors.h"
 #include "plugins/spank/spank_state.h"
 
 namespace spiderflow::plugin::spank {

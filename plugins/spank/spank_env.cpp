@@ -1,6 +1,6 @@
 #include "plugins/spank/spank_state.h"
 
-#include "libspiderflow/plan/launch_contract.h"
+#include "common/plan/launch_contract.h"
 
 namespace spiderflow::plugin::spank {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/topology/topology.h"
+#include "common/topology/topology.h"
 #include "services/slurmjob/rank_order.h"
 #include "plugins/spank/spank_state.h"
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "libspiderflow/topology/reader.h"
+#include "common/topology/reader.h"
 #include "plugins/plugin_dir.h"
 #include "plugins/slurm_conf_file.h"
 #include "plugins/slurm_internal.h"

@@ -11,9 +11,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "libspiderflow/site/site_json.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/text_file.h"
+#include "common/site/site_json.h"
+#include "common/util/errors.h"
+#include "common/util/text_file.h"
 #include "services/agent/part_builder.h"
 #include "services/agent/part_diff.h"
 #include "services/slurmjob/spiderflow_conf.h"

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "services/broker_client/broker_client.h"
-#include "libspiderflow/site/site_state.h"
+#include "common/site/site_state.h"
 #include "services/agent/agent_conf.h"
 #include "services/agent/cluster_observation.h"
 #include "services/slurmjob/spiderflow_conf.h"

@@ -1,7 +1,7 @@
 // /etc/spiderflow/agent.conf: which broker the cluster's agent publishes to, with which token,
 // and how often. Where the topology, the cluster's name and the local site-state cache live is
 // not repeated here: the agent reads them from the spiderflow.conf that job_submit reads, so the
-// two cannot disagree. Strict like every SpiderFlow config (libspiderflow/util/key_value_conf.h);
+// two cannot disagree. Strict like every SpiderFlow config (common/util/key_value_conf.h);
 // every key is documented in contrib/federation/agent.conf.
 #pragma once
 

@@ -3,8 +3,8 @@
 #include <memory>
 
 #include "services/slurmjob/spiderflow_conf.h"
-#include "libspiderflow/topology/reader.h"
-#include "libspiderflow/util/errors.h"
+#include "common/topology/reader.h"
+#include "common/util/errors.h"
 
 namespace spiderflow::agent {
 

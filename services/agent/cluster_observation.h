@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/site/site_types.h"
+#include "common/site/site_types.h"
 
 namespace spiderflow::agent {
 

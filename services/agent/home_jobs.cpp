@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "services/coalloc/xjob_json.h"
-#include "libspiderflow/plan/launch_contract.h"
+#include "common/plan/launch_contract.h"
 #include "services/slurmjob/plan_summary.h"
 
 namespace spiderflow::agent {

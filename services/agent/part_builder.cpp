@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include "libspiderflow/util/errors.h"
+#include "common/util/errors.h"
 
 namespace spiderflow::agent {
 namespace {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/site/site_state.h"
+#include "common/site/site_state.h"
 #include "services/agent/cluster_observation.h"
 
 namespace spiderflow::agent {

@@ -2,8 +2,8 @@
 
 #include <set>
 
-#include "libspiderflow/site/site_json.h"
-#include "libspiderflow/util/errors.h"
+#include "common/site/site_json.h"
+#include "common/util/errors.h"
 
 namespace spiderflow::agent {
 namespace {

@@ -8,8 +8,8 @@
 
 #include <vector>
 
-#include "libspiderflow/site/site_delta.h"
-#include "libspiderflow/site/site_state.h"
+#include "common/site/site_delta.h"
+#include "common/site/site_state.h"
 
 namespace spiderflow::agent {
 

@@ -12,8 +12,8 @@
 
 #include "services/coalloc/xjob_json.h"
 #include "services/slurmjob/spiderflow_conf.h"
-#include "libspiderflow/util/human_format.h"
-#include "libspiderflow/util/json_read.h"
+#include "common/util/human_format.h"
+#include "common/util/json_read.h"
 
 namespace spiderflow::agent {
 

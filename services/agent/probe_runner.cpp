@@ -5,9 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "libspiderflow/site/site_delta.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/json_read.h"
+#include "common/site/site_delta.h"
+#include "common/util/errors.h"
+#include "common/util/json_read.h"
 
 namespace spiderflow::agent {
 namespace {

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/site/site_types.h"
+#include "common/site/site_types.h"
 #include "services/broker_client/broker_client.h"
 #include "services/probe/probe_protocol.h"
 

@@ -23,7 +23,7 @@ char* slurm_job_state_string(uint32_t state);
 #include <memory>
 #include <vector>
 
-#include "libspiderflow/plan/launch_contract.h"
+#include "common/plan/launch_contract.h"
 #include "services/slurmjob/hostlist.h"
 #include "services/slurmjob/part_comment.h"
 #include "services/slurmjob/plan_summary.h"

@@ -11,7 +11,7 @@
 #include <memory>
 #include <sstream>
 
-#include "libspiderflow/util/split_list.h"
+#include "common/util/split_list.h"
 
 namespace spiderflow::agent {
 namespace {

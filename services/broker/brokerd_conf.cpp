@@ -1,7 +1,7 @@
 #include "services/broker/brokerd_conf.h"
 
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/key_value_conf.h"
+#include "common/util/errors.h"
+#include "common/util/key_value_conf.h"
 
 namespace spiderflow::broker {
 

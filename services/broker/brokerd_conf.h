@@ -1,5 +1,5 @@
 // /etc/spiderflow/brokerd.conf: where the broker listens, keeps its state and finds the
-// federation's topology and the hashed tokens. Strict like spiderflow.conf (libspiderflow/util/
+// federation's topology and the hashed tokens. Strict like spiderflow.conf (common/util/
 // key_value_conf.h); every key is documented in contrib/federation/brokerd.conf.
 #pragma once
 

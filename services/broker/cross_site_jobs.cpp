@@ -4,8 +4,8 @@
 #include <iostream>
 
 #include "services/coalloc/xjob_json.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/json_read.h"
+#include "common/util/errors.h"
+#include "common/util/json_read.h"
 
 namespace spiderflow::broker {
 

@@ -2,8 +2,8 @@
 
 #include <type_traits>
 
-#include "libspiderflow/site/site_json.h"
-#include "libspiderflow/util/errors.h"
+#include "common/site/site_json.h"
+#include "common/util/errors.h"
 
 namespace spiderflow::broker {
 

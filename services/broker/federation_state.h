@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/site/site_delta.h"
-#include "libspiderflow/site/site_state.h"
+#include "common/site/site_delta.h"
+#include "common/site/site_state.h"
 
 namespace spiderflow::broker {
 

@@ -2,14 +2,14 @@
 
 #include <exception>
 
-#include "libspiderflow/cost/cost_model.h"
-#include "libspiderflow/model/catalog.h"
-#include "libspiderflow/plan/launch_contract.h"
-#include "libspiderflow/plan/plan_json.h"
-#include "libspiderflow/plan/plan_parts.h"
-#include "libspiderflow/plan/plan_transport.h"
-#include "libspiderflow/planner/plan_job.h"
-#include "libspiderflow/planner/planner.h"
+#include "common/cost/cost_model.h"
+#include "common/model/catalog.h"
+#include "common/plan/launch_contract.h"
+#include "common/plan/plan_json.h"
+#include "common/plan/plan_parts.h"
+#include "common/plan/plan_transport.h"
+#include "common/planner/plan_job.h"
+#include "common/planner/planner.h"
 #include "services/slurmjob/plan_step_env.h"
 
 namespace spiderflow::broker {

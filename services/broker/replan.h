@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "libspiderflow/site/site_state.h"
+#include "common/site/site_state.h"
 #include "services/coalloc/xjob.h"
 
 namespace spiderflow::broker {

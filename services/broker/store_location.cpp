@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "libspiderflow/util/secret_file.h"
+#include "common/util/secret_file.h"
 #include "services/broker/broker_store.h"
 #include "services/broker/store_backends.h"
 

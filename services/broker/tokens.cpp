@@ -6,8 +6,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/key_value_conf.h"
+#include "common/util/errors.h"
+#include "common/util/key_value_conf.h"
 
 namespace spiderflow::broker {
 

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "libspiderflow/util/secret_file.h"
+#include "common/util/secret_file.h"
 
 namespace spiderflow {
 namespace {

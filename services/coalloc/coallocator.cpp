@@ -1,6 +1,6 @@
 #include "services/coalloc/coallocator.h"
 
-#include "libspiderflow/plan/launch_contract.h"
+#include "common/plan/launch_contract.h"
 
 #include <algorithm>
 #include <iterator>

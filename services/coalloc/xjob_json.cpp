@@ -5,7 +5,7 @@
 #include <cctype>
 #include <limits>
 
-#include "libspiderflow/util/json_read.h"
+#include "common/util/json_read.h"
 
 namespace spiderflow::coalloc {
 namespace {

@@ -12,7 +12,7 @@
 #include "services/fedsim/placement.h"
 #include "services/fedsim/run_summary.h"
 #include "services/fedsim/wan_sharing.h"
-#include "libspiderflow/util/errors.h"
+#include "common/util/errors.h"
 
 namespace spiderflow::fedsim {
 namespace {

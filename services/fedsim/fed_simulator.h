@@ -24,8 +24,8 @@
 #include <vector>
 
 #include "services/fedsim/job_trace.h"
-#include "libspiderflow/model/catalog.h"
-#include "libspiderflow/site/site_state.h"
+#include "common/model/catalog.h"
+#include "common/site/site_state.h"
 
 namespace spiderflow::fedsim {
 

@@ -8,7 +8,7 @@
 #include <random>
 #include <sstream>
 
-#include "libspiderflow/util/errors.h"
+#include "common/util/errors.h"
 
 namespace spiderflow::fedsim {
 namespace {

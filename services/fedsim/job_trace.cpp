@@ -6,7 +6,7 @@
 #include <map>
 #include <sstream>
 
-#include "libspiderflow/util/errors.h"
+#include "common/util/errors.h"
 
 namespace spiderflow::fedsim {
 namespace {

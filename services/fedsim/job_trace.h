@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/model/catalog.h"
+#include "common/model/catalog.h"
 
 namespace spiderflow::fedsim {
 

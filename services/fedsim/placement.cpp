@@ -4,10 +4,10 @@
 #include <string>
 #include <unordered_map>
 
-#include "libspiderflow/cost/cost_model.h"
-#include "libspiderflow/planner/plan_job.h"
-#include "libspiderflow/planner/planner.h"
-#include "libspiderflow/util/errors.h"
+#include "common/cost/cost_model.h"
+#include "common/planner/plan_job.h"
+#include "common/planner/planner.h"
+#include "common/util/errors.h"
 
 namespace spiderflow::fedsim {
 namespace {

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "services/fedsim/job_trace.h"
-#include "libspiderflow/model/catalog.h"
-#include "libspiderflow/plan/plan.h"
-#include "libspiderflow/topology/topology.h"
+#include "common/model/catalog.h"
+#include "common/plan/plan.h"
+#include "common/topology/topology.h"
 
 namespace spiderflow::fedsim {
 

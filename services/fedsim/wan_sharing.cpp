@@ -5,8 +5,8 @@
 #include <numeric>
 #include <set>
 
-#include "libspiderflow/coflow/llm_traffic.h"
-#include "libspiderflow/coflow/simulator.h"
+#include "common/coflow/llm_traffic.h"
+#include "common/coflow/simulator.h"
 
 namespace spiderflow::fedsim {
 namespace {

@@ -1,5 +1,5 @@
 // How much slower each running cross-site job trains because others share its WAN links, as the
-// flow-level simulator says (libspiderflow/coflow): the jobs whose routes share a link are simulated
+// flow-level simulator says (common/coflow): the jobs whose routes share a link are simulated
 // together for a few iterations under the network policy, and what each job's steady iteration
 // time grows by over the same measurement of the job alone is added to the cost model's
 // iteration time. A job alone runs at exactly the cost model's speed; the flow simulator decides
@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/coflow/network.h"
-#include "libspiderflow/coflow/scheduler.h"
-#include "libspiderflow/model/catalog.h"
-#include "libspiderflow/plan/plan.h"
-#include "libspiderflow/topology/topology.h"
+#include "common/coflow/network.h"
+#include "common/coflow/scheduler.h"
+#include "common/model/catalog.h"
+#include "common/plan/plan.h"
+#include "common/topology/topology.h"
 
 namespace spiderflow::fedsim {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/site/site_state.h"
+#include "common/site/site_state.h"
 
 namespace spiderflow::probe {
 

@@ -16,8 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/human_format.h"
+#include "common/util/errors.h"
+#include "common/util/human_format.h"
 
 namespace spiderflow::probe {
 namespace {

@@ -8,8 +8,8 @@
 
 #include <string>
 
-#include "libspiderflow/coflow/command_runner.h"
-#include "libspiderflow/site/site_types.h"
+#include "common/coflow/command_runner.h"
+#include "common/site/site_types.h"
 
 namespace spiderflow::probe {
 

@@ -3,7 +3,7 @@
 #include <cctype>
 #include <iterator>
 
-#include "libspiderflow/util/json_read.h"
+#include "common/util/json_read.h"
 
 namespace spiderflow::probe {
 namespace {

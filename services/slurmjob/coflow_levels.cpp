@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <exception>
 
-#include "libspiderflow/coflow/traffic_class.h"
-#include "libspiderflow/plan/plan_json.h"
-#include "libspiderflow/plan/plan_routes.h"
-#include "libspiderflow/plan/plan_traffic.h"
-#include "libspiderflow/plan/plan_transport.h"
+#include "common/coflow/traffic_class.h"
+#include "common/plan/plan_json.h"
+#include "common/plan/plan_routes.h"
+#include "common/plan/plan_traffic.h"
+#include "common/plan/plan_transport.h"
 #include "services/slurmjob/plan_summary.h"
 
 namespace spiderflow::slurmjob {

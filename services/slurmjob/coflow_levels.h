@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/topology/topology.h"
+#include "common/topology/topology.h"
 
 namespace spiderflow::slurmjob {
 

@@ -3,8 +3,8 @@
 #include <cerrno>
 #include <cstdlib>
 
-#include "libspiderflow/topology/slurm_conf.h"
-#include "libspiderflow/util/errors.h"
+#include "common/topology/slurm_conf.h"
+#include "common/util/errors.h"
 
 namespace spiderflow::slurmjob {
 namespace {

@@ -1,13 +1,13 @@
 #include "services/slurmjob/job_options.h"
 
-#include "libspiderflow/plan/launch_contract.h"
+#include "common/plan/launch_contract.h"
 
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <initializer_list>
 
-#include "libspiderflow/util/errors.h"
+#include "common/util/errors.h"
 
 namespace spiderflow::slurmjob {
 namespace {

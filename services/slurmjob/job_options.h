@@ -4,7 +4,7 @@
 //
 // A new option is one row of option_table() (its name, help, variable, reader and the name the
 // request builder's messages use), the RequestOptions field it fills when the planner has none
-// yet (libspiderflow/planner/request_options.h), and a line in doc/slurm.md. job_submit hands
+// yet (common/planner/request_options.h), and a line in doc/slurm.md. job_submit hands
 // the options to the planner as they are and keys its decisions by all of them.
 #pragma once
 
@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/plan/launch_contract.h"
-#include "libspiderflow/planner/request_options.h"
+#include "common/plan/launch_contract.h"
+#include "common/planner/request_options.h"
 
 namespace spiderflow::slurmjob {
 

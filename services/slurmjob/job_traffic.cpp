@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <exception>
 
-#include "libspiderflow/coflow/tc_state.h"
-#include "libspiderflow/util/errors.h"
+#include "common/coflow/tc_state.h"
+#include "common/util/errors.h"
 
 namespace spiderflow::slurmjob {
 

@@ -1,11 +1,11 @@
 #include "services/slurmjob/plan_step_env.h"
 
-#include "libspiderflow/plan/launch_contract.h"
-#include "libspiderflow/plan/nccl_env.h"
-#include "libspiderflow/plan/plan.h"
-#include "libspiderflow/plan/plan_json.h"
-#include "libspiderflow/plan/plan_transport.h"
-#include "libspiderflow/util/human_format.h"
+#include "common/plan/launch_contract.h"
+#include "common/plan/nccl_env.h"
+#include "common/plan/plan.h"
+#include "common/plan/plan_json.h"
+#include "common/plan/plan_transport.h"
+#include "common/util/human_format.h"
 
 namespace spiderflow::slurmjob {
 

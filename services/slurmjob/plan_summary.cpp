@@ -4,9 +4,9 @@
 #include <map>
 #include <sstream>
 
-#include "libspiderflow/plan/launch_contract.h"
-#include "libspiderflow/plan/plan.h"
-#include "libspiderflow/util/parse_number.h"
+#include "common/plan/launch_contract.h"
+#include "common/plan/plan.h"
+#include "common/util/parse_number.h"
 
 namespace spiderflow::slurmjob {
 namespace {

@@ -5,7 +5,7 @@
 #include <set>
 #include <tuple>
 
-#include "libspiderflow/util/errors.h"
+#include "common/util/errors.h"
 
 namespace spiderflow::slurmjob {
 

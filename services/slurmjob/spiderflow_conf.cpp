@@ -1,14 +1,14 @@
 #include "services/slurmjob/spiderflow_conf.h"
 
-#include "libspiderflow/plan/launch_contract.h"
+#include "common/plan/launch_contract.h"
 
 #include <unistd.h>
 
 #include <cstdlib>
 #include <functional>
 
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/key_value_conf.h"
+#include "common/util/errors.h"
+#include "common/util/key_value_conf.h"
 
 namespace spiderflow::slurmjob {
 namespace {

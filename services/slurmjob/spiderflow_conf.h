@@ -7,8 +7,8 @@
 #include <string>
 #include <utility>
 
-#include "libspiderflow/plan/nccl_env.h"
-#include "libspiderflow/util/file_stamp.h"
+#include "common/plan/nccl_env.h"
+#include "common/util/file_stamp.h"
 
 namespace spiderflow::slurmjob {
 

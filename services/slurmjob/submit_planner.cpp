@@ -1,6 +1,6 @@
 #include "services/slurmjob/submit_planner.h"
 
-#include "libspiderflow/plan/launch_contract.h"
+#include "common/plan/launch_contract.h"
 
 #include <algorithm>
 #include <chrono>
@@ -12,20 +12,20 @@
 #include <set>
 #include <sstream>
 
-#include "libspiderflow/cost/cost_model.h"
-#include "libspiderflow/model/catalog.h"
-#include "libspiderflow/model/job_spec.h"
-#include "libspiderflow/plan/nccl_env.h"
-#include "libspiderflow/plan/plan_json.h"
-#include "libspiderflow/plan/plan_parts.h"
-#include "libspiderflow/plan/plan_transport.h"
-#include "libspiderflow/planner/deadline_planning.h"
-#include "libspiderflow/planner/plan_compare.h"
-#include "libspiderflow/planner/plan_job.h"
-#include "libspiderflow/planner/planner.h"
-#include "libspiderflow/planner/request_builder.h"
-#include "libspiderflow/site/site_state.h"
-#include "libspiderflow/util/errors.h"
+#include "common/cost/cost_model.h"
+#include "common/model/catalog.h"
+#include "common/model/job_spec.h"
+#include "common/plan/nccl_env.h"
+#include "common/plan/plan_json.h"
+#include "common/plan/plan_parts.h"
+#include "common/plan/plan_transport.h"
+#include "common/planner/deadline_planning.h"
+#include "common/planner/plan_compare.h"
+#include "common/planner/plan_job.h"
+#include "common/planner/planner.h"
+#include "common/planner/request_builder.h"
+#include "common/site/site_state.h"
+#include "common/util/errors.h"
 #include "services/slurmjob/plan_step_env.h"
 #include "services/slurmjob/plan_summary.h"
 

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "libspiderflow/topology/topology.h"
+#include "common/topology/topology.h"
 #include "services/slurmjob/job_options.h"
 #include "services/slurmjob/plan_summary.h"
 #include "services/slurmjob/spiderflow_conf.h"

@@ -6,7 +6,7 @@
 
 #include <exception>
 
-#include "libspiderflow/site/site_json.h"
+#include "common/site/site_json.h"
 
 namespace spiderflow::slurmjob {
 

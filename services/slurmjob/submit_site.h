@@ -8,8 +8,8 @@
 #include <mutex>
 #include <string>
 
-#include "libspiderflow/site/site_state.h"
-#include "libspiderflow/util/file_stamp.h"
+#include "common/site/site_state.h"
+#include "common/util/file_stamp.h"
 #include "services/slurmjob/spiderflow_conf.h"
 #include "services/slurmjob/topology_cache.h"
 

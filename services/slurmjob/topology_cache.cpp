@@ -2,7 +2,7 @@
 
 #include <exception>
 
-#include "libspiderflow/topology/reader.h"
+#include "common/topology/reader.h"
 
 namespace spiderflow::slurmjob {
 

@@ -6,8 +6,8 @@
 #include <mutex>
 #include <string>
 
-#include "libspiderflow/topology/topology.h"
-#include "libspiderflow/util/file_stamp.h"
+#include "common/topology/topology.h"
+#include "common/util/file_stamp.h"
 
 namespace spiderflow::slurmjob {
 

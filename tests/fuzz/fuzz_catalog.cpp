@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
-#include "libspiderflow/model/catalog.h"
-#include "libspiderflow/util/errors.h"
+#include "common/model/catalog.h"
+#include "common/util/errors.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);

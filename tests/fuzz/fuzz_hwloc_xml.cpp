@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <string>
 
-#include "libspiderflow/topology/checks.h"
-#include "libspiderflow/topology/hwloc_reader.h"
-#include "libspiderflow/util/errors.h"
+#include "common/topology/checks.h"
+#include "common/topology/hwloc_reader.h"
+#include "common/util/errors.h"
 
 // hwloc dlopens its libxml2 XML plugin for each parse and dlcloses it after, which unloads
 // libxml2 too. What libxml2 had allocated for its global error state then has no reachable

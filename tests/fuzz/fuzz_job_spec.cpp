@@ -5,11 +5,11 @@
 #include <cstdint>
 #include <string>
 
-#include "libspiderflow/cost/cost_model.h"
-#include "libspiderflow/model/job_spec.h"
-#include "libspiderflow/plan/sequential_layout.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/units.h"
+#include "common/cost/cost_model.h"
+#include "common/model/job_spec.h"
+#include "common/plan/sequential_layout.h"
+#include "common/util/errors.h"
+#include "common/util/units.h"
 
 namespace {
 const spiderflow::Topology& topology() {

@@ -6,10 +6,10 @@
 #include <cstdint>
 #include <string>
 
-#include "libspiderflow/plan/plan_json.h"
-#include "libspiderflow/plan/plan_transport.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/units.h"
+#include "common/plan/plan_json.h"
+#include "common/plan/plan_transport.h"
+#include "common/util/errors.h"
+#include "common/util/units.h"
 
 namespace {
 const spiderflow::Topology& topology() {

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/topology/checks.h"
-#include "libspiderflow/topology/slurm_conf.h"
-#include "libspiderflow/topology/slurm_reader.h"
-#include "libspiderflow/util/errors.h"
+#include "common/topology/checks.h"
+#include "common/topology/slurm_conf.h"
+#include "common/topology/slurm_reader.h"
+#include "common/util/errors.h"
 
 namespace {
 

@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <string>
 
-#include "libspiderflow/topology/spiderflow_reader.h"
-#include "libspiderflow/topology/topology_json.h"
-#include "libspiderflow/util/errors.h"
+#include "common/topology/spiderflow_reader.h"
+#include "common/topology/topology_json.h"
+#include "common/util/errors.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);

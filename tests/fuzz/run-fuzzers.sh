@@ -8,7 +8,7 @@
 # Environment: CLANGXX (default clang++ or clang++-14), SF_FUZZ_WORKDIR (default
 # ./build-fuzz under the source tree), SF_BUILDDIR (a configured build dir whose config.h to
 # use; a minimal one is written otherwise), SF_FUZZ_JOBS (parallel compiles, default 2).
-# The libspiderflow/ sources and the services that need no daemon library are compiled directly (not through automake) into one archive that each
+# The common/ sources and the services that need no daemon library are compiled directly (not through automake) into one archive that each
 # target links against, so the linker pulls only what a target uses.
 set -euo pipefail
 
@@ -43,12 +43,12 @@ cxxflags="-std=c++20 -g -O1 -fno-omit-frame-pointer $san -I$srcdir -I$work/inclu
 
 # Sources: the core library and the Slurm-job, co-allocation, broker-client and simulator
 # services (the agent and the broker's store need libslurm and SQLite), plus the generated builtin catalog.
-mapfile -t sources < <(cd "$srcdir" && find libspiderflow services/slurmjob services/coalloc services/broker_client services/fedsim -name '*.cpp' ! -name placeholder.cpp | sort)
+mapfile -t sources < <(cd "$srcdir" && find common services/slurmjob services/coalloc services/broker_client services/fedsim -name '*.cpp' ! -name placeholder.cpp | sort)
 if [ -x "$srcdir/build-aux/embed-text.sh" ] || [ -f "$srcdir/build-aux/embed-text.sh" ]; then
-    if ls "$srcdir"/libspiderflow/model/catalog/*.json >/dev/null 2>&1; then
-        mkdir -p "$work/gen/libspiderflow/model"
-        gen="$work/gen/libspiderflow/model/catalog_data.cpp"
-        sh "$srcdir/build-aux/embed-text.sh" "$gen" "$srcdir"/libspiderflow/model/catalog/*.json
+    if ls "$srcdir"/common/model/catalog/*.json >/dev/null 2>&1; then
+        mkdir -p "$work/gen/common/model"
+        gen="$work/gen/common/model/catalog_data.cpp"
+        sh "$srcdir/build-aux/embed-text.sh" "$gen" "$srcdir"/common/model/catalog/*.json
     fi
 fi
 
@@ -68,11 +68,11 @@ compile() {  # src (relative to srcdir or absolute) -> object, only when stale
 export -f compile
 export cxx cxxflags
 
-echo "spiderflow: run-fuzzers: compiling libspiderflow/ and services/ with $cxx ($jobs jobs)"
+echo "spiderflow: run-fuzzers: compiling common/ and services/ with $cxx ($jobs jobs)"
 objs=()
 {
     for s in "${sources[@]}"; do echo "$srcdir/$s $work/obj/${s%.cpp}.o"; done
-    [ -f "$work/gen/libspiderflow/model/catalog_data.cpp" ] && echo "$work/gen/libspiderflow/model/catalog_data.cpp $work/obj/gen/catalog_data.o"
+    [ -f "$work/gen/common/model/catalog_data.cpp" ] && echo "$work/gen/common/model/catalog_data.cpp $work/obj/gen/catalog_data.o"
 } > "$work/objects.txt"
 xargs -P "$jobs" -L 1 bash -c 'compile "$0" "$1"' < "$work/objects.txt"
 while read -r _ o; do [ -f "$o" ] && objs+=("$o"); done < "$work/objects.txt"

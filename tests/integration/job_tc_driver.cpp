@@ -9,7 +9,7 @@
 #include <exception>
 #include <string>
 
-#include "libspiderflow/coflow/command_runner.h"
+#include "common/coflow/command_runner.h"
 #include "services/slurmjob/job_traffic.h"
 #include "services/slurmjob/spiderflow_conf.h"
 

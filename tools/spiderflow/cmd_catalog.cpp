@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/model/catalog.h"
-#include "libspiderflow/model/model_json.h"
-#include "libspiderflow/util/units.h"
-#include "libspiderflow/util/cli_options.h"
+#include "common/model/catalog.h"
+#include "common/model/model_json.h"
+#include "common/util/units.h"
+#include "common/util/cli_options.h"
 #include "tools/spiderflow/command.h"
 
 namespace spiderflow::cli {
@@ -17,7 +17,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: spiderflow catalog [gpus|models] [--format text|json]\n\n"
-    "Prints the built-in catalogs (libspiderflow/model/catalog/*.json): the names that topology files\n"
+    "Prints the built-in catalogs (common/model/catalog/*.json): the names that topology files\n"
     "(gpu_type) and --model accept, with their figures. Without a subcommand prints both.\n\n";
 
 constexpr const char* kFooter = "\nExit status: 0 printed, 2 unknown subcommand or option.\n";

@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/cli_options.h"
+#include "common/util/errors.h"
+#include "common/util/cli_options.h"
 #include "tools/spiderflow/command.h"
 #include "tools/spiderflow/federation_view.h"
 

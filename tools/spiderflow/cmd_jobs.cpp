@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "libspiderflow/plan/nccl_env.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/cli_options.h"
+#include "common/plan/nccl_env.h"
+#include "common/util/errors.h"
+#include "common/util/cli_options.h"
 #include "services/probe/link_health.h"
 #include "services/slurmjob/spiderflow_conf.h"
 #include "tools/spiderflow/command.h"

@@ -10,10 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "libspiderflow/coflow/command_runner.h"
-#include "libspiderflow/site/site_delta.h"
-#include "libspiderflow/util/cli_options.h"
-#include "libspiderflow/util/errors.h"
+#include "common/coflow/command_runner.h"
+#include "common/site/site_delta.h"
+#include "common/util/cli_options.h"
+#include "common/util/errors.h"
 #include "services/probe/link_probe.h"
 #include "services/probe/probe_protocol.h"
 #include "services/slurm_api/slurm_api.h"

@@ -12,19 +12,19 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/cost/cost_model.h"
-#include "libspiderflow/model/catalog.h"
-#include "libspiderflow/model/job_spec.h"
-#include "libspiderflow/planner/plan_job.h"
-#include "libspiderflow/planner/planner.h"
-#include "libspiderflow/site/node_list.h"
-#include "libspiderflow/site/site_json.h"
-#include "libspiderflow/site/site_state.h"
-#include "libspiderflow/topology/reader.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/parse_number.h"
-#include "libspiderflow/util/units.h"
-#include "libspiderflow/util/cli_options.h"
+#include "common/cost/cost_model.h"
+#include "common/model/catalog.h"
+#include "common/model/job_spec.h"
+#include "common/planner/plan_job.h"
+#include "common/planner/planner.h"
+#include "common/site/node_list.h"
+#include "common/site/site_json.h"
+#include "common/site/site_state.h"
+#include "common/topology/reader.h"
+#include "common/util/errors.h"
+#include "common/util/parse_number.h"
+#include "common/util/units.h"
+#include "common/util/cli_options.h"
 #include "tools/spiderflow/command.h"
 
 namespace spiderflow::cli {

@@ -11,18 +11,18 @@
 #include <memory>
 #include <sstream>
 
-#include "libspiderflow/coflow/scheduler.h"
+#include "common/coflow/scheduler.h"
 #include "services/fedsim/fed_simulator.h"
 #include "services/fedsim/helios_trace.h"
 #include "services/fedsim/placement.h"
 #include "services/fedsim/run_summary.h"
-#include "libspiderflow/model/catalog.h"
-#include "libspiderflow/site/site_state.h"
-#include "libspiderflow/topology/generator.h"
-#include "libspiderflow/topology/reader.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/split_list.h"
-#include "libspiderflow/util/cli_options.h"
+#include "common/model/catalog.h"
+#include "common/site/site_state.h"
+#include "common/topology/generator.h"
+#include "common/topology/reader.h"
+#include "common/util/errors.h"
+#include "common/util/split_list.h"
+#include "common/util/cli_options.h"
 #include "tools/spiderflow/command.h"
 
 namespace spiderflow::cli {

@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/topology/generator.h"
-#include "libspiderflow/topology/reader.h"
-#include "libspiderflow/topology/topology_json.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/units.h"
-#include "libspiderflow/util/cli_options.h"
+#include "common/topology/generator.h"
+#include "common/topology/reader.h"
+#include "common/topology/topology_json.h"
+#include "common/util/errors.h"
+#include "common/util/units.h"
+#include "common/util/cli_options.h"
 #include "tools/spiderflow/command.h"
 #include "tools/spiderflow/topo_check.h"
 

@@ -3,8 +3,8 @@
 
 #include <functional>
 
-#include "libspiderflow/cost/cost_model.h"
-#include "libspiderflow/util/cli_options.h"
+#include "common/cost/cost_model.h"
+#include "common/util/cli_options.h"
 
 namespace spiderflow::cli {
 

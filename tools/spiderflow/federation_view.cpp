@@ -2,10 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "libspiderflow/site/site_json.h"
-#include "libspiderflow/topology/spiderflow_reader.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/json_read.h"
+#include "common/site/site_json.h"
+#include "common/topology/spiderflow_reader.h"
+#include "common/util/errors.h"
+#include "common/util/json_read.h"
 
 namespace spiderflow::cli {
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "services/broker_client/broker_client.h"
-#include "libspiderflow/site/site_state.h"
+#include "common/site/site_state.h"
 
 namespace spiderflow::cli {
 

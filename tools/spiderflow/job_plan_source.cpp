@@ -2,9 +2,9 @@
 
 #include <cstdlib>
 
-#include "libspiderflow/plan/plan_transport.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/plan/launch_contract.h"
+#include "common/plan/plan_transport.h"
+#include "common/util/errors.h"
+#include "common/plan/launch_contract.h"
 #include "services/slurm_api/slurm_api.h"
 #include "services/slurmjob/plan_summary.h"
 

@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "libspiderflow/util/errors.h"
+#include "common/util/errors.h"
 #include "services/slurmjob/rank_order.h"
 
 namespace spiderflow::cli {

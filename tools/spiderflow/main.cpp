@@ -4,7 +4,7 @@
 #include <exception>
 #include <iostream>
 
-#include "libspiderflow/util/errors.h"
+#include "common/util/errors.h"
 #include "config.h"
 #include "tools/spiderflow/command.h"
 

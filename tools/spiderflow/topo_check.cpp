@@ -12,13 +12,13 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "libspiderflow/topology/checks.h"
-#include "libspiderflow/topology/gpu_alias.h"
-#include "libspiderflow/topology/reader.h"
-#include "libspiderflow/topology/slurm_conf.h"
-#include "libspiderflow/topology/slurm_reader.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/cli_options.h"
+#include "common/topology/checks.h"
+#include "common/topology/gpu_alias.h"
+#include "common/topology/reader.h"
+#include "common/topology/slurm_conf.h"
+#include "common/topology/slurm_reader.h"
+#include "common/util/errors.h"
+#include "common/util/cli_options.h"
 #include "tools/spiderflow/command.h"
 
 namespace spiderflow::cli {

@@ -1,4 +1,4 @@
-#include "libspiderflow/planner/spinsearch/fan_out.h"
+#include "common/planner/spinsearch/fan_out.h"
 
 #include <algorithm>
 #include <cstdint>

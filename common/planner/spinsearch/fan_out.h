@@ -2,13 +2,13 @@
 // replica, DP local there, and each replica's remaining stages go to other clusters chosen so
 // that the pipeline crossings spread over distinct WAN links. Where a federation's links are
 // thin and meshed, this can beat sending every pipeline across one route, since crossings that
-// share a physical link share its bandwidth (see libspiderflow/cost/wan_shares.h).
+// share a physical link share its bandwidth (see common/cost/wan_shares.h).
 #pragma once
 
 #include <vector>
 
-#include "libspiderflow/planner/spinsearch/skeleton.h"
-#include "libspiderflow/topology/topology.h"
+#include "common/planner/spinsearch/skeleton.h"
+#include "common/topology/topology.h"
 
 namespace spiderflow::spin {
 

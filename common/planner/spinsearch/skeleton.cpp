@@ -1,10 +1,10 @@
-#include "libspiderflow/planner/spinsearch/skeleton.h"
+#include "common/planner/spinsearch/skeleton.h"
 
 #include <algorithm>
 #include <cmath>
 #include <set>
 
-#include "libspiderflow/plan/plan_traffic.h"
+#include "common/plan/plan_traffic.h"
 
 namespace spiderflow::spin {
 

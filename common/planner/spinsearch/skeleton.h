@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "libspiderflow/planner/shapes.h"
-#include "libspiderflow/planner/tpa/inventory.h"
-#include "libspiderflow/topology/topology.h"
+#include "common/planner/shapes.h"
+#include "common/planner/tpa/inventory.h"
+#include "common/topology/topology.h"
 
 namespace spiderflow::spin {
 

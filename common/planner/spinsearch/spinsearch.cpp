@@ -1,4 +1,4 @@
-#include "libspiderflow/planner/spinsearch/spinsearch.h"
+#include "common/planner/spinsearch/spinsearch.h"
 
 #include <algorithm>
 #include <chrono>
@@ -8,15 +8,15 @@
 #include <set>
 #include <tuple>
 
-#include "libspiderflow/plan/plan_traffic.h"
-#include "libspiderflow/planner/shapes.h"
-#include "libspiderflow/planner/stage_fill.h"
-#include "libspiderflow/planner/spinsearch/fan_out.h"
-#include "libspiderflow/planner/spinsearch/skeleton.h"
-#include "libspiderflow/planner/tpa/inventory.h"
-#include "libspiderflow/planner/tpa/level1.h"
-#include "libspiderflow/planner/tpa/level2.h"
-#include "libspiderflow/util/errors.h"
+#include "common/plan/plan_traffic.h"
+#include "common/planner/shapes.h"
+#include "common/planner/stage_fill.h"
+#include "common/planner/spinsearch/fan_out.h"
+#include "common/planner/spinsearch/skeleton.h"
+#include "common/planner/tpa/inventory.h"
+#include "common/planner/tpa/level1.h"
+#include "common/planner/tpa/level2.h"
+#include "common/util/errors.h"
 
 namespace spiderflow {
 namespace {

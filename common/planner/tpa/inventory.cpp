@@ -1,4 +1,4 @@
-#include "libspiderflow/planner/tpa/inventory.h"
+#include "common/planner/tpa/inventory.h"
 
 #include <algorithm>
 #include <map>

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/cost/cost_model.h"
-#include "libspiderflow/topology/topology.h"
+#include "common/cost/cost_model.h"
+#include "common/topology/topology.h"
 
 namespace spiderflow::tpa {
 

@@ -1,11 +1,11 @@
-#include "libspiderflow/planner/tpa/level1.h"
+#include "common/planner/tpa/level1.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <queue>
 
-#include "libspiderflow/cost/memory.h"
+#include "common/cost/memory.h"
 
 namespace spiderflow::tpa {
 

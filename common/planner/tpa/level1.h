@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/cost/cost_model.h"
-#include "libspiderflow/model/job_spec.h"
-#include "libspiderflow/planner/shapes.h"
+#include "common/cost/cost_model.h"
+#include "common/model/job_spec.h"
+#include "common/planner/shapes.h"
 
 namespace spiderflow::tpa {
 
@@ -26,7 +26,7 @@ struct MemoryModel {
     int max_layers(int stage, double memory) const;
 };
 
-// Mirrors libspiderflow/cost/memory.h per layer so TPA's caps agree with the cost model's verdicts.
+// Mirrors common/cost/memory.h per layer so TPA's caps agree with the cost model's verdicts.
 MemoryModel memory_model(const JobSpec& job, const Shape& shape, const CostOptions& options = {});
 
 // Layers per stage minimising max((layers[s] + extra[s]) / speed[s]) with 1 <= layers[s] <= cap[s]
@@ -37,7 +37,7 @@ std::vector<int> split_layers(int total, const std::vector<double>& speed, const
                               const std::vector<double>& extra = {});
 
 // split_layers restricted to splits Megatron-LM can launch (megatron_split_problem in
-// libspiderflow/plan/layer_split.h): free first and last stage, one layer count for every middle
+// common/plan/layer_split.h): free first and last stage, one layer count for every middle
 // stage. Exact: tries each middle count, the ends split by water-filling.
 std::vector<int> megatron_split(int total, const std::vector<double>& speed, const std::vector<int>& cap,
                                 const std::vector<double>& extra = {});

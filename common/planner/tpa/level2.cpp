@@ -1,11 +1,11 @@
-#include "libspiderflow/planner/tpa/level2.h"
+#include "common/planner/tpa/level2.h"
 
 #include <algorithm>
 #include <cmath>
 #include <future>
 #include <numeric>
 
-#include "libspiderflow/milp/cbc_backend.h"
+#include "common/milp/cbc_backend.h"
 
 namespace spiderflow::tpa {
 namespace {

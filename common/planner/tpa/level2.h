@@ -1,6 +1,6 @@
 // TPA level 2, inside one cluster: which GPU type (node group) serves each stage's cells and,
 // for the stages whose every replica lives here, how the cluster's layers split between them,
-// minimising the slowest stage under memory limits. Exact with a CBC ILP (libspiderflow/milp) when the
+// minimising the slowest stage under memory limits. Exact with a CBC ILP (common/milp) when the
 // cluster mixes GPU types, a direct assignment when it does not. Clusters are independent, so
 // place_all() solves them in parallel threads; results never depend on thread timing.
 #pragma once
@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/milp/model.h"
-#include "libspiderflow/planner/tpa/inventory.h"
-#include "libspiderflow/planner/tpa/level1.h"
+#include "common/milp/model.h"
+#include "common/planner/tpa/inventory.h"
+#include "common/planner/tpa/level1.h"
 
 namespace spiderflow::tpa {
 

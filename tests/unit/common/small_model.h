@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "libspiderflow/model/catalog.h"
+#include "common/model/catalog.h"
 
 namespace spiderflow::test {
 

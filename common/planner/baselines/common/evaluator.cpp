@@ -1,13 +1,13 @@
-#include "libspiderflow/planner/baselines/common/evaluator.h"
+#include "common/planner/baselines/common/evaluator.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "libspiderflow/plan/layer_split.h"
-#include "libspiderflow/plan/plan_text.h"
-#include "libspiderflow/planner/tpa/level1.h"
-#include "libspiderflow/util/errors.h"
+#include "common/plan/layer_split.h"
+#include "common/plan/plan_text.h"
+#include "common/planner/tpa/level1.h"
+#include "common/util/errors.h"
 
 namespace spiderflow::baselines {
 

@@ -1,5 +1,5 @@
 // What every baseline shares so that they differ from SpinSearch only in how they search:
-// the same eligible clusters, GPU counts and shapes (libspiderflow/planner/shapes.h), the same TP
+// the same eligible clusters, GPU counts and shapes (common/planner/shapes.h), the same TP
 // slot inventories, one way to turn a cluster-level assignment of (stage, replica) cells into
 // a finished plan, and the one CostModel to score it.
 #pragma once
@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/planner/planner.h"
-#include "libspiderflow/planner/shapes.h"
-#include "libspiderflow/planner/tpa/inventory.h"
+#include "common/planner/planner.h"
+#include "common/planner/shapes.h"
+#include "common/planner/tpa/inventory.h"
 
 namespace spiderflow::baselines {
 

@@ -1,4 +1,4 @@
-#include "libspiderflow/planner/baselines/exhaustive/exhaustive.h"
+#include "common/planner/baselines/exhaustive/exhaustive.h"
 
 #include <cmath>
 #include <cstdio>
@@ -6,8 +6,8 @@
 #include <limits>
 #include <algorithm>
 
-#include "libspiderflow/planner/baselines/common/evaluator.h"
-#include "libspiderflow/util/errors.h"
+#include "common/planner/baselines/common/evaluator.h"
+#include "common/util/errors.h"
 
 namespace spiderflow {
 

@@ -8,7 +8,7 @@
 
 #include <memory>
 
-#include "libspiderflow/planner/planner.h"
+#include "common/planner/planner.h"
 
 namespace spiderflow {
 

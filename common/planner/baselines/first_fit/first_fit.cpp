@@ -1,8 +1,8 @@
-#include "libspiderflow/planner/baselines/first_fit/first_fit.h"
+#include "common/planner/baselines/first_fit/first_fit.h"
 
-#include "libspiderflow/plan/sequential_layout.h"
-#include "libspiderflow/planner/baselines/common/evaluator.h"
-#include "libspiderflow/util/errors.h"
+#include "common/plan/sequential_layout.h"
+#include "common/planner/baselines/common/evaluator.h"
+#include "common/util/errors.h"
 
 namespace spiderflow {
 

@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "libspiderflow/planner/planner.h"
+#include "common/planner/planner.h"
 
 namespace spiderflow {
 

@@ -1,12 +1,12 @@
-#include "libspiderflow/planner/baselines/genetic/genetic.h"
+#include "common/planner/baselines/genetic/genetic.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <limits>
 #include <numeric>
 
-#include "libspiderflow/planner/baselines/common/evaluator.h"
-#include "libspiderflow/planner/baselines/common/portable_random.h"
+#include "common/planner/baselines/common/evaluator.h"
+#include "common/planner/baselines/common/portable_random.h"
 
 namespace spiderflow {
 namespace {

@@ -11,7 +11,7 @@
 
 #include <memory>
 
-#include "libspiderflow/planner/planner.h"
+#include "common/planner/planner.h"
 
 namespace spiderflow {
 

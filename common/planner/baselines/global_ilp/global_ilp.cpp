@@ -1,11 +1,11 @@
-#include "libspiderflow/planner/baselines/global_ilp/global_ilp.h"
+#include "common/planner/baselines/global_ilp/global_ilp.h"
 
 #include <algorithm>
 #include <chrono>
 
-#include "libspiderflow/planner/baselines/common/evaluator.h"
-#include "libspiderflow/planner/baselines/global_ilp/shape_search.h"
-#include "libspiderflow/util/errors.h"
+#include "common/planner/baselines/common/evaluator.h"
+#include "common/planner/baselines/global_ilp/shape_search.h"
+#include "common/util/errors.h"
 
 namespace spiderflow {
 namespace {

@@ -12,14 +12,14 @@
 // CBC's first incumbent, and its value removes, exactly, the variables no better solution can
 // use. The shapes are one branch and bound (shape_search.h): the best layout of any shape is the
 // incumbent of all, so a shape whose lower bound (shape_bound.h) cannot beat it needs no MILP,
-// and the others get it as CBC's cutoff. Solved by CBC (libspiderflow/milp) to proven optimality or the time limit (default 600 s for
+// and the others get it as CBC's cutoff. Solved by CBC (common/milp) to proven optimality or the time limit (default 600 s for
 // the whole call, model building and realising included; PlanRequest::time_limit_s
 // overrides); the solution is realised and scored by the one CostModel like every policy.
 #pragma once
 
 #include <memory>
 
-#include "libspiderflow/planner/planner.h"
+#include "common/planner/planner.h"
 
 namespace spiderflow {
 

@@ -1,4 +1,4 @@
-#include "libspiderflow/planner/baselines/global_ilp/shape_bound.h"
+#include "common/planner/baselines/global_ilp/shape_bound.h"
 
 #include <algorithm>
 #include <cmath>

@@ -4,7 +4,7 @@
 // no MILP (global_ilp.h). The terms also tighten the MILP's own time variables.
 #pragma once
 
-#include "libspiderflow/planner/baselines/global_ilp/shape_costs.h"
+#include "common/planner/baselines/global_ilp/shape_costs.h"
 
 namespace spiderflow::global_ilp {
 

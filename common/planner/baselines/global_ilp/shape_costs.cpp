@@ -1,13 +1,13 @@
-#include "libspiderflow/planner/baselines/global_ilp/shape_costs.h"
+#include "common/planner/baselines/global_ilp/shape_costs.h"
 
 #include <algorithm>
 #include <limits>
 #include <map>
 
-#include "libspiderflow/cost/flops.h"
-#include "libspiderflow/plan/layer_split.h"
-#include "libspiderflow/plan/plan_traffic.h"
-#include "libspiderflow/planner/tpa/level1.h"
+#include "common/cost/flops.h"
+#include "common/plan/layer_split.h"
+#include "common/plan/plan_traffic.h"
+#include "common/planner/tpa/level1.h"
 
 namespace spiderflow::global_ilp {
 namespace {

@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-#include "libspiderflow/planner/baselines/common/evaluator.h"
+#include "common/planner/baselines/common/evaluator.h"
 
 namespace spiderflow::global_ilp {
 

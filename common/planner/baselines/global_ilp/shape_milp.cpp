@@ -1,11 +1,11 @@
-#include "libspiderflow/planner/baselines/global_ilp/shape_milp.h"
+#include "common/planner/baselines/global_ilp/shape_milp.h"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <stdexcept>
 
-#include "libspiderflow/milp/cbc_backend.h"
+#include "common/milp/cbc_backend.h"
 
 namespace spiderflow::global_ilp {
 namespace {

@@ -17,10 +17,10 @@
 #include <chrono>
 #include <vector>
 
-#include "libspiderflow/milp/model.h"
-#include "libspiderflow/planner/baselines/global_ilp/shape_bound.h"
-#include "libspiderflow/planner/baselines/global_ilp/shape_costs.h"
-#include "libspiderflow/planner/baselines/global_ilp/start_layout.h"
+#include "common/milp/model.h"
+#include "common/planner/baselines/global_ilp/shape_bound.h"
+#include "common/planner/baselines/global_ilp/shape_costs.h"
+#include "common/planner/baselines/global_ilp/start_layout.h"
 
 namespace spiderflow::global_ilp {
 

@@ -1,4 +1,4 @@
-#include "libspiderflow/planner/baselines/global_ilp/shape_search.h"
+#include "common/planner/baselines/global_ilp/shape_search.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <numeric>
 #include <optional>
 
-#include "libspiderflow/planner/baselines/global_ilp/shape_milp.h"
+#include "common/planner/baselines/global_ilp/shape_milp.h"
 
 namespace spiderflow::global_ilp {
 namespace {

@@ -11,9 +11,9 @@
 #include <functional>
 #include <vector>
 
-#include "libspiderflow/planner/baselines/global_ilp/shape_bound.h"
-#include "libspiderflow/planner/baselines/global_ilp/shape_costs.h"
-#include "libspiderflow/planner/baselines/global_ilp/start_layout.h"
+#include "common/planner/baselines/global_ilp/shape_bound.h"
+#include "common/planner/baselines/global_ilp/shape_costs.h"
+#include "common/planner/baselines/global_ilp/start_layout.h"
 
 namespace spiderflow::global_ilp {
 

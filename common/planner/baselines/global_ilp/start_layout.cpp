@@ -1,4 +1,4 @@
-#include "libspiderflow/planner/baselines/global_ilp/start_layout.h"
+#include "common/planner/baselines/global_ilp/start_layout.h"
 
 #include <algorithm>
 #include <cmath>

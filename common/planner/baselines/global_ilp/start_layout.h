@@ -7,7 +7,7 @@
 
 #include <vector>
 
-#include "libspiderflow/planner/baselines/global_ilp/shape_costs.h"
+#include "common/planner/baselines/global_ilp/shape_costs.h"
 
 namespace spiderflow::global_ilp {
 

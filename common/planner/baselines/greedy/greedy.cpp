@@ -1,10 +1,10 @@
-#include "libspiderflow/planner/baselines/greedy/greedy.h"
+#include "common/planner/baselines/greedy/greedy.h"
 
 #include <algorithm>
 #include <set>
 
-#include "libspiderflow/planner/baselines/common/evaluator.h"
-#include "libspiderflow/planner/stage_fill.h"
+#include "common/planner/baselines/common/evaluator.h"
+#include "common/planner/stage_fill.h"
 
 namespace spiderflow {
 namespace {

@@ -1,14 +1,14 @@
-#include "libspiderflow/planner/baselines/published/published.h"
+#include "common/planner/baselines/published/published.h"
 
 #include <cstdio>
 #include <string>
 #include <utility>
 
-#include "libspiderflow/cost/cost_model.h"
-#include "libspiderflow/planner/baselines/genetic/genetic.h"
-#include "libspiderflow/planner/baselines/global_ilp/global_ilp.h"
-#include "libspiderflow/planner/baselines/greedy/greedy.h"
-#include "libspiderflow/util/errors.h"
+#include "common/cost/cost_model.h"
+#include "common/planner/baselines/genetic/genetic.h"
+#include "common/planner/baselines/global_ilp/global_ilp.h"
+#include "common/planner/baselines/greedy/greedy.h"
+#include "common/util/errors.h"
 
 namespace spiderflow {
 namespace {

@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/coflow/coflow.h"
-#include "libspiderflow/coflow/network.h"
-#include "libspiderflow/coflow/simulator.h"
-#include "libspiderflow/coflow/trace.h"
-#include "libspiderflow/topology/topology.h"
+#include "common/coflow/coflow.h"
+#include "common/coflow/network.h"
+#include "common/coflow/simulator.h"
+#include "common/coflow/trace.h"
+#include "common/topology/topology.h"
 
 namespace sfc = spiderflow::coflow;
 

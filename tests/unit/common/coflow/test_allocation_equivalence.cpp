@@ -9,10 +9,10 @@
 #include <random>
 #include <sstream>
 
-#include "libspiderflow/coflow/allocation.h"
-#include "libspiderflow/coflow/schedulers.h"
-#include "libspiderflow/coflow/trace.h"
-#include "tests/unit/libspiderflow/coflow/coflow_fixture.h"
+#include "common/coflow/allocation.h"
+#include "common/coflow/schedulers.h"
+#include "common/coflow/trace.h"
+#include "tests/unit/common/coflow/coflow_fixture.h"
 
 using namespace spiderflow::coflow;
 

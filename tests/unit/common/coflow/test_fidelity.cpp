@@ -1,4 +1,4 @@
-// One job alone on the network: the flow-level simulator and the cost model (libspiderflow/cost) must
+// One job alone on the network: the flow-level simulator and the cost model (common/cost) must
 // agree on its iteration time. They model the same things differently (a DAG of compute windows
 // and flows with per-link max-min sharing vs. closed-form 1F1B terms), so they agree only when
 // both count the same bytes on the same links at the same bandwidth. Plans on the shipped
@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/coflow/llm_traffic.h"
-#include "libspiderflow/coflow/schedulers.h"
-#include "libspiderflow/coflow/simulator.h"
-#include "libspiderflow/cost/cost_model.h"
-#include "libspiderflow/model/catalog.h"
-#include "libspiderflow/topology/reader.h"
+#include "common/coflow/llm_traffic.h"
+#include "common/coflow/schedulers.h"
+#include "common/coflow/simulator.h"
+#include "common/cost/cost_model.h"
+#include "common/model/catalog.h"
+#include "common/topology/reader.h"
 
 using namespace spiderflow;
 using namespace spiderflow::coflow;

@@ -1,13 +1,13 @@
 // A plan's WAN traffic: which flows cross clusters, their sizes, and the iteration timeline.
 #include <gtest/gtest.h>
 
-#include "libspiderflow/coflow/llm_traffic.h"
-#include "libspiderflow/coflow/network.h"
-#include "libspiderflow/coflow/schedulers.h"
-#include "libspiderflow/plan/plan_routes.h"
-#include "libspiderflow/topology/topology.h"
-#include "libspiderflow/util/errors.h"
-#include "tests/unit/libspiderflow/coflow/coflow_fixture.h"
+#include "common/coflow/llm_traffic.h"
+#include "common/coflow/network.h"
+#include "common/coflow/schedulers.h"
+#include "common/plan/plan_routes.h"
+#include "common/topology/topology.h"
+#include "common/util/errors.h"
+#include "tests/unit/common/coflow/coflow_fixture.h"
 
 using namespace spiderflow::coflow;
 using spiderflow::Plan;

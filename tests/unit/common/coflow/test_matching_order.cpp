@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <random>
 
-#include "libspiderflow/coflow/allocation.h"
-#include "libspiderflow/coflow/matching_order.h"
+#include "common/coflow/allocation.h"
+#include "common/coflow/matching_order.h"
 
 using namespace spiderflow::coflow;
 

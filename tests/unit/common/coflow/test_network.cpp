@@ -1,11 +1,11 @@
 // The simulator's network built from a topology follows the topology's widest paths.
 #include <gtest/gtest.h>
 
-#include "libspiderflow/coflow/network.h"
-#include "libspiderflow/coflow/schedulers.h"
-#include "libspiderflow/topology/topology.h"
-#include "libspiderflow/util/errors.h"
-#include "tests/unit/libspiderflow/coflow/coflow_fixture.h"
+#include "common/coflow/network.h"
+#include "common/coflow/schedulers.h"
+#include "common/topology/topology.h"
+#include "common/util/errors.h"
+#include "tests/unit/common/coflow/coflow_fixture.h"
 
 using namespace spiderflow::coflow;
 

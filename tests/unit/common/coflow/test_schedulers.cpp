@@ -1,11 +1,11 @@
 // Hand-computed completion times for every scheduler on cases small enough to check on paper.
 #include <gtest/gtest.h>
 
-#include "libspiderflow/coflow/allocation.h"
-#include "libspiderflow/coflow/hermod_order.h"
-#include "libspiderflow/coflow/schedulers.h"
-#include "libspiderflow/util/errors.h"
-#include "tests/unit/libspiderflow/coflow/coflow_fixture.h"
+#include "common/coflow/allocation.h"
+#include "common/coflow/hermod_order.h"
+#include "common/coflow/schedulers.h"
+#include "common/util/errors.h"
+#include "tests/unit/common/coflow/coflow_fixture.h"
 
 using namespace spiderflow::coflow;
 

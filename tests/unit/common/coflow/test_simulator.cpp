@@ -4,10 +4,10 @@
 
 #include <sstream>
 
-#include "libspiderflow/coflow/schedulers.h"
-#include "libspiderflow/coflow/trace.h"
-#include "libspiderflow/util/errors.h"
-#include "tests/unit/libspiderflow/coflow/coflow_fixture.h"
+#include "common/coflow/schedulers.h"
+#include "common/coflow/trace.h"
+#include "common/util/errors.h"
+#include "tests/unit/common/coflow/coflow_fixture.h"
 
 using namespace spiderflow::coflow;
 

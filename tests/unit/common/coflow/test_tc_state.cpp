@@ -1,8 +1,8 @@
 // Reading back `tc ... show` output (iproute2 6.1 format).
 #include <gtest/gtest.h>
 
-#include "libspiderflow/coflow/tc_state.h"
-#include "libspiderflow/coflow/traffic_class.h"
+#include "common/coflow/tc_state.h"
+#include "common/coflow/traffic_class.h"
 
 using namespace spiderflow::coflow;
 

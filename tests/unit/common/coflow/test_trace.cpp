@@ -3,8 +3,8 @@
 
 #include <sstream>
 
-#include "libspiderflow/coflow/trace.h"
-#include "libspiderflow/util/errors.h"
+#include "common/coflow/trace.h"
+#include "common/util/errors.h"
 
 using namespace spiderflow::coflow;
 

@@ -3,8 +3,8 @@
 
 #include <algorithm>
 
-#include "libspiderflow/coflow/traffic_class.h"
-#include "libspiderflow/util/errors.h"
+#include "common/coflow/traffic_class.h"
+#include "common/util/errors.h"
 
 using namespace spiderflow::coflow;
 

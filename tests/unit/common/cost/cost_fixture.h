@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/model/catalog.h"
-#include "libspiderflow/model/job_spec.h"
-#include "libspiderflow/topology/topology.h"
-#include "libspiderflow/util/units.h"
+#include "common/model/catalog.h"
+#include "common/model/job_spec.h"
+#include "common/topology/topology.h"
+#include "common/util/units.h"
 
 namespace sftest {
 

@@ -4,10 +4,10 @@
 #include <cmath>
 #include <thread>
 
-#include "libspiderflow/cost/cost_model.h"
-#include "libspiderflow/cost/memory.h"
-#include "libspiderflow/plan/sequential_layout.h"
-#include "tests/unit/libspiderflow/cost/cost_fixture.h"
+#include "common/cost/cost_model.h"
+#include "common/cost/memory.h"
+#include "common/plan/sequential_layout.h"
+#include "tests/unit/common/cost/cost_fixture.h"
 
 using namespace spiderflow;
 using sftest::make_topology;

@@ -2,10 +2,10 @@
 // priced as a ring over the sites, and what streaming hides.
 #include <gtest/gtest.h>
 
-#include "libspiderflow/cost/cost_model.h"
-#include "libspiderflow/plan/plan_traffic.h"
-#include "libspiderflow/plan/sequential_layout.h"
-#include "tests/unit/libspiderflow/cost/cost_fixture.h"
+#include "common/cost/cost_model.h"
+#include "common/plan/plan_traffic.h"
+#include "common/plan/sequential_layout.h"
+#include "tests/unit/common/cost/cost_fixture.h"
 
 using namespace spiderflow;
 using sftest::make_topology;

@@ -5,10 +5,10 @@
 
 #include <cmath>
 
-#include "libspiderflow/cost/cost_model.h"
-#include "libspiderflow/cost/fabric_shares.h"
-#include "libspiderflow/plan/sequential_layout.h"
-#include "tests/unit/libspiderflow/cost/cost_fixture.h"
+#include "common/cost/cost_model.h"
+#include "common/cost/fabric_shares.h"
+#include "common/plan/sequential_layout.h"
+#include "tests/unit/common/cost/cost_fixture.h"
 
 using namespace spiderflow;
 

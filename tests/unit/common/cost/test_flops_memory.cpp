@@ -1,12 +1,12 @@
 // FLOP counts and memory per GPU against hand calculations on a small model.
 #include <gtest/gtest.h>
 
-#include "libspiderflow/cost/comm.h"
-#include "libspiderflow/cost/flops.h"
-#include "libspiderflow/cost/memory.h"
-#include "libspiderflow/plan/sequential_layout.h"
-#include "tests/unit/libspiderflow/small_model.h"
-#include "tests/unit/libspiderflow/cost/cost_fixture.h"
+#include "common/cost/comm.h"
+#include "common/cost/flops.h"
+#include "common/cost/memory.h"
+#include "common/plan/sequential_layout.h"
+#include "tests/unit/common/small_model.h"
+#include "tests/unit/common/cost/cost_fixture.h"
 
 using namespace spiderflow;
 

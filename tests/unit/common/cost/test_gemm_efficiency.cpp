@@ -1,4 +1,4 @@
-// The GEMM shape model (libspiderflow/cost/gemm_efficiency.h) against the measurements it was fitted to,
+// The GEMM shape model (common/cost/gemm_efficiency.h) against the measurements it was fitted to,
 // and what it does to a layout's compute time.
 #include <gtest/gtest.h>
 
@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/cost/cost_parts.h"
-#include "libspiderflow/cost/flops.h"
-#include "libspiderflow/cost/gemm_efficiency.h"
-#include "libspiderflow/plan/sequential_layout.h"
-#include "tests/unit/libspiderflow/cost/cost_fixture.h"
+#include "common/cost/cost_parts.h"
+#include "common/cost/flops.h"
+#include "common/cost/gemm_efficiency.h"
+#include "common/plan/sequential_layout.h"
+#include "tests/unit/common/cost/cost_fixture.h"
 
 using namespace spiderflow;
 

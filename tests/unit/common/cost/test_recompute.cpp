@@ -2,13 +2,13 @@
 // parallelism: what each changes in compute, TP communication and activation memory.
 #include <gtest/gtest.h>
 
-#include "libspiderflow/cost/cost_parts.h"
-#include "libspiderflow/cost/flops.h"
-#include "libspiderflow/cost/gemm_efficiency.h"
-#include "libspiderflow/cost/memory.h"
-#include "libspiderflow/plan/sequential_layout.h"
-#include "libspiderflow/util/errors.h"
-#include "tests/unit/libspiderflow/cost/cost_fixture.h"
+#include "common/cost/cost_parts.h"
+#include "common/cost/flops.h"
+#include "common/cost/gemm_efficiency.h"
+#include "common/cost/memory.h"
+#include "common/plan/sequential_layout.h"
+#include "common/util/errors.h"
+#include "tests/unit/common/cost/cost_fixture.h"
 
 using namespace spiderflow;
 

@@ -2,10 +2,10 @@
 // DP all-reduce of gigabytes the widest, when a cluster pair's two routes differ.
 #include <gtest/gtest.h>
 
-#include "libspiderflow/cost/cost_model.h"
-#include "libspiderflow/plan/plan_routes.h"
-#include "libspiderflow/plan/sequential_layout.h"
-#include "tests/unit/libspiderflow/cost/cost_fixture.h"
+#include "common/cost/cost_model.h"
+#include "common/plan/plan_routes.h"
+#include "common/plan/sequential_layout.h"
+#include "tests/unit/common/cost/cost_fixture.h"
 
 using namespace spiderflow;
 using sftest::make_topology;

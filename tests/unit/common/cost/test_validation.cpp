@@ -10,10 +10,10 @@
 #include <cstdio>
 #include <iterator>
 
-#include "libspiderflow/cost/cost_model.h"
-#include "libspiderflow/cost/flops.h"
-#include "libspiderflow/plan/sequential_layout.h"
-#include "tests/unit/libspiderflow/cost/cost_fixture.h"
+#include "common/cost/cost_model.h"
+#include "common/cost/flops.h"
+#include "common/plan/sequential_layout.h"
+#include "tests/unit/common/cost/cost_fixture.h"
 
 using namespace spiderflow;
 using sftest::make_topology;

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <random>
 
-#include "libspiderflow/milp/cbc_backend.h"
-#include "libspiderflow/milp/model.h"
+#include "common/milp/cbc_backend.h"
+#include "common/milp/model.h"
 
 using namespace spiderflow::milp;
 

@@ -5,10 +5,10 @@
 #include <fstream>
 #include <string>
 
-#include "libspiderflow/model/catalog.h"
-#include "libspiderflow/model/job_spec.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/units.h"
+#include "common/model/catalog.h"
+#include "common/model/job_spec.h"
+#include "common/util/errors.h"
+#include "common/util/units.h"
 
 using namespace spiderflow;
 

@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "libspiderflow/model/job_spec.h"
-#include "libspiderflow/util/errors.h"
+#include "common/model/job_spec.h"
+#include "common/util/errors.h"
 
 using namespace spiderflow;
 
@@ -76,7 +76,7 @@ TEST(JobSpec, BadSpecsGiveTheRightMessage) {
     EXPECT_NE(error_of(R"({"model": 7, "global_batch": 8})").find("model"), std::string::npos);
     EXPECT_NE(error_of("{\"model\": \"llama3-8b\",\n \"global_batch\": }").find("job.json:2"), std::string::npos);
     EXPECT_EQ(error_of(R"({"model": "llama3-8b", "global_batch": 8})"), "");
-    // The wordings every format shares (libspiderflow/util/json_read.h).
+    // The wordings every format shares (common/util/json_read.h).
     EXPECT_EQ(error_of(R"({"model": "llama3-8b", "global_batch": 8.0})"), "job.json: global_batch: expected an integer");
     EXPECT_EQ(error_of(R"({"model": "llama3-8b", "global_batch": 8, "gpus": -1})"),
               "job.json: gpus: value -1 out of range [0, 10000000]");

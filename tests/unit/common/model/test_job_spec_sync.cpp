@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "libspiderflow/model/job_spec.h"
-#include "libspiderflow/util/errors.h"
+#include "common/model/job_spec.h"
+#include "common/util/errors.h"
 
 using namespace spiderflow;
 

@@ -1,10 +1,10 @@
 // A small hand-built topology and plan shared by the plan tests.
 #pragma once
 
-#include "libspiderflow/plan/plan.h"
-#include "libspiderflow/topology/topology.h"
-#include "libspiderflow/util/units.h"
-#include "tests/unit/libspiderflow/small_model.h"
+#include "common/plan/plan.h"
+#include "common/topology/topology.h"
+#include "common/util/units.h"
+#include "tests/unit/common/small_model.h"
 
 namespace spiderflow::test {
 

@@ -3,12 +3,12 @@
 
 #include <algorithm>
 
-#include "libspiderflow/plan/launch_diloco.h"
-#include "libspiderflow/plan/launch_writer.h"
-#include "libspiderflow/plan/plan_json.h"
-#include "libspiderflow/plan/plan_text.h"
-#include "libspiderflow/util/errors.h"
-#include "tests/unit/libspiderflow/plan/plan_fixture.h"
+#include "common/plan/launch_diloco.h"
+#include "common/plan/launch_writer.h"
+#include "common/plan/plan_json.h"
+#include "common/plan/plan_text.h"
+#include "common/util/errors.h"
+#include "tests/unit/common/plan/plan_fixture.h"
 
 using namespace spiderflow;
 

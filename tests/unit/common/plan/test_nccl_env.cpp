@@ -4,9 +4,9 @@
 #include <cmath>
 #include <map>
 
-#include "libspiderflow/plan/launch_writer.h"
-#include "libspiderflow/plan/nccl_env.h"
-#include "libspiderflow/util/errors.h"
+#include "common/plan/launch_writer.h"
+#include "common/plan/nccl_env.h"
+#include "common/util/errors.h"
 
 using namespace spiderflow;
 

@@ -2,9 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "libspiderflow/plan/plan_json.h"
-#include "libspiderflow/util/errors.h"
-#include "tests/unit/libspiderflow/plan/plan_fixture.h"
+#include "common/plan/plan_json.h"
+#include "common/util/errors.h"
+#include "tests/unit/common/plan/plan_fixture.h"
 
 namespace spiderflow {
 namespace {

@@ -1,9 +1,9 @@
 // split_by_cluster: the per-cluster parts co-allocation and job_submit's rewrite work from.
 #include <gtest/gtest.h>
 
-#include "libspiderflow/plan/plan_parts.h"
-#include "libspiderflow/util/errors.h"
-#include "tests/unit/libspiderflow/plan/plan_fixture.h"
+#include "common/plan/plan_parts.h"
+#include "common/util/errors.h"
+#include "tests/unit/common/plan/plan_fixture.h"
 
 using namespace spiderflow;
 

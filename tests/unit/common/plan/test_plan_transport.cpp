@@ -11,8 +11,8 @@
 #include <fstream>
 #include <string>
 
-#include "libspiderflow/plan/plan_transport.h"
-#include "libspiderflow/util/errors.h"
+#include "common/plan/plan_transport.h"
+#include "common/util/errors.h"
 
 using namespace spiderflow;
 

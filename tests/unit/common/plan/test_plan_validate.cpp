@@ -4,9 +4,9 @@
 
 #include <string>
 
-#include "libspiderflow/plan/plan.h"
-#include "libspiderflow/util/errors.h"
-#include "tests/unit/libspiderflow/plan/plan_fixture.h"
+#include "common/plan/plan.h"
+#include "common/util/errors.h"
+#include "tests/unit/common/plan/plan_fixture.h"
 
 namespace spiderflow {
 namespace {

@@ -5,14 +5,14 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/model/catalog.h"
-#include "libspiderflow/plan/launch_writer.h"
-#include "libspiderflow/plan/layer_split.h"
-#include "libspiderflow/plan/plan_svg.h"
-#include "libspiderflow/plan/plan_text.h"
-#include "libspiderflow/plan/plan_traffic.h"
-#include "libspiderflow/util/errors.h"
-#include "tests/unit/libspiderflow/plan/plan_fixture.h"
+#include "common/model/catalog.h"
+#include "common/plan/launch_writer.h"
+#include "common/plan/layer_split.h"
+#include "common/plan/plan_svg.h"
+#include "common/plan/plan_text.h"
+#include "common/plan/plan_traffic.h"
+#include "common/util/errors.h"
+#include "tests/unit/common/plan/plan_fixture.h"
 
 namespace spiderflow {
 namespace {

@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "libspiderflow/plan/layer_split.h"
-#include "libspiderflow/plan/sequential_layout.h"
-#include "tests/unit/libspiderflow/plan/plan_fixture.h"
+#include "common/plan/layer_split.h"
+#include "common/plan/sequential_layout.h"
+#include "tests/unit/common/plan/plan_fixture.h"
 
 using namespace spiderflow;
 

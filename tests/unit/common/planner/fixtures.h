@@ -4,11 +4,11 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/model/catalog.h"
-#include "libspiderflow/planner/planner.h"
-#include "libspiderflow/topology/topology.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/units.h"
+#include "common/model/catalog.h"
+#include "common/planner/planner.h"
+#include "common/topology/topology.h"
+#include "common/util/errors.h"
+#include "common/util/units.h"
 
 namespace sftest {
 

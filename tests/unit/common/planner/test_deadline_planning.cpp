@@ -4,8 +4,8 @@
 #include <chrono>
 #include <thread>
 
-#include "libspiderflow/planner/deadline_planning.h"
-#include "libspiderflow/util/errors.h"
+#include "common/planner/deadline_planning.h"
+#include "common/util/errors.h"
 
 using namespace spiderflow;
 using namespace std::chrono_literals;

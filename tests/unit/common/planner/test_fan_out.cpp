@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "libspiderflow/planner/spinsearch/fan_out.h"
+#include "common/planner/spinsearch/fan_out.h"
 #include "fixtures.h"
 
 using namespace spiderflow;

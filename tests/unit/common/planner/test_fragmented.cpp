@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/cost/cost_model.h"
-#include "libspiderflow/planner/plan_job.h"
-#include "libspiderflow/site/site_state.h"
+#include "common/cost/cost_model.h"
+#include "common/planner/plan_job.h"
+#include "common/site/site_state.h"
 #include "fixtures.h"
 
 using namespace sftest;

@@ -8,11 +8,11 @@
 #include <thread>
 #include <vector>
 
-#include "libspiderflow/cost/cost_model.h"
-#include "libspiderflow/model/job_spec.h"
-#include "libspiderflow/planner/plan_job.h"
-#include "libspiderflow/topology/reader.h"
-#include "libspiderflow/util/errors.h"
+#include "common/cost/cost_model.h"
+#include "common/model/job_spec.h"
+#include "common/planner/plan_job.h"
+#include "common/topology/reader.h"
+#include "common/util/errors.h"
 #include "fixtures.h"
 
 using namespace sftest;

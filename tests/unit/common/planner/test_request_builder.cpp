@@ -1,9 +1,9 @@
 // build_plan_request: one set of checks and messages for every front end.
 #include <gtest/gtest.h>
 
-#include "libspiderflow/model/catalog.h"
-#include "libspiderflow/planner/request_builder.h"
-#include "libspiderflow/util/errors.h"
+#include "common/model/catalog.h"
+#include "common/planner/request_builder.h"
+#include "common/util/errors.h"
 
 using namespace spiderflow;
 

@@ -4,11 +4,11 @@
 #include <cstdlib>
 #include <set>
 
-#include "libspiderflow/cost/cost_model.h"
-#include "libspiderflow/plan/layer_split.h"
-#include "libspiderflow/topology/reader.h"
-#include "libspiderflow/planner/planner.h"
-#include "libspiderflow/util/errors.h"
+#include "common/cost/cost_model.h"
+#include "common/plan/layer_split.h"
+#include "common/topology/reader.h"
+#include "common/planner/planner.h"
+#include "common/util/errors.h"
 #include "fixtures.h"
 
 using namespace sftest;

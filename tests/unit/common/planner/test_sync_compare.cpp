@@ -4,12 +4,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "libspiderflow/cost/cost_model.h"
-#include "libspiderflow/plan/plan_traffic.h"
-#include "libspiderflow/planner/plan_job.h"
-#include "libspiderflow/planner/request_builder.h"
-#include "libspiderflow/planner/sync_compare.h"
-#include "tests/unit/libspiderflow/planner/fixtures.h"
+#include "common/cost/cost_model.h"
+#include "common/plan/plan_traffic.h"
+#include "common/planner/plan_job.h"
+#include "common/planner/request_builder.h"
+#include "common/planner/sync_compare.h"
+#include "tests/unit/common/planner/fixtures.h"
 
 using namespace spiderflow;
 

@@ -7,13 +7,13 @@
 #include <numeric>
 #include <set>
 
-#include "libspiderflow/cost/cost_model.h"
-#include "libspiderflow/plan/layer_split.h"
-#include "libspiderflow/planner/shapes.h"
-#include "libspiderflow/planner/spinsearch/skeleton.h"
-#include "libspiderflow/planner/tpa/inventory.h"
-#include "libspiderflow/planner/tpa/level1.h"
-#include "libspiderflow/planner/tpa/level2.h"
+#include "common/cost/cost_model.h"
+#include "common/plan/layer_split.h"
+#include "common/planner/shapes.h"
+#include "common/planner/spinsearch/skeleton.h"
+#include "common/planner/tpa/inventory.h"
+#include "common/planner/tpa/level1.h"
+#include "common/planner/tpa/level2.h"
 #include "fixtures.h"
 
 using namespace sftest;

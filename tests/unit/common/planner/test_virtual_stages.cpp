@@ -4,10 +4,10 @@
 
 #include <string>
 
-#include "libspiderflow/cost/cost_model.h"
-#include "libspiderflow/plan/sequential_layout.h"
-#include "libspiderflow/planner/plan_job.h"
-#include "libspiderflow/planner/virtual_stages.h"
+#include "common/cost/cost_model.h"
+#include "common/plan/sequential_layout.h"
+#include "common/planner/plan_job.h"
+#include "common/planner/virtual_stages.h"
 #include "fixtures.h"
 
 using namespace sftest;

@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "libspiderflow/site/node_pick.h"
+#include "common/site/node_pick.h"
 
 namespace spiderflow {
 namespace {

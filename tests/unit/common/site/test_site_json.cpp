@@ -4,12 +4,12 @@
 #include <cstdlib>
 #include <memory>
 
-#include "libspiderflow/site/node_list.h"
-#include "libspiderflow/site/site_json.h"
-#include "libspiderflow/site/topology_hash.h"
-#include "libspiderflow/topology/reader.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/units.h"
+#include "common/site/node_list.h"
+#include "common/site/site_json.h"
+#include "common/site/topology_hash.h"
+#include "common/topology/reader.h"
+#include "common/util/errors.h"
+#include "common/util/units.h"
 
 namespace spiderflow {
 namespace {

@@ -4,9 +4,9 @@
 
 #include <memory>
 
-#include "libspiderflow/site/site_state.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/units.h"
+#include "common/site/site_state.h"
+#include "common/util/errors.h"
+#include "common/util/units.h"
 
 namespace spiderflow {
 namespace {

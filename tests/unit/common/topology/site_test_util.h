@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/topology/checks.h"
+#include "common/topology/checks.h"
 
 namespace spiderflow::test {
 

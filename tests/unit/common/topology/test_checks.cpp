@@ -1,9 +1,9 @@
 // Site-config and topology checks: each fires on a crafted bad config, none on the good one.
 #include <gtest/gtest.h>
 
-#include "libspiderflow/topology/checks.h"
-#include "libspiderflow/topology/slurm_conf.h"
-#include "libspiderflow/topology/slurm_reader.h"
+#include "common/topology/checks.h"
+#include "common/topology/slurm_conf.h"
+#include "common/topology/slurm_reader.h"
 #include "site_test_util.h"
 
 using namespace spiderflow;

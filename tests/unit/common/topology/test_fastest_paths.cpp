@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "libspiderflow/topology/spiderflow_reader.h"
-#include "tests/unit/libspiderflow/topology/topo_fixture.h"
+#include "common/topology/spiderflow_reader.h"
+#include "tests/unit/common/topology/topo_fixture.h"
 
 namespace spiderflow {
 namespace {

@@ -3,10 +3,10 @@
 
 #include <set>
 
-#include "libspiderflow/topology/generator.h"
-#include "libspiderflow/topology/topology_json.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/units.h"
+#include "common/topology/generator.h"
+#include "common/topology/topology_json.h"
+#include "common/util/errors.h"
+#include "common/util/units.h"
 
 namespace spiderflow {
 namespace {

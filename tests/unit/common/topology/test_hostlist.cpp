@@ -1,8 +1,8 @@
 // Slurm hostlist expansion.
 #include <gtest/gtest.h>
 
-#include "libspiderflow/topology/slurm_conf.h"
-#include "libspiderflow/util/errors.h"
+#include "common/topology/slurm_conf.h"
+#include "common/util/errors.h"
 
 using spiderflow::InputError;
 using spiderflow::slurm::expand_hostlist;

@@ -5,8 +5,8 @@
 #include <map>
 #include <sstream>
 
-#include "libspiderflow/topology/reader.h"
-#include "libspiderflow/util/errors.h"
+#include "common/topology/reader.h"
+#include "common/util/errors.h"
 #include "site_test_util.h"
 
 using namespace spiderflow;

@@ -2,8 +2,8 @@
 
 #include <stdexcept>
 
-#include "libspiderflow/topology/topology.h"
-#include "tests/unit/libspiderflow/topology/topo_fixture.h"
+#include "common/topology/topology.h"
+#include "tests/unit/common/topology/topo_fixture.h"
 
 using namespace spiderflow;
 

@@ -2,9 +2,9 @@
 // the field (and the line, for JSON syntax errors).
 #include <gtest/gtest.h>
 
-#include "libspiderflow/topology/spiderflow_reader.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/units.h"
+#include "common/topology/spiderflow_reader.h"
+#include "common/util/errors.h"
+#include "common/util/units.h"
 
 namespace spiderflow {
 namespace {

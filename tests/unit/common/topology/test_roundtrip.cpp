@@ -5,11 +5,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "libspiderflow/topology/generator.h"
-#include "libspiderflow/topology/spiderflow_reader.h"
-#include "libspiderflow/topology/topology_json.h"
-#include "libspiderflow/util/errors.h"
-#include "tests/unit/libspiderflow/topology/topo_fixture.h"
+#include "common/topology/generator.h"
+#include "common/topology/spiderflow_reader.h"
+#include "common/topology/topology_json.h"
+#include "common/util/errors.h"
+#include "tests/unit/common/topology/topo_fixture.h"
 
 namespace spiderflow {
 namespace {

@@ -1,8 +1,8 @@
 // The raw parsers of slurm.conf, gres.conf and topology.conf.
 #include <gtest/gtest.h>
 
-#include "libspiderflow/topology/slurm_conf.h"
-#include "libspiderflow/util/errors.h"
+#include "common/topology/slurm_conf.h"
+#include "common/util/errors.h"
 #include "site_test_util.h"
 
 using namespace spiderflow;

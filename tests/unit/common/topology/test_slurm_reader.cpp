@@ -1,10 +1,10 @@
 // The "slurm" TopologyReader on the shipped fixtures.
 #include <gtest/gtest.h>
 
-#include "libspiderflow/topology/gpu_alias.h"
-#include "libspiderflow/topology/reader.h"
-#include "libspiderflow/topology/slurm_reader.h"
-#include "libspiderflow/util/errors.h"
+#include "common/topology/gpu_alias.h"
+#include "common/topology/reader.h"
+#include "common/topology/slurm_reader.h"
+#include "common/util/errors.h"
 #include "site_test_util.h"
 
 using namespace spiderflow;

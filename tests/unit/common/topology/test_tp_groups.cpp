@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "libspiderflow/topology/topology.h"
+#include "common/topology/topology.h"
 
 using namespace spiderflow;
 

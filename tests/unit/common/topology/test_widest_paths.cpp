@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "libspiderflow/util/errors.h"
-#include "tests/unit/libspiderflow/topology/topo_fixture.h"
+#include "common/util/errors.h"
+#include "tests/unit/common/topology/topo_fixture.h"
 
 namespace spiderflow {
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/topology/topology.h"
-#include "libspiderflow/util/units.h"
+#include "common/topology/topology.h"
+#include "common/util/units.h"
 
 namespace spiderflow::test {
 

@@ -4,7 +4,7 @@
 
 #include <optional>
 
-#include "libspiderflow/util/cli_options.h"
+#include "common/util/cli_options.h"
 
 using namespace spiderflow;
 using namespace spiderflow::cli;

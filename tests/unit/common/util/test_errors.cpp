@@ -2,7 +2,7 @@
 // apart for callers that place the message themselves (the plugins, the CLI's exit status).
 #include <gtest/gtest.h>
 
-#include "libspiderflow/util/errors.h"
+#include "common/util/errors.h"
 
 using namespace spiderflow;
 

@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/file_stamp.h"
-#include "libspiderflow/util/key_value_conf.h"
-#include "libspiderflow/util/secret_file.h"
-#include "libspiderflow/util/text_file.h"
+#include "common/util/errors.h"
+#include "common/util/file_stamp.h"
+#include "common/util/key_value_conf.h"
+#include "common/util/secret_file.h"
+#include "common/util/text_file.h"
 
 using namespace spiderflow;
 

@@ -1,7 +1,7 @@
 // Numbers as every text writer prints them: decimal byte units, switching at each power of 1000.
 #include <gtest/gtest.h>
 
-#include "libspiderflow/util/human_format.h"
+#include "common/util/human_format.h"
 
 using namespace spiderflow;
 

@@ -5,8 +5,8 @@
 #include <limits>
 #include <string>
 
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/json_read.h"
+#include "common/util/errors.h"
+#include "common/util/json_read.h"
 
 namespace spiderflow::jsonread {
 namespace {

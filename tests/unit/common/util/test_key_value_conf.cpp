@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/key_value_conf.h"
+#include "common/util/errors.h"
+#include "common/util/key_value_conf.h"
 
 using namespace spiderflow;
 

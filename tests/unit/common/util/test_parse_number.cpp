@@ -4,8 +4,8 @@
 #include <climits>
 #include <cstdint>
 
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/parse_number.h"
+#include "common/util/errors.h"
+#include "common/util/parse_number.h"
 
 using namespace spiderflow;
 

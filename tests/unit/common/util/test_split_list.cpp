@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/util/split_list.h"
+#include "common/util/split_list.h"
 
 using namespace spiderflow;
 using List = std::vector<std::string>;

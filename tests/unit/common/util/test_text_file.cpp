@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/text_file.h"
+#include "common/util/errors.h"
+#include "common/util/text_file.h"
 
 namespace spiderflow {
 namespace {

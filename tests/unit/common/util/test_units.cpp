@@ -1,7 +1,7 @@
 // The edge conversions: files and CLIs speak Gbps, ms and TFLOPS, the models bytes/s, s and FLOP/s.
 #include <gtest/gtest.h>
 
-#include "libspiderflow/util/units.h"
+#include "common/util/units.h"
 
 using namespace spiderflow;
 

@@ -7,9 +7,9 @@
 #include <random>
 #include <string>
 
-#include "libspiderflow/site/site_json.h"
-#include "libspiderflow/topology/reader.h"
-#include "libspiderflow/util/errors.h"
+#include "common/site/site_json.h"
+#include "common/topology/reader.h"
+#include "common/util/errors.h"
 #include "services/agent/agent.h"
 #include "services/agent/agent_conf.h"
 #include "services/agent/part_builder.h"

@@ -7,7 +7,7 @@
 #include "services/coalloc/xjob_json.h"
 #include "services/slurmjob/plan_summary.h"
 #include "tests/unit/services/slurmjob/summary_fixture.h"
-#include "libspiderflow/util/errors.h"
+#include "common/util/errors.h"
 #include "services/agent/home_jobs.h"
 
 using namespace spiderflow;

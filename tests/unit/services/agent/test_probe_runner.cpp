@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "libspiderflow/site/site_delta.h"
+#include "common/site/site_delta.h"
 #include "services/agent/probe_runner.h"
 
 using namespace spiderflow;

@@ -7,9 +7,9 @@
 #include <memory>
 #include <string>
 
-#include "libspiderflow/site/site_json.h"
-#include "libspiderflow/topology/reader.h"
-#include "libspiderflow/util/errors.h"
+#include "common/site/site_json.h"
+#include "common/topology/reader.h"
+#include "common/util/errors.h"
 #include "services/broker/broker_store.h"
 #include "services/broker/brokerd_conf.h"
 #include "services/broker/federation_state.h"

@@ -5,8 +5,8 @@
 
 #include "services/broker/probe_board.h"
 #include "services/probe/probe_protocol.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/json_read.h"
+#include "common/util/errors.h"
+#include "common/util/json_read.h"
 
 using namespace spiderflow;
 using namespace spiderflow::broker;

@@ -6,15 +6,15 @@
 #include <memory>
 #include <string>
 
-#include "libspiderflow/cost/cost_model.h"
-#include "libspiderflow/model/catalog.h"
-#include "libspiderflow/model/job_spec.h"
-#include "libspiderflow/plan/launch_contract.h"
-#include "libspiderflow/plan/plan_parts.h"
-#include "libspiderflow/planner/plan_job.h"
-#include "libspiderflow/planner/planner.h"
-#include "libspiderflow/site/site_state.h"
-#include "libspiderflow/topology/spiderflow_reader.h"
+#include "common/cost/cost_model.h"
+#include "common/model/catalog.h"
+#include "common/model/job_spec.h"
+#include "common/plan/launch_contract.h"
+#include "common/plan/plan_parts.h"
+#include "common/planner/plan_job.h"
+#include "common/planner/planner.h"
+#include "common/site/site_state.h"
+#include "common/topology/spiderflow_reader.h"
 #include "services/broker/replan.h"
 #include "services/slurmjob/plan_step_env.h"
 

@@ -2,8 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "services/coalloc/xjob_json.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/json_read.h"
+#include "common/util/errors.h"
+#include "common/util/json_read.h"
 
 using namespace spiderflow;
 using namespace spiderflow::coalloc;

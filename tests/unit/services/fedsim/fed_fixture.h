@@ -8,8 +8,8 @@
 
 #include "services/fedsim/helios_trace.h"
 #include "services/fedsim/job_trace.h"
-#include "libspiderflow/site/site_state.h"
-#include "libspiderflow/topology/topology.h"
+#include "common/site/site_state.h"
+#include "common/topology/topology.h"
 
 namespace spiderflow::fedsim::fedtest {
 

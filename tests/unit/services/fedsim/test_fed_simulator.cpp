@@ -8,9 +8,9 @@
 #include "services/fedsim/fed_simulator.h"
 #include "services/fedsim/helios_trace.h"
 #include "services/fedsim/run_summary.h"
-#include "libspiderflow/model/catalog.h"
-#include "libspiderflow/topology/generator.h"
-#include "libspiderflow/util/errors.h"
+#include "common/model/catalog.h"
+#include "common/topology/generator.h"
+#include "common/util/errors.h"
 #include "tests/unit/services/fedsim/fed_fixture.h"
 
 using namespace spiderflow;

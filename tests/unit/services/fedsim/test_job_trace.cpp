@@ -7,7 +7,7 @@
 
 #include "services/fedsim/helios_trace.h"
 #include "services/fedsim/job_trace.h"
-#include "libspiderflow/util/errors.h"
+#include "common/util/errors.h"
 
 using namespace spiderflow;
 using namespace spiderflow::fedsim;

@@ -1,9 +1,9 @@
 // WAN sharing: jobs on one link slow each other as the flow simulator says; alone, not at all.
 #include <gtest/gtest.h>
 
-#include "libspiderflow/cost/cost_model.h"
+#include "common/cost/cost_model.h"
 #include "services/fedsim/wan_sharing.h"
-#include "libspiderflow/planner/plan_job.h"
+#include "common/planner/plan_job.h"
 #include "tests/unit/services/fedsim/fed_fixture.h"
 
 using namespace spiderflow;

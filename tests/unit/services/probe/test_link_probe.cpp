@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "libspiderflow/util/errors.h"
+#include "common/util/errors.h"
 #include "services/probe/link_health.h"
 #include "services/probe/link_probe.h"
 

@@ -2,16 +2,16 @@
 // bottleneck first; jobs without WAN traffic or without a carried plan get none.
 #include <gtest/gtest.h>
 
-#include "libspiderflow/cost/cost_model.h"
-#include "libspiderflow/plan/plan_json.h"
-#include "libspiderflow/plan/plan_traffic.h"
-#include "libspiderflow/plan/plan_transport.h"
-#include "libspiderflow/plan/sequential_layout.h"
-#include "libspiderflow/util/units.h"
-#include "libspiderflow/planner/plan_job.h"
+#include "common/cost/cost_model.h"
+#include "common/plan/plan_json.h"
+#include "common/plan/plan_traffic.h"
+#include "common/plan/plan_transport.h"
+#include "common/plan/sequential_layout.h"
+#include "common/util/units.h"
+#include "common/planner/plan_job.h"
 #include "services/slurmjob/coflow_levels.h"
 #include "services/slurmjob/plan_summary.h"
-#include "tests/unit/libspiderflow/planner/fixtures.h"
+#include "tests/unit/common/planner/fixtures.h"
 
 using namespace spiderflow;
 using namespace spiderflow::slurmjob;

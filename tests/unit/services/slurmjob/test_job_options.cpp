@@ -2,9 +2,9 @@
 
 #include <map>
 
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/model/catalog.h"
-#include "libspiderflow/planner/request_builder.h"
+#include "common/util/errors.h"
+#include "common/model/catalog.h"
+#include "common/planner/request_builder.h"
 #include "services/slurmjob/hostlist.h"
 #include "services/slurmjob/job_options.h"
 #include "services/slurmjob/submit_planner.h"

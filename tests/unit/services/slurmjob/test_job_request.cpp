@@ -8,9 +8,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "libspiderflow/model/catalog.h"
-#include "libspiderflow/planner/request_builder.h"
-#include "libspiderflow/util/errors.h"
+#include "common/model/catalog.h"
+#include "common/planner/request_builder.h"
+#include "common/util/errors.h"
 #include "services/slurmjob/job_options.h"
 #include "services/slurmjob/submit_planner.h"
 

@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/plan/launch_writer.h"
+#include "common/util/errors.h"
+#include "common/plan/launch_writer.h"
 #include "services/slurmjob/job_traffic.h"
-#include "tests/unit/libspiderflow/plan/plan_fixture.h"
+#include "tests/unit/common/plan/plan_fixture.h"
 
 using namespace spiderflow;
 using namespace spiderflow::slurmjob;

@@ -7,9 +7,9 @@
 
 #include <string>
 
-#include "libspiderflow/plan/plan.h"
+#include "common/plan/plan.h"
 #include "services/slurmjob/plan_summary.h"
-#include "tests/unit/libspiderflow/plan/plan_fixture.h"
+#include "tests/unit/common/plan/plan_fixture.h"
 #include "tests/unit/services/slurmjob/summary_fixture.h"
 
 using namespace spiderflow;

@@ -2,8 +2,8 @@
 
 #include <map>
 
-#include "libspiderflow/plan/plan.h"
-#include "libspiderflow/util/errors.h"
+#include "common/plan/plan.h"
+#include "common/util/errors.h"
 #include "services/slurmjob/rank_order.h"
 
 using namespace spiderflow;

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "libspiderflow/util/errors.h"
+#include "common/util/errors.h"
 #include "services/slurmjob/spiderflow_conf.h"
 
 using spiderflow::InputError;

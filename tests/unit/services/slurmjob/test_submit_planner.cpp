@@ -11,11 +11,11 @@
 #include <map>
 #include <sstream>
 
-#include "libspiderflow/site/site_json.h"
-#include "libspiderflow/topology/topology.h"
-#include "libspiderflow/topology/topology_json.h"
-#include "libspiderflow/plan/plan_json.h"
-#include "libspiderflow/plan/plan_transport.h"
+#include "common/site/site_json.h"
+#include "common/topology/topology.h"
+#include "common/topology/topology_json.h"
+#include "common/plan/plan_json.h"
+#include "common/plan/plan_transport.h"
 #include "services/slurmjob/plan_summary.h"
 #include "services/slurmjob/submit_planner.h"
 

@@ -8,21 +8,21 @@
 #include <string>
 #include <tuple>
 
-#include "libspiderflow/cost/cost_model.h"
-#include "libspiderflow/model/catalog.h"
-#include "libspiderflow/plan/plan_json.h"
-#include "libspiderflow/plan/plan_text.h"
-#include "libspiderflow/plan/plan_traffic.h"
-#include "libspiderflow/planner/baselines/common/portable_random.h"
-#include "libspiderflow/planner/baselines/common/evaluator.h"
-#include "libspiderflow/planner/baselines/exhaustive/exhaustive.h"
-#include "libspiderflow/planner/baselines/global_ilp/shape_milp.h"
-#include "libspiderflow/planner/baselines/global_ilp/shape_search.h"
-#include "libspiderflow/planner/planner.h"
-#include "libspiderflow/topology/generator.h"
-#include "libspiderflow/util/errors.h"
-#include "libspiderflow/util/units.h"
-#include "tests/unit/libspiderflow/topology/topo_fixture.h"
+#include "common/cost/cost_model.h"
+#include "common/model/catalog.h"
+#include "common/plan/plan_json.h"
+#include "common/plan/plan_text.h"
+#include "common/plan/plan_traffic.h"
+#include "common/planner/baselines/common/portable_random.h"
+#include "common/planner/baselines/common/evaluator.h"
+#include "common/planner/baselines/exhaustive/exhaustive.h"
+#include "common/planner/baselines/global_ilp/shape_milp.h"
+#include "common/planner/baselines/global_ilp/shape_search.h"
+#include "common/planner/planner.h"
+#include "common/topology/generator.h"
+#include "common/util/errors.h"
+#include "common/util/units.h"
+#include "tests/unit/common/topology/topo_fixture.h"
 
 namespace spiderflow {
 namespace {

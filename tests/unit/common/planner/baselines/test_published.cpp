@@ -4,13 +4,13 @@
 
 #include <string>
 
-#include "libspiderflow/cost/cost_model.h"
-#include "libspiderflow/model/catalog.h"
-#include "libspiderflow/plan/sequential_layout.h"
-#include "libspiderflow/planner/baselines/published/published.h"
-#include "libspiderflow/planner/plan_job.h"
-#include "libspiderflow/util/units.h"
-#include "tests/unit/libspiderflow/topology/topo_fixture.h"
+#include "common/cost/cost_model.h"
+#include "common/model/catalog.h"
+#include "common/plan/sequential_layout.h"
+#include "common/planner/baselines/published/published.h"
+#include "common/planner/plan_job.h"
+#include "common/util/units.h"
+#include "tests/unit/common/topology/topo_fixture.h"
 
 namespace spiderflow {
 namespace {
