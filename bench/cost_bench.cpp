@@ -40,7 +40,7 @@ int main() {
         j.model = *Catalog::builtin().model("llama3-70b");
         j.global_batch = 4096;
         j.seq_len = 4096;
-        j.recompute = true;
+        j.recompute = Recompute::full;
         return j;
     }();
     std::printf("%8s %8s %8s %14s %14s\n", "clusters", "pp", "dp", "us/estimate", "us (+scaling)");

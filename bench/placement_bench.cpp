@@ -116,7 +116,7 @@ double predicted_iteration_s(const Topology& t, const CostModel& cm, const std::
     JobSpec job;
     job.model = *cat.model("llama3-70b");
     job.seq_len = 4096;
-    job.recompute = true;
+    job.recompute = Recompute::full;
     const int dp = static_cast<int>(nodes.size()) / stages;
     job.global_batch = 16 * dp;
     const Cluster& c = t.clusters[0];

@@ -8,8 +8,7 @@
 
 namespace spiderflow::cost {
 
-MicroBatchCompute micro_batch_compute(const Plan& plan, int stage, double achieved_flops,
-                                      RecomputeGranularity granularity) {
+MicroBatchCompute micro_batch_compute(const Plan& plan, int stage, double achieved_flops) {
     const JobSpec& job = plan.job;
     const ModelArch& m = job.model;
     const int b = std::max(1, plan.micro_batch);
@@ -22,8 +21,8 @@ MicroBatchCompute micro_batch_compute(const Plan& plan, int stage, double achiev
                                                        (rate * logits_gemm_factor(m, job.seq_len, b, plan.tp))
                                                  : 0.0;
     double recompute_s = 0;
-    if (job.recompute) {
-        recompute_s = granularity == RecomputeGranularity::full
+    if (job.recomputes()) {
+        recompute_s = job.recompute == Recompute::full
                           ? layers * layer_s
                           : layers * tokens * attention_core_forward_flops_per_token(m, job.seq_len) /
                                 (rate * attention_core_gemm_factor(m, job.seq_len));
@@ -38,9 +37,7 @@ CellTimes cell_times(const CostModel& model, const Plan& plan) {
     // Megatron's TP all-reduces per layer and micro-batch: two forward, two backward, and two
     // more in the forward that full recomputation repeats (the attention core that selective
     // recomputation repeats sits between them and communicates nothing).
-    const bool full_recompute =
-        job.recompute && model.options().recompute_granularity == RecomputeGranularity::full;
-    const int tp_allreduces = full_recompute ? 6 : 4;
+    const int tp_allreduces = job.recompute == Recompute::full ? 6 : 4;
     CellTimes out;
     out.compute_s.resize(plan.cells.size());
     out.backward_s.resize(plan.cells.size());
@@ -51,8 +48,7 @@ CellTimes cell_times(const CostModel& model, const Plan& plan) {
             const size_t i = static_cast<size_t>(s) * D + r;
             const CostModel::NodeFacts& f = model.facts(plan.cells[i]);
             out.peak_flops += f.gpu->peak_flops * T;
-            const MicroBatchCompute c = micro_batch_compute(plan, s, f.gpu->peak_flops * f.gpu->efficiency,
-                                                            model.options().recompute_granularity);
+            const MicroBatchCompute c = micro_batch_compute(plan, s, f.gpu->peak_flops * f.gpu->efficiency);
             out.compute_s[i] = c.total_s();
             out.backward_s[i] = c.backward_s();
             if (T > 1) {

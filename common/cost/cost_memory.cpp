@@ -17,14 +17,6 @@ std::string gib(double bytes) {
 
 }  // namespace
 
-ActivationOptions activation_options(const CostOptions& options) {
-    ActivationOptions a;
-    a.sequence_parallel = options.sequence_parallel;
-    a.flash_attention = options.flash_attention;
-    a.selective_recompute = options.recompute_granularity == RecomputeGranularity::selective;
-    return a;
-}
-
 MemoryFit memory_fit(const CostModel& model, const Plan& plan) {
     const CostOptions& options = model.options();
     const int P = plan.pp, D = plan.dp;
@@ -32,7 +24,7 @@ MemoryFit memory_fit(const CostModel& model, const Plan& plan) {
     out.stage_bytes.resize(static_cast<size_t>(P));
     double worst_ratio = 0;
     for (int s = 0; s < P; ++s) {
-        const StageMemory mem = stage_memory(plan, s, activation_options(options));
+        const StageMemory mem = stage_memory(plan, s);
         out.stage_bytes[static_cast<size_t>(s)] = mem.total();
         out.max_bytes = std::max(out.max_bytes, mem.total());
         for (int r = 0; r < D; ++r) {

@@ -11,18 +11,6 @@
 
 namespace spiderflow {
 
-// What a job that recomputes activations (JobSpec::recompute) recomputes: Megatron-LM's
-// --recompute-granularity (Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
-// Transformer Models", section 5).
-enum class RecomputeGranularity {
-    full,       // every layer's forward again before its backward; only each layer's input is kept
-    selective,  // only the attention core (QK^T, softmax, dropout, AV); its s x s activations are not kept
-};
-const char* to_string(RecomputeGranularity g);
-// "full" or "selective"; throws InputError(source, 0, field) naming both.
-RecomputeGranularity recompute_granularity_from_string(const std::string& s, const std::string& source,
-                                                       const std::string& field);
-
 struct CostOptions {
     double dp_overlap = 0.5;         // fraction of the DP all-reduce hidden behind backward
     double tp_overlap = 0.0;         // fraction of TP all-reduce hidden behind compute
@@ -33,15 +21,8 @@ struct CostOptions {
     // false: every crossing gets its path and its switch uplinks alone, as if nothing else sent at
     // the same time (the model of the published baselines, planner/baselines/published).
     bool link_sharing = true;
-    // Activation memory refinements the Korthikanti et al. formula leaves out by default:
-    // sequence parallelism splits the non-TP activations (the 10*s*b*h term) across tp, and
-    // FlashAttention keeps no s x s score matrices (drops the 5*a*s/h term). Sequence parallelism
-    // turns each TP all-reduce into a reduce-scatter plus an all-gather of the same ring volume,
-    // so TP time is unchanged.
-    bool sequence_parallel = false;
-    bool flash_attention = false;
-    // Applies only to a job with recompute on; Megatron-LM's default granularity is full.
-    RecomputeGranularity recompute_granularity = RecomputeGranularity::full;
+    // The memory choices (recomputation, sequence parallelism, FlashAttention) are the plan's own
+    // (JobSpec), so a plan file re-prices exactly what was planned.
 };
 
 class CostModel {

@@ -29,8 +29,7 @@ struct MicroBatchCompute {
 };
 // `achieved_flops` is one GPU's peak x efficiency; the cell's tp GPUs share the work, each GEMM at
 // that rate times its shape factor (gemm_efficiency.h).
-MicroBatchCompute micro_batch_compute(const Plan& plan, int stage, double achieved_flops,
-                                      RecomputeGranularity granularity = RecomputeGranularity::full);
+MicroBatchCompute micro_batch_compute(const Plan& plan, int stage, double achieved_flops);
 
 // Per cell (indexed like plan.cells), per micro-batch, on the cell's own GPUs.
 struct CellTimes {
@@ -96,7 +95,5 @@ struct MemoryFit {
     std::string problem;               // the worst overflow of a GPU's usable memory; empty when none
 };
 MemoryFit memory_fit(const CostModel& model, const Plan& plan);
-// The activation-memory refinements `options` turn on, as stage_memory takes them.
-ActivationOptions activation_options(const CostOptions& options);
 
 }  // namespace spiderflow::cost

@@ -24,7 +24,10 @@ double model_flops_per_iteration(const JobSpec& job) { return 3.0 * forward_per_
 
 double hardware_flops_per_iteration(const JobSpec& job) {
     double f = model_flops_per_iteration(job);
-    if (job.recompute) f += job.model.layers * layer_forward_flops_per_token(job.model, job.seq_len) * tokens(job);
+    if (job.recompute == Recompute::full)
+        f += job.model.layers * layer_forward_flops_per_token(job.model, job.seq_len) * tokens(job);
+    if (job.recompute == Recompute::selective)
+        f += job.model.layers * attention_core_forward_flops_per_token(job.model, job.seq_len) * tokens(job);
     return f;
 }
 

@@ -8,7 +8,6 @@ libsf_cost_la_SOURCES = \
 	common/cost/fabric_shares.h \
 	common/cost/cost_model.cpp \
 	common/cost/cost_model.h \
-	common/cost/cost_options.cpp \
 	common/cost/cost_parts.h \
 	common/cost/cost_check.cpp \
 	common/cost/cost_compute.cpp \

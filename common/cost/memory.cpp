@@ -8,17 +8,17 @@ double stage_params_per_gpu(const Plan& plan, int stage) {
     return plan.job.model.stage_params(plan.layers_per_stage[static_cast<size_t>(stage)], stage, plan.pp) / plan.tp;
 }
 
-double layer_activation_bytes(const JobSpec& job, int micro_batch, int tp, ActivationOptions opt) {
+double layer_activation_bytes(const JobSpec& job, int micro_batch, int tp) {
     const double s = job.seq_len, b = micro_batch, h = job.model.hidden, a = job.model.heads, t = tp;
     // Korthikanti et al. count 16-bit activations; fp32 training keeps twice the bytes.
     const double scale = job.precision == Precision::fp32 ? 2.0 : 1.0;
-    if (job.recompute && !opt.selective_recompute) return scale * 2.0 * s * b * h;  // only each layer's input
-    const double replicated = opt.sequence_parallel ? 10.0 / t : 10.0;
-    const double scores = opt.flash_attention || (job.recompute && opt.selective_recompute) ? 0.0 : 5.0 * a * s / (h * t);
+    if (job.recompute == Recompute::full) return scale * 2.0 * s * b * h;  // only each layer's input
+    const double replicated = job.sequence_parallel ? 10.0 / t : 10.0;
+    const double scores = job.flash_attention || job.recompute == Recompute::selective ? 0.0 : 5.0 * a * s / (h * t);
     return scale * s * b * h * (replicated + 24.0 / t + scores);
 }
 
-StageMemory stage_memory(const Plan& plan, int stage, ActivationOptions opt) {
+StageMemory stage_memory(const Plan& plan, int stage) {
     const JobSpec& job = plan.job;
     StageMemory mem;
     mem.params = stage_params_per_gpu(plan, stage);
@@ -31,7 +31,7 @@ StageMemory stage_memory(const Plan& plan, int stage, ActivationOptions opt) {
     // 1F1B: stage k (0-based) holds pp - k micro-batches, never more than there are.
     const int in_flight = std::min(plan.pp - stage, std::max(plan.num_micro_batches, 1));
     const double layers = plan.layers_per_stage[static_cast<size_t>(stage)];
-    mem.activations = in_flight * layers * layer_activation_bytes(job, plan.micro_batch, plan.tp, opt);
+    mem.activations = in_flight * layers * layer_activation_bytes(job, plan.micro_batch, plan.tp);
     // Interleaved 1F1B keeps more micro-batches in flight during its warm-up: Korthikanti et al.'s
     // factor 1 + (p - 1) / (p v) on the first stage, charged to every stage here.
     if (plan.virtual_stages > 1 && plan.pp > 1) {

@@ -18,15 +18,10 @@ struct StageMemory {
 
 // Parameters held by one GPU of `stage`: ModelArch::stage_params split over the cell's tp GPUs.
 double stage_params_per_gpu(const Plan& plan, int stage);
-// Activation bytes of one layer for one micro-batch on one GPU.
-struct ActivationOptions {
-    bool sequence_parallel = false;  // the 10*s*b*h part is split across tp as well
-    bool flash_attention = false;    // no s x s attention scores kept (drops 5*a*s/h)
-    // With the job's recompute on: only the attention core is recomputed, so the layer keeps all
-    // its activations but the s x s ones (drops 5*a*s/h) instead of only its input.
-    bool selective_recompute = false;
-};
-double layer_activation_bytes(const JobSpec& job, int micro_batch, int tp, ActivationOptions opt = {});
-StageMemory stage_memory(const Plan& plan, int stage, ActivationOptions opt = {});
+// Activation bytes of one layer for one micro-batch on one GPU, by the job's memory choices: full
+// recomputation keeps only the layer's input; sequence parallelism splits the 10*s*b*h part
+// across tp as well; selective recomputation and FlashAttention keep no s x s scores (5*a*s/h).
+double layer_activation_bytes(const JobSpec& job, int micro_batch, int tp);
+StageMemory stage_memory(const Plan& plan, int stage);
 
 }  // namespace spiderflow::cost

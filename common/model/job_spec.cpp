@@ -82,6 +82,29 @@ SyncMode sync_mode_from_string(const std::string& s, const std::string& source, 
     throw InputError(source, 0, field, "unknown sync mode '" + s + "' (sync or diloco)");
 }
 
+const char* to_string(Recompute r) {
+    switch (r) {
+        case Recompute::none: return "none";
+        case Recompute::selective: return "selective";
+        case Recompute::full: return "full";
+    }
+    return "?";
+}
+
+Recompute recompute_from_string(const std::string& s, const std::string& source, const std::string& field) {
+    const std::string l = lower(s);
+    if (l == "none") return Recompute::none;
+    if (l == "selective") return Recompute::selective;
+    if (l == "full") return Recompute::full;
+    throw InputError(source, 0, field, "unknown recomputation '" + s + "' (none, selective or full)");
+}
+
+Recompute recompute_from_json(const nlohmann::json& value, const std::string& source, const std::string& field) {
+    if (value.is_boolean()) return value.get<bool>() ? Recompute::full : Recompute::none;
+    if (!value.is_string()) throw InputError(source, 0, field, "expected \"none\", \"selective\" or \"full\"");
+    return recompute_from_string(value.get<std::string>(), source, field);
+}
+
 const char* to_string(OuterPrecision p) {
     switch (p) {
         case OuterPrecision::fp32: return "fp32";
@@ -137,7 +160,7 @@ JobSpec parse_job_spec(const std::string& json_text, const std::string& source, 
     const nlohmann::json doc = jr::parse(json_text, source);
     const jr::Object j(doc, source, "",
                        {"model", "seq_len", "global_batch", "micro_batch", "precision", "optimizer", "recompute", "zero1",
-                        "gpus", "gpu_mode", "sync"});
+                        "sequence_parallel", "flash_attention", "gpus", "gpu_mode", "sync"});
     JobSpec spec;
     const auto& m = j.at("model");
     if (m.is_string()) {
@@ -173,9 +196,14 @@ JobSpec parse_job_spec(const std::string& json_text, const std::string& source, 
         }
     }
     if (j.has("recompute")) {
-        spec.recompute = j.boolean("recompute");
+        spec.recompute = recompute_from_json(j.at("recompute"), source, "recompute");
         spec.recompute_stated = true;
     }
+    if (j.has("sequence_parallel")) {
+        spec.sequence_parallel = j.boolean("sequence_parallel");
+        spec.sequence_parallel_stated = true;
+    }
+    spec.flash_attention = j.boolean_or("flash_attention", false);
     if (j.has("zero1")) {
         spec.zero1 = j.boolean("zero1");
         spec.zero1_stated = true;

@@ -36,6 +36,20 @@ struct SyncSpec {
     auto operator<=>(const SyncSpec&) const = default;
 };
 
+// Activation recomputation, Megatron-LM's --recompute-granularity (Korthikanti et al. 2022,
+// "Reducing Activation Recomputation in Large Transformer Models", section 5).
+enum class Recompute {
+    none,       // every activation kept
+    selective,  // only the attention core (QK^T, softmax, dropout, AV) again; its s x s activations are not kept
+    full,       // every layer's forward again before its backward; only each layer's input is kept
+                // (Megatron's --recompute-method uniform --recompute-num-layers 1)
+};
+// "none", "selective", "full". The reader also takes a plan file's older true (full) and false
+// (none) through recompute_from_json (plan_json.cpp, job_spec.cpp). Throws InputError(source, 0,
+// field) naming the choices.
+const char* to_string(Recompute r);
+Recompute recompute_from_string(const std::string& s, const std::string& source, const std::string& field);
+
 enum class GpuCountMode {
     exact,    // use exactly `gpus`
     at_most,  // any count up to `gpus`
@@ -48,10 +62,19 @@ struct JobSpec {
     int global_batch = 0;        // sequences per iteration
     int micro_batch = 0;         // sequences per micro-batch; 0 = planner chooses
     Precision precision = Precision::bf16;
-    bool recompute = false;      // full activation recomputation
-    // The spec said "recompute" (true or false). When it did not, the planner turns recompute on
-    // if no layout fits memory without it (plan_job, common/planner/plan_job.h).
+    Recompute recompute = Recompute::none;
+    // The spec said "recompute". When it did not, the planner weighs none, selective and full and
+    // keeps the fastest that fits (plan_job, common/planner/plan_job.h).
     bool recompute_stated = false;
+    // Megatron-LM's sequence parallelism (tp > 1 only): the activations outside the TP regions
+    // (layer norms, dropouts) are split across tp; each TP all-reduce becomes a reduce-scatter and
+    // an all-gather of the same ring volume. When the spec leaves it open the planner turns it on
+    // wherever tp > 1, as it saves memory for nothing (plan_job).
+    bool sequence_parallel = false;
+    bool sequence_parallel_stated = false;
+    // FlashAttention (Megatron's --attention-backend flash): no s x s attention scores are kept.
+    // Only as stated: whether the user's build has it is theirs to say.
+    bool flash_attention = false;
     bool zero1 = false;          // optimizer states sharded across DP
     // The spec said "zero1". When it did not, the planner shards them whenever the plan has more
     // than one replica (plan_job): Megatron's distributed optimizer moves the all-reduce's bytes
@@ -62,6 +85,7 @@ struct JobSpec {
     SyncSpec sync;               // synchronous unless the user chose DiLoCo
 
     int bytes_per_param() const { return precision == Precision::fp32 ? 4 : 2; }
+    bool recomputes() const { return recompute != Recompute::none; }
     // Throws InputError (source "job spec", field named) when a value is out of range.
     void validate() const;
 

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/model/catalog.h"
+#include "common/model/job_spec.h"
 
 namespace spiderflow {
 
@@ -19,5 +20,8 @@ ModelArch model_arch_from_json(const nlohmann::json& j, const std::string& sourc
 nlohmann::ordered_json model_arch_to_json(const ModelArch& m);
 GpuType gpu_type_from_json(const nlohmann::json& j, const std::string& source, const std::string& path);
 std::string lower(std::string s);
+// A job's "recompute": "none", "selective" or "full"; plan files and job specs written before the
+// word also say true (full) or false (none).
+Recompute recompute_from_json(const nlohmann::json& value, const std::string& source, const std::string& field);
 
 }  // namespace spiderflow

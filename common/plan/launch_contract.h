@@ -24,7 +24,8 @@ constexpr const char* kInnerSteps = "SPIDERFLOW_INNER_STEPS";         // DiLoCo'
 constexpr const char* kOuterPrecision = "SPIDERFLOW_OUTER_PRECISION"; // fp32 | bf16 | int8
 constexpr const char* kStreaming = "SPIDERFLOW_STREAMING";            // yes | no
 constexpr const char* kDistributedOptimizer = "SPIDERFLOW_DISTRIBUTED_OPTIMIZER";  // yes | no
-constexpr const char* kRecompute = "SPIDERFLOW_RECOMPUTE";            // yes | no
+constexpr const char* kRecompute = "SPIDERFLOW_RECOMPUTE";            // none | selective | full (yes | no)
+constexpr const char* kSequenceParallel = "SPIDERFLOW_SEQUENCE_PARALLEL";  // yes | no
 constexpr const char* kOnFailure = "SPIDERFLOW_ON_FAILURE";           // end | requeue (cross-site jobs)
 constexpr const char* kReplan = "SPIDERFLOW_REPLAN";                  // keep | any
 // The site config's path (plugins, launch).

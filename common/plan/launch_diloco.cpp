@@ -68,6 +68,7 @@ std::vector<std::string> torchtitan_diloco_args(const Plan& plan, const DilocoGr
         {"--training.global_batch_size", std::to_string(plan.job.global_batch),
          "the job's global batch (torchtitan splits it over the replica groups)"},
         {"--training.seq_len", std::to_string(plan.job.seq_len), "the job's sequence length"},
+        {"--activation_checkpoint.mode", to_string(plan.job.recompute), "the plan's activation recomputation"},
     };
     if (plan.pp > 1)
         flags.push_back({"--parallelism.pipeline_parallel_microbatch_size", std::to_string(plan.micro_batch),

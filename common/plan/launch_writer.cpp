@@ -109,6 +109,42 @@ Flags parallel_flags(const Plan& plan, double nccl_timeout_s) {
     return f;
 }
 
+// The memory choices the cost model priced, in Megatron-LM's spelling (its TransformerConfig
+// fields recompute_granularity, recompute_method, recompute_num_layers, sequence_parallel and
+// attention_backend, which ArgumentGroupFactory turns into these flags; names checked against
+// tests/data/frameworks/megatron-lm-flags.txt). A plan that recomputes nothing refuses a command
+// that recomputes: it would run slower than priced.
+Flags memory_flags(const Plan& plan) {
+    const JobSpec& job = plan.job;
+    Flags f;
+    const std::string how = std::string("the plan's ") + to_string(job.recompute) + " activation recomputation";
+    if (job.recompute == Recompute::none) {
+        f.push_back({"--recompute-granularity", "", Rule::off, "the plan keeps every activation (no recomputation)"});
+        f.push_back({"--recompute-activations", "", Rule::off, "the plan keeps every activation (no recomputation)"});
+    } else {
+        f.push_back({"--recompute-granularity", to_string(job.recompute), Rule::same, how});
+        // The old spelling of selective: another recomputation than a full plan's.
+        if (job.recompute == Recompute::full) f.push_back({"--recompute-activations", "", Rule::off, how});
+    }
+    if (job.recompute == Recompute::full) {
+        f.push_back({"--recompute-method", "uniform", Rule::same, how + ": every layer's input kept"});
+        f.push_back({"--recompute-num-layers", "1", Rule::same, how + ": every layer's input kept"});
+    } else {
+        // Megatron refuses a method without full granularity.
+        f.push_back({"--recompute-method", "", Rule::off, how});
+        f.push_back({"--recompute-num-layers", "", Rule::off, how});
+    }
+    // Megatron turns sequence parallelism off by itself at tp 1.
+    if (job.sequence_parallel && plan.tp > 1) {
+        f.push_back({"--sequence-parallel", "", Rule::on, ""});
+    } else if (plan.tp > 1) {
+        f.push_back({"--sequence-parallel", "", Rule::off, "the plan is priced without sequence parallelism"});
+    }
+    if (job.flash_attention)
+        f.push_back({"--attention-backend", "flash", Rule::same, "the plan keeps no attention scores (FlashAttention)"});
+    return f;
+}
+
 std::string expressible_example(int layers, int pp) {
     const std::vector<int> even = megatron_even_split(layers, pp);
     if (even.empty()) return "no split of " + std::to_string(layers) + " layers fits " + std::to_string(pp) + " stages";
@@ -230,7 +266,7 @@ std::string shell_quote(const std::string& word) {
 std::vector<std::string> megatron_args(const Plan& plan, double nccl_timeout_s,
                                        const std::vector<std::string>& command) {
     Flags flags = parallel_flags(plan, nccl_timeout_s);
-    for (Flags more : {split_flags(plan), architecture_flags(plan, command)})
+    for (Flags more : {memory_flags(plan), split_flags(plan), architecture_flags(plan, command)})
         for (Flag& f : more) flags.push_back(std::move(f));
     std::vector<std::string> out;
     for (const Flag& f : flags) {

@@ -57,7 +57,9 @@ struct Prediction {
 };
 
 struct Plan {
-    static constexpr int kSchemaVersion = 1;
+    // 2: the job's recompute is a word (none, selective, full) and sequence_parallel and
+    // flash_attention are written; version 1 plans still read.
+    static constexpr int kSchemaVersion = 2;
 
     JobSpec job;
     int tp = 1;

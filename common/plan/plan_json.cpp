@@ -61,7 +61,14 @@ std::string plan_to_json(const Plan& plan, const Topology& topology, int indent)
     job["global_batch"] = plan.job.global_batch;
     job["micro_batch"] = plan.job.micro_batch;
     job["precision"] = precision_name(plan.job.precision);
-    job["recompute"] = plan.job.recompute;
+    job["recompute"] = to_string(plan.job.recompute);
+    // Megatron-LM's method and unit for full recomputation: what the cost model prices.
+    if (plan.job.recompute == Recompute::full) {
+        job["recompute_method"] = "uniform";
+        job["recompute_num_layers"] = 1;
+    }
+    job["sequence_parallel"] = plan.job.sequence_parallel;
+    job["flash_attention"] = plan.job.flash_attention;
     job["zero1"] = plan.job.zero1;
     job["gpus"] = plan.job.gpus;
     job["gpu_mode"] = to_string(plan.job.gpu_mode);
@@ -185,8 +192,8 @@ ModelArch read_model(const Object& j) {
 }
 
 JobSpec read_job(const Object& j) {
-    j.only({"model", "seq_len", "global_batch", "micro_batch", "precision", "recompute", "zero1", "gpus", "gpu_mode",
-            "sync"});
+    j.only({"model", "seq_len", "global_batch", "micro_batch", "precision", "recompute", "recompute_method",
+            "recompute_num_layers", "sequence_parallel", "flash_attention", "zero1", "gpus", "gpu_mode", "sync"});
     JobSpec job;
     job.model = read_model(j.object("model"));
     job.seq_len = j.integer("seq_len", 1, kIntMax);
@@ -197,9 +204,22 @@ JobSpec read_job(const Object& j) {
     else if (prec == "fp16") job.precision = Precision::fp16;
     else if (prec == "fp32") job.precision = Precision::fp32;
     else j.fail_at("precision", "unknown precision '" + prec + "' (bf16, fp16, fp32)");
-    // A plan records both choices as made: nothing is left open for a planner.
-    job.recompute = j.boolean("recompute");
+    // A plan records every choice as made: nothing is left open for a planner. Version 1 plans
+    // said recompute as true (full) or false and had no sequence parallelism or FlashAttention.
+    try {
+        job.recompute = recompute_from_json(j.at("recompute"), "plan", "recompute");
+    } catch (const InputError& e) {
+        j.fail_at("recompute", e.problem());
+    }
     job.recompute_stated = true;
+    if (j.has("recompute_method") && j.string("recompute_method") != "uniform")
+        j.fail_at("recompute_method", "only \"uniform\" is priced (Megatron-LM's --recompute-method uniform)");
+    if (j.has("recompute_num_layers")) j.integer("recompute_num_layers", 1, 1);
+    if ((j.has("recompute_method") || j.has("recompute_num_layers")) && job.recompute != Recompute::full)
+        j.fail_at("recompute_method", "goes with \"recompute\": \"full\" only");
+    job.sequence_parallel = j.boolean_or("sequence_parallel", false);
+    job.sequence_parallel_stated = true;
+    job.flash_attention = j.boolean_or("flash_attention", false);
     job.zero1 = j.boolean("zero1");
     job.zero1_stated = true;
     job.gpus = j.integer("gpus", 0, kIntMax);
@@ -294,8 +314,8 @@ Plan plan_from_json(const std::string& text, const std::string& source, const To
     // Schema and version before the keys, so that a newer plan says "version", not "unknown key".
     if (j.string("schema") != kSchemaName) j.fail_at("schema", std::string("expected \"") + kSchemaName + "\"");
     const int version = j.integer("version", 0, kIntMax);
-    if (version != Plan::kSchemaVersion)
-        j.fail_at("version", "plan schema version " + std::to_string(version) + " is not supported (this build reads " +
+    if (version < 1 || version > Plan::kSchemaVersion)
+        j.fail_at("version", "plan schema version " + std::to_string(version) + " is not supported (this build reads 1 to " +
                                  std::to_string(Plan::kSchemaVersion) + ")");
     // sync_comparison is what `spiderflow plan --sync either` adds for people; taken and ignored.
     j.only({"schema", "version", "topology", "policy", "planning_ms", "job", "degrees", "hierarchical_dp",

@@ -96,6 +96,11 @@ PlanRequest build_plan_request(const RequestOptions& o, const Catalog& catalog, 
         job.zero1 = *o.zero1;
         job.zero1_stated = true;
     }
+    if (o.sequence_parallel) {
+        job.sequence_parallel = *o.sequence_parallel;
+        job.sequence_parallel_stated = true;
+    }
+    if (o.flash_attention) job.flash_attention = *o.flash_attention;
     if (!o.precision.empty()) {
         try {
             job.precision = precision_from_string(o.precision);

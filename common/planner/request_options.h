@@ -30,6 +30,7 @@ struct OptionNames {
     std::string streaming = "--streaming";
     std::string zero1 = "--zero1";
     std::string recompute = "--recompute";
+    std::string sequence_parallel = "--sequence-parallel";
     bool sync_either = true;   // the front end plans "either" (spiderflow plan); a job runs one mode
 };
 
@@ -45,8 +46,12 @@ struct RequestOptions : SearchSettings {
     std::optional<int> micro_batch;
     std::string precision;                    // bf16, fp16 or fp32; empty: the spec's (bf16)
     // Activation recomputation as the front end states it; decides like a job spec's "recompute"
-    // (plan_job). Unset: the spec's, else the planner turns it on only when nothing fits without.
-    std::optional<bool> recompute;
+    // (plan_job). Unset: the spec's, else the planner weighs none, selective and full.
+    std::optional<Recompute> recompute;
+    // Sequence parallelism as stated; unset: the spec's, else on wherever tp > 1 (plan_job).
+    std::optional<bool> sequence_parallel;
+    // FlashAttention as stated (the cost model keeps no s x s scores); unset: the spec's.
+    std::optional<bool> flash_attention;
     // The distributed optimizer (ZeRO-1) as the front end states it; decides like a job spec's
     // "zero1". Unset: the spec's, else on whenever the plan has more than one replica.
     std::optional<bool> zero1;

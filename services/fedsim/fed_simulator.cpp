@@ -234,7 +234,7 @@ private:
             const std::string where = gpus_per_cluster(plan_gpus_per_cluster(p), view);
             d.plan = "tp" + std::to_string(p.tp) + " pp" + std::to_string(p.pp) + " dp" + std::to_string(p.dp) + " mb" +
                      std::to_string(p.micro_batch) + " v" + std::to_string(p.virtual_stages) +
-                     (p.job.zero1 ? " zero1" : "") + (p.job.recompute ? " recompute" : "") + " on " + where;
+                     (p.job.zero1 ? " zero1" : "") + (p.job.recomputes() ? std::string(" recompute=") + to_string(p.job.recompute) : std::string()) + " on " + where;
             d.predicted_iteration_s = p.prediction.iteration_s;
         } else {
             d.why = a.why;

@@ -96,6 +96,14 @@ void set_yes_no(JobOptions& o, const std::string& name, const std::string& value
     o.*Field = value == "yes";
 }
 
+// none, selective or full; yes and no, the words of releases before selective, mean full and none.
+void set_recompute(JobOptions& o, const std::string& name, const std::string& value) {
+    check_word(name, value, {"none", "selective", "full", "yes", "no"}, "none, selective or full");
+    o.recompute = value == "selective"                ? Recompute::selective
+                  : value == "full" || value == "yes" ? Recompute::full
+                                                      : Recompute::none;
+}
+
 }  // namespace
 
 const std::vector<OptionInfo>& option_table() {
@@ -134,9 +142,13 @@ const std::vector<OptionInfo>& option_table() {
          "SpiderFlow: shard optimizer states across data parallelism (ZeRO-1; default: yes whenever the plan "
          "has more than one replica)",
          env::kDistributedOptimizer, set_yes_no<&R::zero1>, &N::zero1},
-        {"llm-recompute", "yes|no",
-         "SpiderFlow: full activation recomputation (default: only when no layout fits memory without it)",
-         env::kRecompute, set_yes_no<&R::recompute>, &N::recompute},
+        {"llm-recompute", "none|selective|full",
+         "SpiderFlow: activation recomputation: none, selective (the attention core; Megatron's "
+         "--recompute-granularity selective) or full (default: the fastest that fits)",
+         env::kRecompute, set_recompute, &N::recompute},
+        {"llm-sequence-parallel", "yes|no",
+         "SpiderFlow: Megatron's sequence parallelism (default: yes wherever tensor parallelism is used)",
+         env::kSequenceParallel, set_yes_no<&R::sequence_parallel>, &N::sequence_parallel},
         {"llm-on-failure", "end|requeue",
          "SpiderFlow: when a part of a cross-site job fails (a node, a preemption, a site lost): end the job, or "
          "requeue it, planned again without what failed (default: the site's)",

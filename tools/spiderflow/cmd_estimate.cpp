@@ -47,7 +47,8 @@ struct Args {
     int global_batch = 0, seq_len = 0, tp = 1, pp = 1, dp = 1, micro_batch = 0;
     std::optional<int> virtual_stages;
     std::string precision;
-    std::optional<RecomputeChoice> recompute;
+    std::optional<Recompute> recompute;
+    std::optional<bool> sequence_parallel, flash_attention;
     bool zero1 = false, flat_dp = false;
     RequestOptions sync;   // only its sync fields
     CostOptions options;
@@ -70,10 +71,7 @@ bool parse_args(const std::vector<std::string>& args, Args& a) {
     t.value("--micro-batch", "M", "sequences per micro-batch (default: the job's, else 1)",
             integer(&a.micro_batch, 1));
     t.value("--precision", "P", "bf16 (default), fp16 or fp32", store(&a.precision));
-    add_recompute_option(t, [&a](const RecomputeChoice& r) {
-        a.recompute = r;
-        a.options.recompute_granularity = r.granularity;
-    });
+    add_recompute_option(t, &a.recompute);
     t.flag("--zero1", "shard optimizer states across data parallelism", set(&a.zero1));
     t.flag("--flat-dp", "one flat DP ring instead of the hierarchical all-reduce", set(&a.flat_dp));
     t.value("--sync", "MODE",
@@ -91,9 +89,8 @@ bool parse_args(const std::vector<std::string>& args, Args& a) {
             number(&a.options.dp_overlap, 0, 1));
     t.value("--virtual-stages", "V", "interleaved 1F1B with V chunks per GPU (default 1, or the plan's)",
             integer(&a.virtual_stages, 1));
-    add_sequence_parallel_option(t, &a.options.sequence_parallel);
-    t.flag("--flash-attention", "count FlashAttention activation memory (no s x s scores)",
-           set(&a.options.flash_attention));
+    add_sequence_parallel_option(t, &a.sequence_parallel);
+    add_flash_attention_option(t, &a.flash_attention);
     t.value("--format", "FMT", "text (default) or json", one_of(&a.format, {"text", "json"}));
     if (!t.parse_or_help(args, 1, std::cout)) return false;
     if (a.topology.empty()) usage_error("--topology", "is required");
@@ -118,7 +115,6 @@ JobSpec job_from_args(const Args& a, const Catalog& catalog) {
     if (a.seq_len > 0) job.seq_len = a.seq_len;
     if (a.micro_batch > 0) job.micro_batch = a.micro_batch;
     if (!a.precision.empty()) job.precision = precision_from_string(a.precision);
-    if (a.recompute) job.recompute = a.recompute->recompute;
     if (a.zero1) job.zero1 = true;
     job.validate();
     return job;
@@ -131,13 +127,15 @@ std::string fixed(double v, int digits) {
 }
 
 void print_text(const Plan& plan, const Prediction& p, const std::vector<cost::StageMemory>& mem,
-                const Topology& topo, RecomputeGranularity granularity, std::ostream& out) {
+                const Topology& topo, std::ostream& out) {
     const auto line = [&out](const std::string& label, const std::string& value) {
         out << "  " << label << std::string(label.size() < 26 ? 26 - label.size() : 1, ' ') << value << "\n";
     };
     out << "job:    " << plan.job.model.name << ", " << plan.job.global_batch << " x " << plan.job.seq_len
-        << " tokens, " << to_string(plan.job.precision) << (plan.job.recompute ? std::string(", recompute (") + to_string(granularity) + ")" : "")
-        << (plan.job.zero1 ? ", ZeRO-1" : "") << "\n";
+        << " tokens, " << to_string(plan.job.precision)
+        << (plan.job.recomputes() ? std::string(", recompute (") + to_string(plan.job.recompute) + ")" : "")
+        << (plan.job.sequence_parallel && plan.tp > 1 ? ", sequence parallel" : "")
+        << (plan.job.flash_attention ? ", FlashAttention" : "") << (plan.job.zero1 ? ", ZeRO-1" : "") << "\n";
     out << "layout: tp=" << plan.tp << " pp=" << plan.pp << " dp=" << plan.dp << " (" << plan.world_size()
         << " GPUs), micro-batch " << plan.micro_batch << " x " << plan.num_micro_batches << " per replica, "
         << (plan.virtual_stages > 1 ? "interleaved x" + std::to_string(plan.virtual_stages) + ", " : "")
@@ -184,6 +182,10 @@ void print_json(const Plan& plan, const Prediction& p, const std::vector<cost::S
     j["micro_batch"] = plan.micro_batch;
     j["num_micro_batches"] = plan.num_micro_batches;
     j["virtual_stages"] = plan.virtual_stages;
+    j["recompute"] = to_string(plan.job.recompute);
+    j["sequence_parallel"] = plan.job.sequence_parallel;
+    j["flash_attention"] = plan.job.flash_attention;
+    j["zero1"] = plan.job.zero1;
     j["feasible"] = p.feasible;
     if (!p.feasible) j["infeasible_reason"] = p.infeasible_reason;
     j["iteration_s"] = p.iteration_s;
@@ -232,8 +234,10 @@ int run_estimate(const std::vector<std::string>& args) {
     }
     if (a.flat_dp) plan.hierarchical_dp = false;
     if (a.virtual_stages) plan.virtual_stages = *a.virtual_stages;
-    // A plan file states whether the job recomputes; --recompute overrides it.
-    if (a.recompute && !a.plan.empty()) plan.job.recompute = a.recompute->recompute;
+    // A plan file states every memory choice; an option given here overrides the plan's or the job's.
+    if (a.recompute) plan.job.recompute = *a.recompute;
+    if (a.sequence_parallel) plan.job.sequence_parallel = *a.sequence_parallel;
+    if (a.flash_attention) plan.job.flash_attention = *a.flash_attention;
     // One layout, one mode: "either" is for `spiderflow plan`, which plans both.
     if (a.sync.sync == "either") usage_error("--sync", "estimate prices one mode: sync or diloco (plan takes either)");
     apply_sync_options(a.sync, plan.job, OptionNames{}, "spiderflow estimate");
@@ -242,13 +246,13 @@ int run_estimate(const std::vector<std::string>& args) {
     std::vector<cost::StageMemory> mem;
     if (static_cast<int>(plan.layers_per_stage.size()) == plan.pp) {
         for (int s = 0; s < plan.pp; ++s) {
-            mem.push_back(cost::stage_memory(plan, s, cost::activation_options(a.options)));
+            mem.push_back(cost::stage_memory(plan, s));
         }
     }
     if (a.format == "json") {
         print_json(plan, p, mem, std::cout);
     } else {
-        print_text(plan, p, mem, topo, a.options.recompute_granularity, std::cout);
+        print_text(plan, p, mem, topo, std::cout);
     }
     return p.feasible ? kExitOk : kExitFindings;
 }

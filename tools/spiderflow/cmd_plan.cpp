@@ -76,8 +76,9 @@ int run_plan(const std::vector<std::string>& args) {
     t.value("--model", "NAME", "model from the built-in catalog (e.g. llama3-70b)", store(&options.model));
     t.value("--job", "FILE",
             "job spec JSON; the options below override its values\n"
-            "(its \"recompute\" decides activation recomputation; without it,\n"
-            "recompute is turned on only when no layout fits memory otherwise)",
+            "(its \"recompute\" and \"sequence_parallel\" decide those; without\n"
+            "them the planner weighs none, selective and full recomputation and\n"
+            "turns sequence parallelism on wherever tp > 1)",
             store(&job_file));
     t.value("--catalog", "FILE", "extra GPU/model catalog JSON on top of the built-in one", store(&catalog_file));
     t.value("--state", "FILE", "site state snapshot (doc/site-state.md): plan on the GPUs free in it", store(&state_file));
@@ -107,10 +108,7 @@ int run_plan(const std::vector<std::string>& args) {
     t.line("--tp T --pp P --dp D", "fix parallel degrees (only the placement is searched)");
     t.value("--micro-batch", "M", "fix the micro-batch size", integer(&options.micro_batch, 1));
     t.value("--precision", "P", "bf16 (default), fp16 or fp32, as `spiderflow estimate` takes it", store(&options.precision));
-    add_recompute_option(t, [&](const RecomputeChoice& r) {
-        options.recompute = r.recompute;
-        cost_options.recompute_granularity = r.granularity;
-    });
+    add_recompute_option(t, &options.recompute);
     t.optional_value("--zero1", "yes|no",
                      "the distributed optimizer (ZeRO-1, Megatron's --use-distributed-optimizer):\n"
                      "optimizer states sharded across data parallelism (default: on whenever\n"
@@ -119,7 +117,8 @@ int run_plan(const std::vector<std::string>& args) {
                          if (v != "" && v != "yes" && v != "no") throw BadValue("must be yes or no, not '" + v + "'");
                          options.zero1 = v != "no";
                      });
-    add_sequence_parallel_option(t, &cost_options.sequence_parallel);
+    add_sequence_parallel_option(t, &options.sequence_parallel);
+    add_flash_attention_option(t, &options.flash_attention);
     t.value("--sync", "MODE",
             "sync (default): every step all-reduces gradients over all replicas;\n"
             "diloco: each site trains its own replica and the sites average\n"

@@ -159,7 +159,7 @@ bool Search::realise(Candidate& c, bool exact) {
     std::vector<const tpa::ClusterInventory*> inv_ptr;
     for (int cl : used) inv_ptr.push_back(&invs[static_cast<size_t>(inv_index_[static_cast<size_t>(cl)])]);
 
-    const tpa::MemoryModel mem = tpa::memory_model(req_.job, sh, cost_.options());
+    const tpa::MemoryModel mem = tpa::memory_model(req_.job, sh);
     const int layers_total = req_.job.model.layers;
     // Level 1: expected speed of each stage = the slowest cluster serving it.
     std::vector<double> speed(static_cast<size_t>(pp), 0.0);

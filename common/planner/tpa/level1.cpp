@@ -25,7 +25,7 @@ int MemoryModel::max_layers(int stage, double memory) const {
     return per > 0 ? static_cast<int>((memory - fixed) / per) : 1 << 20;
 }
 
-MemoryModel memory_model(const JobSpec& job, const Shape& shape, const CostOptions& options) {
+MemoryModel memory_model(const JobSpec& job, const Shape& shape) {
     const ModelArch& m = job.model;
     MemoryModel mm;
     mm.pp = shape.pp;
@@ -38,8 +38,7 @@ MemoryModel memory_model(const JobSpec& job, const Shape& shape, const CostOptio
     mm.embedding = static_cast<double>(m.vocab) * m.hidden / shape.tp * per_param;
     mm.tied_single_stage = m.tied_embeddings;
     mm.logits = 4.0 * job.seq_len * shape.micro_batch * static_cast<double>(m.vocab) / shape.tp;
-    mm.per_layer_activation = cost::layer_activation_bytes(job, shape.micro_batch, shape.tp,
-                                                           {options.sequence_parallel, options.flash_attention});
+    mm.per_layer_activation = cost::layer_activation_bytes(job, shape.micro_batch, shape.tp);
     return mm;
 }
 

@@ -27,7 +27,7 @@ struct MemoryModel {
 };
 
 // Mirrors common/cost/memory.h per layer so TPA's caps agree with the cost model's verdicts.
-MemoryModel memory_model(const JobSpec& job, const Shape& shape, const CostOptions& options = {});
+MemoryModel memory_model(const JobSpec& job, const Shape& shape);
 
 // Layers per stage minimising max((layers[s] + extra[s]) / speed[s]) with 1 <= layers[s] <= cap[s]
 // and the sum equal to `total`; `extra` (empty: none) is work a stage does beside its layers, in

@@ -49,7 +49,7 @@ std::optional<ShapeCosts> shape_costs(baselines::Evaluator& eval, const Shape& s
     skel.num_micro_batches = c.micro_batches;
     skel.layers_per_stage = megatron_even_split(req.job.model.layers, pp);  // what can launch
     const double boundary = pp_boundary_bytes(skel);
-    const double passes = req.job.recompute ? 4.0 : 3.0;  // forward + backward (+ recompute)
+    const double passes = req.job.recompute == Recompute::full ? 4.0 : 3.0;  // forward + backward (+ recompute)
     const double per_layer_flops = passes * cost::layer_forward_flops_per_token(req.job.model, req.job.seq_len) *
                                    static_cast<double>(sh.micro_batch) * c.micro_batches * req.job.seq_len / sh.tp;
     c.comp_weight = 1.0 + static_cast<double>(pp - 1) / c.micro_batches;

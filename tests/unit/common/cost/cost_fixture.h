@@ -68,7 +68,8 @@ inline spiderflow::ModelArch megatron_gpt(int layers, int hidden, int heads) {
     return m;
 }
 
-inline spiderflow::JobSpec job_of(const spiderflow::ModelArch& m, int global_batch, int seq_len, bool recompute) {
+inline spiderflow::JobSpec job_of(const spiderflow::ModelArch& m, int global_batch, int seq_len,
+                                   spiderflow::Recompute recompute) {
     spiderflow::JobSpec j;
     j.model = m;
     j.global_batch = global_batch;

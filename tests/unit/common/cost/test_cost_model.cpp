@@ -14,7 +14,7 @@ using sftest::make_topology;
 
 namespace {
 const Catalog& cat() { return Catalog::builtin(); }
-JobSpec llama7b(int batch = 64) { return sftest::job_of(*cat().model("llama2-7b"), batch, 2048, false); }
+JobSpec llama7b(int batch = 64) { return sftest::job_of(*cat().model("llama2-7b"), batch, 2048, Recompute::none); }
 double parts(const Prediction& p) {
     return p.compute_s + p.tp_comm_s + p.pp_comm_s + p.dp_comm_s + p.bubble_s + p.optimizer_s;
 }
@@ -39,7 +39,7 @@ TEST(CostModel, BreakdownAddsUpAndRatesAreConsistent) {
 
 TEST(CostModel, MoreTensorParallelismLowersMemoryPerGpu) {
     const Topology t = make_topology({{"c", "A100-80GB", 4}});
-    const JobSpec job = sftest::job_of(*cat().model("llama2-70b"), 64, 4096, false);
+    const JobSpec job = sftest::job_of(*cat().model("llama2-70b"), 64, 4096, Recompute::none);
     const CostModel cm(t, cat());
     double previous = INFINITY;
     for (int tp : {1, 2, 4, 8}) {
@@ -122,7 +122,7 @@ TEST(CostModel, ASlowerGpuInOneReplicaSlowsTheIteration) {
 
 TEST(CostModel, MemoryInfeasibilityNamesStageNeedAndLimit) {
     const Topology t = make_topology({{"c", "A100-80GB", 1}});
-    const JobSpec job = sftest::job_of(*cat().model("llama3-70b"), 64, 4096, false);
+    const JobSpec job = sftest::job_of(*cat().model("llama3-70b"), 64, 4096, Recompute::none);
     const Prediction p = CostModel(t, cat()).estimate(make_sequential_plan(t, job, 1, 1, 8, 1));
     EXPECT_FALSE(p.feasible);
     EXPECT_NE(p.infeasible_reason.find("stage 0 needs"), std::string::npos) << p.infeasible_reason;

@@ -18,7 +18,7 @@ Topology two_sites(double wan_gbps, double latency_ms = 30) {
 }
 
 JobSpec llama8b(int global_batch, SyncMode mode, int inner_steps = 100) {
-    JobSpec job = sftest::job_of(*Catalog::builtin().model("llama3-8b"), global_batch, 2048, false);
+    JobSpec job = sftest::job_of(*Catalog::builtin().model("llama3-8b"), global_batch, 2048, Recompute::none);
     job.sync.mode = mode;
     job.sync.inner_steps = inner_steps;
     return job;

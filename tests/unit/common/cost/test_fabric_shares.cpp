@@ -37,7 +37,7 @@ Topology tree(double uplink_gbps) {
 
 // tp 8, pp 2, dp 2 on the given nodes: stage 0 on the first two, stage 1 on the last two.
 Plan on_nodes(const Topology& t, int a, int b, int c, int d) {
-    JobSpec job = sftest::job_of(*cat().model("llama2-7b"), 64, 2048, false);
+    JobSpec job = sftest::job_of(*cat().model("llama2-7b"), 64, 2048, Recompute::none);
     Plan p = make_sequential_plan(t, job, 8, 2, 2, 1);
     p.cell(0, 0) = StageCell{0, a, 0};
     p.cell(0, 1) = StageCell{0, b, 0};

@@ -20,12 +20,12 @@ TEST(Flops, HandCountedSmallModel) {
     // 2 * (Q,K,V,O 4*64*64 + FFN 2*64*256) + QK^T and AV 4*s*h with s = 128.
     EXPECT_DOUBLE_EQ(cost::layer_forward_flops_per_token(m, 128), 2.0 * (4 * 64 * 64 + 2 * 64 * 256) + 4.0 * 128 * 64);
     EXPECT_DOUBLE_EQ(cost::logits_forward_flops_per_token(m), 2.0 * 64 * 1000);
-    JobSpec j = sftest::job_of(m, 8, 128, false);
+    JobSpec j = sftest::job_of(m, 8, 128, Recompute::none);
     const double tokens = 8.0 * 128;
     const double fwd = 4 * 131072.0 + 128000.0;
     EXPECT_DOUBLE_EQ(cost::model_flops_per_iteration(j), 3.0 * fwd * tokens);
     EXPECT_DOUBLE_EQ(cost::hardware_flops_per_iteration(j), 3.0 * fwd * tokens);
-    j.recompute = true;  // one more forward of the layers, not of the logits
+    j.recompute = Recompute::full;  // one more forward of the layers, not of the logits
     EXPECT_DOUBLE_EQ(cost::hardware_flops_per_iteration(j), 3.0 * fwd * tokens + 4 * 131072.0 * tokens);
 }
 
@@ -50,7 +50,7 @@ TEST(Comm, RingFormulas) {
 class MemoryTest : public ::testing::Test {
 protected:
     Topology topo = sftest::make_topology({{"c", "A100-80GB", 1, 8}});
-    JobSpec job = sftest::job_of(small_model(), 16, 128, false);
+    JobSpec job = sftest::job_of(small_model(), 16, 128, Recompute::none);
 };
 
 TEST_F(MemoryTest, HandCountedStages) {
@@ -77,15 +77,19 @@ TEST_F(MemoryTest, HandCountedStages) {
 }
 
 TEST_F(MemoryTest, RecomputeZeroAndRefinements) {
-    job.recompute = true;
+    job.recompute = Recompute::full;
     job.zero1 = true;
     const Plan plan = make_sequential_plan(topo, job, 2, 2, 2, 2);
     const cost::StageMemory m0 = cost::stage_memory(plan, 0);
     EXPECT_DOUBLE_EQ(m0.activations, 2 * 2 * (2.0 * 128 * 2 * 64));  // 2*s*b*h per layer
     EXPECT_DOUBLE_EQ(m0.optimizer, 12 * cost::stage_params_per_gpu(plan, 0) / 2);  // sharded over dp = 2
-    job.recompute = false;
-    EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(job, 2, 2, {true, false}), 128.0 * 2 * 64 * (5 + 12 + 20));
-    EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(job, 2, 2, {false, true}), 128.0 * 2 * 64 * (10 + 12));
+    job.recompute = Recompute::none;
+    job.sequence_parallel = true;
+    EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(job, 2, 2), 128.0 * 2 * 64 * (5 + 12 + 20));
+    job.sequence_parallel = false;
+    job.flash_attention = true;
+    EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(job, 2, 2), 128.0 * 2 * 64 * (10 + 12));
+    job.flash_attention = false;
     job.precision = Precision::fp32;
     EXPECT_DOUBLE_EQ(cost::layer_activation_bytes(job, 2, 2), 2 * 128.0 * 2 * 64 * 42);
 }

@@ -105,7 +105,7 @@ TEST(GemmShapes, LayerFactorGrowsWithHiddenPerTpRank) {
 // The compute time of a micro-batch is the layer's FLOPs at peak x efficiency x the layer factor.
 TEST(GemmShapes, MicroBatchComputeUsesTheLayerFactor) {
     const Topology t = sftest::make_topology({{"c", "A100-80GB", 1, 8}});
-    const JobSpec job = sftest::job_of(sftest::megatron_gpt(4, 4096, 32), 8, 2048, false);
+    const JobSpec job = sftest::job_of(sftest::megatron_gpt(4, 4096, 32), 8, 2048, Recompute::none);
     const Plan plan = make_sequential_plan(t, job, 8, 1, 1, 1);
     const double rate = 100e12;
     const cost::MicroBatchCompute c = cost::micro_batch_compute(plan, 0, rate);

@@ -26,7 +26,7 @@ Topology triangle(bool direct, bool detour) {
     return make_topology({{"a", "H100-SXM", 1}, {"b", "H100-SXM", 1}, {"c", "H100-SXM", 1}}, links);
 }
 
-JobSpec job(const char* model, int batch) { return sftest::job_of(*cat().model(model), batch, 4096, true); }
+JobSpec job(const char* model, int batch) { return sftest::job_of(*cat().model(model), batch, 4096, Recompute::full); }
 
 }  // namespace
 

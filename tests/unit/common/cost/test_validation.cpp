@@ -46,7 +46,7 @@ int assumed_virtual_stages(const MegatronRow& r) {
 double predict_megatron(const MegatronRow& r) {
     // Selene: DGX A100 80GB nodes, eight 200 Gb/s HDR InfiniBand NICs each.
     const Topology t = make_topology({{"selene", "A100-80GB", r.gpus / 8, 8, 8 * 200}});
-    const JobSpec job = sftest::job_of(sftest::megatron_gpt(r.layers, r.hidden, r.heads), r.batch, 2048, true);
+    const JobSpec job = sftest::job_of(sftest::megatron_gpt(r.layers, r.hidden, r.heads), r.batch, 2048, Recompute::full);
     Plan plan = make_sequential_plan(t, job, r.tp, r.pp, r.gpus / (r.tp * r.pp), 1);
     plan.virtual_stages = assumed_virtual_stages(r);
     const Prediction p = CostModel(t, Catalog::builtin()).estimate(plan);
@@ -103,7 +103,7 @@ TEST(Validation, MegatronGpt3_175bOn1024Gpus) {
 TEST(Validation, SixNFlopsIdentity) {
     for (const char* name : {"gpt3-175b", "llama3-70b", "llama2-13b", "llama2-7b", "mixtral-8x7b"}) {
         const ModelArch& m = *Catalog::builtin().model(name);
-        const JobSpec job = sftest::job_of(m, 1024, 2048, false);
+        const JobSpec job = sftest::job_of(m, 1024, 2048, Recompute::none);
         // Kaplan's N for a MoE is the active parameters.
         const double n = m.is_moe() ? m.layers * m.active_params_per_layer() + m.embedding_params() : m.total_params();
         const double kaplan = (6.0 * n + 6.0 * m.layers * 2048.0 * m.hidden) * 1024.0 * 2048;
@@ -115,7 +115,7 @@ TEST(Validation, SixNFlopsIdentity) {
 // 96*B*s*l*h^2*(1 + s/(6h) + V/(16*l*h)) FLOPs per iteration. Exact for our GPT count.
 TEST(Validation, MegatronFlopFormula) {
     const int B = 1536, s = 2048, l = 96, h = 12288, V = 51200;
-    const JobSpec job = sftest::job_of(sftest::megatron_gpt(l, h, 96), B, s, true);
+    const JobSpec job = sftest::job_of(sftest::megatron_gpt(l, h, 96), B, s, Recompute::full);
     const double formula = 96.0 * B * s * l * double(h) * h * (1.0 + s / (6.0 * h) + V / (16.0 * l * h));
     EXPECT_NEAR(cost::hardware_flops_per_iteration(job) / formula, 1.0, 1e-12);
 }
@@ -131,7 +131,7 @@ TEST(Validation, MegatronFlopFormula) {
 TEST(Validation, NemotronTwoDatacentreScalingEfficiency) {
     const Topology t = make_topology({{"dc0", "H100-SXM", 192, 8, 8 * 400}, {"dc1", "H100-SXM", 192, 8, 8 * 400}},
                                      {{0, 1, 12800, 5}});
-    JobSpec job = sftest::job_of(*Catalog::builtin().model("nemotron4-340b"), 2304, 4096, false);
+    JobSpec job = sftest::job_of(*Catalog::builtin().model("nemotron4-340b"), 2304, 4096, Recompute::none);
     job.zero1 = true;
     Plan plan = make_sequential_plan(t, job, 8, 12, 32, 1);
     // Replica-major placement: replicas 0..15 wholly in dc0, 16..31 in dc1 (DP crosses, PP local).
@@ -142,10 +142,9 @@ TEST(Validation, NemotronTwoDatacentreScalingEfficiency) {
         for (int s = 0; s < 12; ++s) plan.cell(s, r) = slots[r / 16][used[r / 16]++];
     }
     plan.virtual_stages = 8;
-    CostOptions opt;
-    opt.sequence_parallel = true;
-    opt.flash_attention = true;
-    const Prediction p = CostModel(t, Catalog::builtin(), opt).estimate(plan);
+    plan.job.sequence_parallel = true;
+    plan.job.flash_attention = true;
+    const Prediction p = CostModel(t, Catalog::builtin()).estimate(plan);
     ASSERT_TRUE(p.feasible) << p.infeasible_reason;
     RecordProperty("scaling_efficiency", std::to_string(p.scaling_efficiency));
     std::printf("Nemotron-4 340B on two data centres: scaling efficiency %.3f (published ~0.96)\n", p.scaling_efficiency);
@@ -159,14 +158,13 @@ TEST(Validation, NemotronTwoDatacentreScalingEfficiency) {
 // checked: our memory model does not include Meta's memory optimisations. Tolerance +-15% of 43%.
 TEST(Validation, Llama3_405bMfu) {
     const Topology t = make_topology({{"meta", "H100-SXM", 1024, 8, 8 * 400}});
-    JobSpec job = sftest::job_of(*Catalog::builtin().model("llama3-405b"), 2048, 8192, false);
+    JobSpec job = sftest::job_of(*Catalog::builtin().model("llama3-405b"), 2048, 8192, Recompute::none);
     job.zero1 = true;
-    CostOptions opt;
-    opt.sequence_parallel = true;
-    opt.flash_attention = true;
+    job.sequence_parallel = true;
+    job.flash_attention = true;
     Plan plan = make_sequential_plan(t, job, 8, 16, 64, 1);
     plan.virtual_stages = 8;
-    const Prediction p = CostModel(t, Catalog::builtin(), opt).estimate(plan);
+    const Prediction p = CostModel(t, Catalog::builtin()).estimate(plan);
     RecordProperty("mfu", std::to_string(p.mfu));
     std::printf("Llama 3 405B: MFU %.3f (published 0.43)\n", p.mfu);
     EXPECT_NEAR(p.mfu / 0.43, 1.0, 0.15) << "predicted MFU " << p.mfu;
@@ -190,14 +188,13 @@ TEST(Calibration, A100OnMegatronTable1) {
 // calibration. Tolerance 5%.
 TEST(Calibration, Nemotron340bIterationTime) {
     const Topology t = make_topology({{"eos", "H100-SXM", 768, 8, 8 * 400}});
-    JobSpec job = sftest::job_of(*Catalog::builtin().model("nemotron4-340b"), 2304, 4096, false);
+    JobSpec job = sftest::job_of(*Catalog::builtin().model("nemotron4-340b"), 2304, 4096, Recompute::none);
     job.zero1 = true;
-    CostOptions opt;
-    opt.sequence_parallel = true;
-    opt.flash_attention = true;
+    job.sequence_parallel = true;
+    job.flash_attention = true;
     Plan plan = make_sequential_plan(t, job, 8, 12, 64, 1);
     plan.virtual_stages = 8;
-    const Prediction p = CostModel(t, Catalog::builtin(), opt).estimate(plan);
+    const Prediction p = CostModel(t, Catalog::builtin()).estimate(plan);
     ASSERT_TRUE(p.feasible) << p.infeasible_reason;
     std::printf("H100 calibration: Nemotron-4 340B iteration %.2f s (published 8.0 s), MFU %.3f\n", p.iteration_s, p.mfu);
     EXPECT_NEAR(p.iteration_s / 8.0, 1.0, 0.05) << p.iteration_s;

@@ -48,16 +48,15 @@ Topology worldwide(const std::vector<int>& continent, double same_gbps, double s
 }
 
 Prediction intellect1_on(const Topology& t) {
-    JobSpec job = sftest::job_of(intellect1(), 128 * kNodes, 8192, true);
+    JobSpec job = sftest::job_of(intellect1(), 128 * kNodes, 8192, Recompute::full);
     job.zero1 = true;
+    job.flash_attention = true;
     job.sync.mode = SyncMode::diloco;
     job.sync.inner_steps = 100;
     job.sync.outer_precision = OuterPrecision::int8;
     // tp 1, pp 1, dp 8 per node: replica r on node r / 8, i.e. each site's 8 replicas at home.
     const Plan plan = make_sequential_plan(t, job, 1, 1, 8 * kNodes, 1);
-    CostOptions opt;
-    opt.flash_attention = true;
-    return CostModel(t, Catalog::builtin(), opt).estimate(plan);
+    return CostModel(t, Catalog::builtin()).estimate(plan);
 }
 
 }  // namespace
@@ -99,7 +98,7 @@ namespace {
 struct SameLayout {
     Topology t = sftest::make_topology({{"east", "A100-80GB", 2}, {"west", "A100-80GB", 2}}, {{0, 1, 10, 30}});
     Plan plan(SyncMode mode, Precision training, OuterPrecision outer, int inner_steps) const {
-        JobSpec job = sftest::job_of(*Catalog::builtin().model("llama3-8b"), 64, 2048, false);
+        JobSpec job = sftest::job_of(*Catalog::builtin().model("llama3-8b"), 64, 2048, Recompute::none);
         job.precision = training;
         job.sync.mode = mode;
         job.sync.outer_precision = outer;

@@ -30,7 +30,7 @@ TEST(JobSpec, ReadsACatalogModel) {
     EXPECT_EQ(j.seq_len, 4096);
     EXPECT_EQ(j.global_batch, 1024);
     EXPECT_EQ(j.micro_batch, 2);
-    EXPECT_TRUE(j.recompute);
+    EXPECT_EQ(j.recompute, Recompute::full);   // true, the word before selective, means full
     EXPECT_TRUE(j.recompute_stated);
     EXPECT_TRUE(j.zero1);
     EXPECT_EQ(j.gpus, 512);
@@ -48,11 +48,28 @@ TEST(JobSpec, ReadsExplicitDimensions) {
     EXPECT_EQ(j.model.name, "custom");
     EXPECT_EQ(j.bytes_per_param(), 4);
     EXPECT_EQ(j.seq_len, 2048);  // default
-    EXPECT_FALSE(j.recompute);    // not stated: the planner decides (plan_job)
+    EXPECT_EQ(j.recompute, Recompute::none);    // not stated: the planner decides (plan_job)
     EXPECT_FALSE(j.recompute_stated);
     EXPECT_TRUE(parse_job_spec(R"({"model": "llama3-8b", "global_batch": 8, "recompute": false})", "job.json",
                                Catalog::builtin())
                     .recompute_stated);
+}
+
+// The memory choices as words: what a plan carries and a job spec may fix.
+TEST(JobSpec, MemoryChoicesAreWords) {
+    const JobSpec j = parse_job_spec(R"({"model": "llama3-8b", "global_batch": 8, "recompute": "selective",
+                                         "sequence_parallel": true, "flash_attention": true})",
+                                     "job.json", Catalog::builtin());
+    EXPECT_EQ(j.recompute, Recompute::selective);
+    EXPECT_TRUE(j.recompute_stated);
+    EXPECT_TRUE(j.sequence_parallel);
+    EXPECT_TRUE(j.sequence_parallel_stated);
+    EXPECT_TRUE(j.flash_attention);
+    EXPECT_NE(error_of(R"({"model": "llama3-8b", "global_batch": 8, "recompute": "some"})")
+                  .find("unknown recomputation 'some' (none, selective or full)"),
+              std::string::npos);
+    for (Recompute r : {Recompute::none, Recompute::selective, Recompute::full})
+        EXPECT_EQ(recompute_from_string(to_string(r), "t", "f"), r);
 }
 
 TEST(JobSpec, BadSpecsGiveTheRightMessage) {

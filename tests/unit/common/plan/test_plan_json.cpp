@@ -96,6 +96,7 @@ TEST(PlanJson, VirtualStagesTravelWhenInterleavedAndReadAsOneWhenAbsent) {
     // A plan records its memory choices: nothing is left for a planner to decide.
     EXPECT_TRUE(b.job.zero1_stated);
     EXPECT_TRUE(b.job.recompute_stated);
+    EXPECT_TRUE(b.job.sequence_parallel_stated);
     std::string zero = plan_to_json(a, t);
     zero.replace(zero.find("\"virtual_stages\": 2"), 19, "\"virtual_stages\": 0");
     EXPECT_THROW(plan_from_json(zero, "plan.json", &t), InputError);

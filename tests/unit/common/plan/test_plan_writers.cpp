@@ -1,6 +1,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <set>
 #include <regex>
 #include <string>
 #include <vector>
@@ -462,6 +466,96 @@ TEST(LaunchWriter, ACrossSitePartStartsItsClustersShareOnly) {
     req.launcher = "srun";
     req.part_cluster = 2;  // no rank of the plan there
     EXPECT_THROW(write_launch(p, {}, req), InputError);
+}
+
+// ---- The plan's memory choices on the launch line (issue 38) ----
+
+// Every recomputation in Megatron-LM's spelling: selective as its granularity alone; full with the
+// method and unit the cost model prices (every layer's input kept); none writes nothing and
+// refuses a command that recomputes, as that would run slower than priced.
+TEST(MegatronArgs, RecomputationIsWrittenAsPriced) {
+    Plan p = megatron_plan("llama3-70b", std::vector<int>(16, 5));
+    p.job.recompute = Recompute::selective;
+    auto a = megatron_args(p, 600, pretrain());
+    EXPECT_EQ(flag_value(a, "--recompute-granularity"), "selective");
+    EXPECT_EQ(flag_value(a, "--recompute-method"), "<absent>");
+    EXPECT_NE(input_error(p, pretrain({"--recompute-method", "block"})).find("contradicts the plan"), std::string::npos);
+    p.job.recompute = Recompute::full;
+    a = megatron_args(p, 600, pretrain());
+    EXPECT_EQ(flag_value(a, "--recompute-granularity"), "full");
+    EXPECT_EQ(flag_value(a, "--recompute-method"), "uniform");
+    EXPECT_EQ(flag_value(a, "--recompute-num-layers"), "1");
+    EXPECT_NE(input_error(p, pretrain({"--recompute-granularity", "selective"})).find("the plan gives full"),
+              std::string::npos);
+    p.job.recompute = Recompute::none;
+    a = megatron_args(p, 600, pretrain());
+    EXPECT_EQ(flag_value(a, "--recompute-granularity"), "<absent>");
+    EXPECT_NE(input_error(p, pretrain({"--recompute-activations"})).find("keeps every activation"), std::string::npos);
+}
+
+// Sequence parallelism goes with tensor parallelism; a plan priced without it refuses it;
+// FlashAttention is named by Megatron's attention backend.
+TEST(MegatronArgs, SequenceParallelismAndFlashAttentionAreWrittenAsPriced) {
+    Plan p = megatron_plan("llama3-70b", std::vector<int>(16, 5));
+    p.job.sequence_parallel = true;
+    p.job.flash_attention = true;
+    auto a = megatron_args(p, 600, pretrain({"--sequence-parallel"}));
+    EXPECT_EQ(count_of(a, "--sequence-parallel"), 0u);   // the command gives it already
+    a = megatron_args(p, 600, pretrain());
+    EXPECT_EQ(flag_value(a, "--sequence-parallel"), "<switch>");
+    EXPECT_EQ(flag_value(a, "--attention-backend"), "flash");
+    p.job.sequence_parallel = false;
+    EXPECT_EQ(flag_value(megatron_args(p, 600, pretrain()), "--sequence-parallel"), "<absent>");
+    EXPECT_NE(input_error(p, pretrain({"--sequence-parallel"})).find("without sequence parallelism"), std::string::npos);
+    p.job.sequence_parallel = true;
+    p.tp = 1;   // Megatron turns it off by itself at tp 1: nothing to write
+    EXPECT_EQ(flag_value(megatron_args(p, 600, pretrain()), "--sequence-parallel"), "<absent>");
+}
+
+// Flag names are Megatron-LM's and torchtitan's own: every flag the writers know (write, check or
+// refuse) is in the list checked against each framework's argument parser at a pinned commit
+// (tests/data/frameworks/*.txt says where each is declared).
+std::set<std::string> framework_flags(const std::string& file) {
+    const char* dir = std::getenv("SF_SRCDIR");
+    std::ifstream in(std::string(dir && *dir ? dir : ".") + "/tests/data/frameworks/" + file);
+    std::set<std::string> flags;
+    for (std::string line; std::getline(in, line);)
+        if (!line.empty() && line[0] != '#') flags.insert(line.substr(0, line.find('\t')));
+    return flags;
+}
+
+std::set<std::string> flags_in_source(const std::string& file) {
+    const char* dir = std::getenv("SF_SRCDIR");
+    std::ifstream in(std::string(dir && *dir ? dir : ".") + "/" + file);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::set<std::string> flags;
+    const std::regex literal("\"(--[a-z][a-z0-9_.-]*)\"");
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), literal); it != std::sregex_iterator(); ++it)
+        flags.insert((*it)[1]);
+    return flags;
+}
+
+TEST(FrameworkFlags, EveryFlagTheWritersKnowIsTheFrameworksOwn) {
+    const std::set<std::string> megatron = framework_flags("megatron-lm-flags.txt");
+    const std::set<std::string> torchtitan = framework_flags("torchtitan-flags.txt");
+    ASSERT_GT(megatron.size(), 30u);
+    ASSERT_GT(torchtitan.size(), 10u);
+    // spiderflow launch's own options, named in its messages.
+    const std::set<std::string> ours = {"--launcher", "--lighthouse", "--megatron"};
+    const std::set<std::string> megatron_source = flags_in_source("common/plan/launch_writer.cpp");
+    ASSERT_GT(megatron_source.size(), 30u);
+    for (const std::string& f : megatron_source)
+        if (!ours.count(f)) EXPECT_TRUE(megatron.count(f)) << f << " is not in megatron-lm-flags.txt";
+    for (const std::string& f : flags_in_source("common/plan/launch_diloco.cpp"))
+        if (!ours.count(f)) EXPECT_TRUE(torchtitan.count(f)) << f << " is not in torchtitan-flags.txt";
+    // And what a plan with every choice actually writes.
+    Plan p = megatron_plan("mixtral-8x7b", std::vector<int>(4, 8));
+    p.job.recompute = Recompute::full;
+    p.job.sequence_parallel = p.job.flash_attention = p.job.zero1 = true;
+    p.virtual_stages = 2;
+    p.num_micro_batches = 1024;
+    for (const std::string& w : megatron_args(p, 600, pretrain()))
+        if (w.rfind("--", 0) == 0) EXPECT_TRUE(megatron.count(w)) << w;
 }
 
 }  // namespace

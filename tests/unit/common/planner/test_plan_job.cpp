@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -41,7 +43,7 @@ public:
     PlanResult plan(const PlanRequest& r, const CostModel&) const override {
         calls.push_back(r);
         std::this_thread::sleep_for(std::chrono::duration<double>(sleep_s_));
-        if (!r.job.recompute) throw InfeasibleError("does not fit memory");
+        if (!r.job.recomputes()) throw InfeasibleError("does not fit memory");
         PlanResult out;
         out.plan.job = r.job;
         return out;
@@ -64,18 +66,21 @@ TEST(PlanJob, QuickstartTurnsRecomputeOnWhenTheSpecLeavesItOpen) {
     EXPECT_THROW(planner->plan(open, cost), InfeasibleError);
 
     const PlanResult r = plan_job(*planner, open, cost);
-    EXPECT_TRUE(r.plan.job.recompute);
+    EXPECT_TRUE(r.plan.job.recomputes());
     EXPECT_TRUE(r.plan.prediction.feasible);
     EXPECT_EQ(r.plan.world_size(), 256);
-    EXPECT_NE(r.note.find("activation recomputation on"), std::string::npos) << r.note;
+    EXPECT_NE(r.note.find(std::string(to_string(r.plan.job.recompute)) + " activation recomputation ("), std::string::npos)
+        << r.note;
+    EXPECT_NE(r.note.find("without recomputation: "), std::string::npos) << r.note;
 
-    // Stated, it is kept: false stays infeasible, true plans the same as the retry.
-    const PlanRequest off = quickstart("false");
+    // Stated, it is kept: none without sequence parallelism stays infeasible; none with it fits.
+    const PlanRequest off = quickstart("\"none\", \"sequence_parallel\": false");
     ASSERT_TRUE(off.job.recompute_stated);
     EXPECT_THROW(plan_job(*planner, off, cost), InfeasibleError);
-    const PlanResult on = plan_job(*planner, quickstart("true"), cost);
-    EXPECT_TRUE(on.plan.job.recompute);
-    EXPECT_EQ(on.note.find("activation recomputation on"), std::string::npos) << on.note;
+    EXPECT_EQ(plan_job(*planner, quickstart("\"none\""), cost).plan.job.recompute, Recompute::none);
+    const PlanResult on = plan_job(*planner, quickstart("\"full\""), cost);
+    EXPECT_EQ(on.plan.job.recompute, Recompute::full);
+    EXPECT_EQ(on.note.find("activation recomputation ("), std::string::npos) << on.note;
 }
 
 TEST(PlanJob, ASmallModelThatFitsKeepsRecomputeOff) {
@@ -85,25 +90,31 @@ TEST(PlanJob, ASmallModelThatFitsKeepsRecomputeOff) {
     r.job = parse_job_spec(R"({"model": "gpt3-1.3b", "global_batch": 512, "seq_len": 2048, "gpus": 64})", "job spec",
                            Catalog::builtin());
     const PlanResult p = plan_job(*make_planner("spinsearch"), r, cost);
-    EXPECT_FALSE(p.plan.job.recompute);
+    EXPECT_EQ(p.plan.job.recompute, Recompute::none);
     EXPECT_EQ(p.note.find("recomputation"), std::string::npos) << p.note;
 }
 
-TEST(PlanJob, BothAttemptsShareTheTimeLimit) {
+TEST(PlanJob, EveryAttemptSharesTheTimeLimit) {
     const Topology t = two_sites();
     const CostModel cost(t, Catalog::builtin());
     PlanRequest r = request("llama3-8b", 64, 16);
     r.time_limit_s = 10;
     const NeedsRecompute policy(0.05);
     const PlanResult p = plan_job(policy, r, cost);
-    ASSERT_EQ(policy.calls.size(), 2u);
-    EXPECT_FALSE(policy.calls[0].job.recompute);
-    EXPECT_DOUBLE_EQ(policy.calls[0].time_limit_s, 5);
-    EXPECT_TRUE(policy.calls[1].job.recompute);
-    EXPECT_LE(policy.calls[1].time_limit_s, 10 - 0.05);
-    EXPECT_GE(policy.calls[1].time_limit_s, 5);
-    EXPECT_GT(policy.calls[1].time_limit_s, 0);
-    EXPECT_TRUE(p.plan.job.recompute);
+    ASSERT_EQ(policy.calls.size(), 3u);
+    EXPECT_EQ(policy.calls[0].job.recompute, Recompute::none);
+    EXPECT_NEAR(policy.calls[0].time_limit_s, 10.0 / 3, 0.01);
+    EXPECT_EQ(policy.calls[1].job.recompute, Recompute::selective);
+    EXPECT_EQ(policy.calls[2].job.recompute, Recompute::full);
+    // Each later attempt gets an equal share of what is left: half, then all of the rest.
+    for (int k : {1, 2}) {
+        EXPECT_GT(policy.calls[k].time_limit_s, 0);
+        EXPECT_LE(policy.calls[k].time_limit_s, 10 - 0.05 * k);
+    }
+    EXPECT_GE(policy.calls[1].time_limit_s, 10.0 / 3);
+    EXPECT_GE(policy.calls[2].time_limit_s, policy.calls[1].time_limit_s);
+    // Selective and full predict alike here: the one recomputing less is kept.
+    EXPECT_EQ(p.plan.job.recompute, Recompute::selective);
 
     // The first attempt spent it all: no second one, the first reason stands.
     r.time_limit_s = 0.02;
@@ -120,8 +131,9 @@ TEST(PlanJob, BothAttemptsShareTheTimeLimit) {
     r.time_limit_s = 0;
     const NeedsRecompute quick(0);
     plan_job(quick, r, cost);
-    ASSERT_EQ(quick.calls.size(), 2u);
+    ASSERT_EQ(quick.calls.size(), 3u);
     EXPECT_EQ(quick.calls[1].time_limit_s, 0);
+    EXPECT_EQ(quick.calls[2].time_limit_s, 0);
 }
 
 // With the optimizer states sharded, llama3-70b just fits two-datacenters-dedicated without
@@ -135,9 +147,11 @@ TEST(PlanJob, RecomputeIsWeighedNotALastResort) {
     r.job.recompute_stated = true;  // off, as stated
     const PlanResult without = plan_job(*planner, r, cost);
     ASSERT_TRUE(without.plan.prediction.feasible);
-    EXPECT_TRUE(chosen.plan.job.recompute);
+    EXPECT_TRUE(chosen.plan.job.recomputes());
     EXPECT_LT(chosen.plan.prediction.iteration_s, without.plan.prediction.iteration_s);
-    EXPECT_NE(chosen.note.find("it lets a better layout fit"), std::string::npos) << chosen.note;
+    char without_s[32];
+    std::snprintf(without_s, sizeof without_s, "%.1f s", without.plan.prediction.iteration_s);
+    EXPECT_NE(chosen.note.find(std::string("without recomputation: ") + without_s), std::string::npos) << chosen.note;
 }
 
 TEST(PlanJob, AStatedChoiceIsPlannedOnce) {
@@ -177,7 +191,7 @@ TEST(PlanJob, TheDistributedOptimizerIsOnWheneverThePlanHasReplicas) {
     const NeedsRecompute policy(0);
     PlanRequest r = request("llama3-8b", 64, 16);
     r.job.recompute_stated = true;
-    r.job.recompute = true;
+    r.job.recompute = Recompute::full;
     const PlanResult one = plan_job(policy, r, cost);
     ASSERT_EQ(policy.calls.size(), 1u);
     EXPECT_TRUE(policy.calls[0].job.zero1);
@@ -220,4 +234,63 @@ TEST(Objective, OneReaderForBothSpellings) {
     EXPECT_EQ(objective_from_string("throughput", "t", "o"), Objective::throughput_per_gpu);
     EXPECT_EQ(objective_from_string(to_string(Objective::throughput_per_gpu), "t", "o"), Objective::throughput_per_gpu);
     EXPECT_THROW(objective_from_string("speed", "t", "o"), InputError);
+}
+
+namespace {
+
+// What plan_job chose before selective recomputation and sequence parallelism were searched:
+// the better of no recomputation and full, sequence parallelism off.
+PlanResult old_default(const PlannerPolicy& planner, PlanRequest r, const CostModel& cost) {
+    r.job.sequence_parallel_stated = true;
+    r.job.recompute_stated = true;
+    std::optional<PlanResult> best;
+    for (Recompute how : {Recompute::none, Recompute::full}) {
+        r.job.recompute = how;
+        try {
+            PlanResult p = plan_job(planner, r, cost);
+            if (!best || p.plan.prediction.iteration_s < best->plan.prediction.iteration_s) best = p;
+        } catch (const InfeasibleError&) {
+        }
+    }
+    if (!best) throw InfeasibleError("no layout either way");
+    return *best;
+}
+
+}  // namespace
+
+// The issue's case: llama3-70b on the shipped two-data-centre topology. Left open, the planner
+// finds selective recomputation with sequence parallelism, at least 1.2x the MFU of the old
+// default (measured: 35.1% -> 43.6% by hand), and says what the others cost.
+TEST(PlanJob, SelectiveRecomputationWithSequenceParallelismIsSearched) {
+    const Topology t = read_topology(shipped("contrib/topologies/two-datacenters-dedicated.json"));
+    const CostModel cost(t, Catalog::builtin());
+    const auto planner = make_planner("spinsearch");
+    const PlanRequest r = request("llama3-70b", 1024, 256, 4096);
+    const PlanResult chosen = plan_job(*planner, r, cost);
+    const PlanResult before = old_default(*planner, r, cost);
+    EXPECT_EQ(chosen.plan.job.recompute, Recompute::selective) << chosen.note;
+    ASSERT_GT(chosen.plan.tp, 1);
+    EXPECT_TRUE(chosen.plan.job.sequence_parallel);
+    EXPECT_GE(chosen.plan.prediction.mfu, 1.2 * before.plan.prediction.mfu)
+        << chosen.plan.prediction.mfu << " against " << before.plan.prediction.mfu;
+    EXPECT_NE(chosen.note.find("selective activation recomputation ("), std::string::npos) << chosen.note;
+    EXPECT_NE(chosen.note.find("with full: "), std::string::npos) << chosen.note;
+}
+
+// Sequence parallelism left open is on wherever tp > 1 and off where there is nothing to split;
+// stated, it is kept.
+TEST(PlanJob, SequenceParallelismFollowsTensorParallelism) {
+    const Topology t = two_sites();
+    const CostModel cost(t, Catalog::builtin());
+    const auto planner = make_planner("spinsearch");
+    PlanRequest r = request("llama3-8b", 64, 16);
+    r.tp = 1;
+    EXPECT_FALSE(plan_job(*planner, r, cost).plan.job.sequence_parallel);
+    r.tp = 4;
+    const PlanResult tp4 = plan_job(*planner, r, cost);
+    EXPECT_TRUE(tp4.plan.job.sequence_parallel);
+    r.job.sequence_parallel_stated = true;   // off, as stated
+    const PlanResult off = plan_job(*planner, r, cost);
+    EXPECT_FALSE(off.plan.job.sequence_parallel);
+    EXPECT_LE(tp4.plan.prediction.max_memory_bytes, off.plan.prediction.max_memory_bytes);
 }

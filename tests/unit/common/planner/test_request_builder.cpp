@@ -55,12 +55,15 @@ TEST(RequestBuilder, FillsTheRequestFromOptions) {
 TEST(RequestBuilder, StatedRecomputeDecides) {
     RequestOptions o = llama(64, 16);
     EXPECT_FALSE(build_plan_request(o, Catalog::builtin(), OptionNames{}, "test").job.recompute_stated);
-    for (bool on : {false, true}) {
-        o.recompute = on;
+    for (Recompute how : {Recompute::none, Recompute::selective, Recompute::full}) {
+        o.recompute = how;
         const PlanRequest r = build_plan_request(o, Catalog::builtin(), OptionNames{}, "test");
-        EXPECT_EQ(r.job.recompute, on);
+        EXPECT_EQ(r.job.recompute, how);
         EXPECT_TRUE(r.job.recompute_stated);
     }
+    EXPECT_FALSE(build_plan_request(o, Catalog::builtin(), OptionNames{}, "test").job.sequence_parallel_stated);
+    o.sequence_parallel = false;
+    EXPECT_TRUE(build_plan_request(o, Catalog::builtin(), OptionNames{}, "test").job.sequence_parallel_stated);
 }
 
 TEST(RequestBuilder, MessagesNameTheOptionAsTheFrontEndSpellsIt) {

@@ -215,7 +215,7 @@ struct SplitCase {
     const char* model;
     int gpus;
     int tp = 0, pp = 0;      // 0: the planner chooses
-    bool recompute = false;  // 70B activations without it leave no launchable split here
+    Recompute recompute = Recompute::none;  // 70B activations without it leave no launchable split here
 };
 
 }  // namespace
@@ -225,8 +225,8 @@ struct SplitCase {
 // with 80 layers are the cases that used to come out uneven.
 TEST(SpinSearch, EveryPlanSplitIsMegatronExpressible) {
     const std::vector<SplitCase> cases = {
-        {"llama3-8b", 56, 8, 7}, {"llama3-8b", 48, 8, 6}, {"llama3-70b", 256, 8, 32, true},
-        {"llama3-70b", 64, 0, 0, true}, {"llama3-8b", 64}, {"gpt3-1.3b", 48}, {"llama2-13b", 96},
+        {"llama3-8b", 56, 8, 7}, {"llama3-8b", 48, 8, 6}, {"llama3-70b", 256, 8, 32, Recompute::full},
+        {"llama3-70b", 64, 0, 0, Recompute::full}, {"llama3-8b", 64}, {"gpt3-1.3b", 48}, {"llama2-13b", 96},
         {"gpt3-13b", 128}};
     int planned = 0;
     for (const char* file : {"aws-4.json", "two-sites-thin-link.json", "worldwide-8.json"}) {

@@ -13,6 +13,7 @@ using spiderflow::Catalog;
 using spiderflow::InputError;
 using spiderflow::PlanRequest;
 using spiderflow::build_plan_request;
+using spiderflow::Recompute;
 using namespace spiderflow::slurmjob;
 
 TEST(JobOptions, SpankVariableNamesFollowSlurm) {
@@ -84,7 +85,8 @@ TEST(JobOptions, EveryTableOptionIsSettable) {
                                                           {"llm-outer-precision", "int8"},
                                                           {"llm-streaming", "yes"},
                                                           {"llm-distributed-optimizer", "no"},
-                                                          {"llm-recompute", "yes"},
+                                                          {"llm-recompute", "selective"},
+                                                          {"llm-sequence-parallel", "no"},
                                                           {"llm-gpus-mode", "at-most"},
                                                           {"llm-on-failure", "requeue"},
                                                           {"llm-replan", "any"}};
@@ -98,11 +100,13 @@ TEST(JobOptions, EveryTableOptionIsSettable) {
 
 TEST(JobOptions, MemoryChoicesFromSbatchOrEnvironmentAreStated) {
     auto o = read_job_options({"_SLURM_SPANK_OPTION_spiderflow_llm_distributed_optimizer=no"},
-                              {"SPIDERFLOW_RECOMPUTE=yes"});
+                              {"SPIDERFLOW_RECOMPUTE=selective", "SPIDERFLOW_SEQUENCE_PARALLEL=no"});
     ASSERT_TRUE(o.zero1);
     EXPECT_FALSE(*o.zero1);
     ASSERT_TRUE(o.recompute);
-    EXPECT_TRUE(*o.recompute);
+    EXPECT_EQ(*o.recompute, Recompute::selective);
+    ASSERT_TRUE(o.sequence_parallel);
+    EXPECT_FALSE(*o.sequence_parallel);
     o.model = "llama3-8b";
     o.global_batch = 64;
     o.gpus = 16;
@@ -110,7 +114,9 @@ TEST(JobOptions, MemoryChoicesFromSbatchOrEnvironmentAreStated) {
     EXPECT_TRUE(r.job.zero1_stated);
     EXPECT_FALSE(r.job.zero1);
     EXPECT_TRUE(r.job.recompute_stated);
-    EXPECT_TRUE(r.job.recompute);
+    EXPECT_EQ(r.job.recompute, Recompute::selective);
+    EXPECT_TRUE(r.job.sequence_parallel_stated);
+    EXPECT_FALSE(r.job.sequence_parallel);
     // Left open, neither is stated: the planner chooses.
     const PlanRequest open = build_plan_request(read_job_options({"_SLURM_SPANK_OPTION_spiderflow_llm_model=llama3-8b",
                                                                   "_SLURM_SPANK_OPTION_spiderflow_llm_global_batch=64",
@@ -119,8 +125,20 @@ TEST(JobOptions, MemoryChoicesFromSbatchOrEnvironmentAreStated) {
                                                 Catalog::builtin(), sbatch_option_names(), "job options");
     EXPECT_FALSE(open.job.zero1_stated);
     EXPECT_FALSE(open.job.recompute_stated);
+    EXPECT_FALSE(open.job.sequence_parallel_stated);
     JobOptions bad;
     EXPECT_THROW(set_job_option(bad, "llm-distributed-optimizer", "1"), InputError);
+    // The words of releases before selective still mean what they meant; anything else is refused.
+    set_job_option(bad, "llm-recompute", "yes");
+    EXPECT_EQ(*bad.recompute, Recompute::full);
+    set_job_option(bad, "llm-recompute", "no");
+    EXPECT_EQ(*bad.recompute, Recompute::none);
+    try {
+        set_job_option(bad, "llm-recompute", "partial");
+        ADD_FAILURE() << "partial was taken";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("none, selective or full"), std::string::npos) << e.what();
+    }
 }
 
 TEST(JobOptions, DilocoOptionsFromSbatchOrEnvironment) {
