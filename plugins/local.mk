@@ -132,7 +132,7 @@ plugins_sched_sched_spiderflow_la_CPPFLAGS = $(SLURM_INTERNAL_CPPFLAGS) $(SLURM_
 plugins_sched_sched_spiderflow_la_LDFLAGS = -module -avoid-version -shared \
 	-Wl,--version-script=$(srcdir)/plugins/sched/sched.map
 # The agent's Slurm calls (LibslurmHands) resolve from slurmctld's libslurmfull: no -lslurm.
-plugins_sched_sched_spiderflow_la_LIBADD = libsf_agent.la libsf_probe.la libsf_coalloc.la libsf_broker_client.la libsf_slurmjob.la \
+plugins_sched_sched_spiderflow_la_LIBADD = libsf_agent.la libsf_broker_api.la libsf_probe.la libsf_coalloc.la libsf_broker_client.la libsf_slurmjob.la \
 	libspiderflow.la $(CURL_LIBS) $(DL_LIBS)
 EXTRA_plugins_sched_sched_spiderflow_la_DEPENDENCIES = $(srcdir)/plugins/sched/sched.map
 endif

@@ -153,7 +153,7 @@ TESTS += tests/unit/test_agent
 tests_unit_test_agent_SOURCES = tests/unit/services/slurmjob/summary_fixture.h tests/unit/services/agent/test_agent.cpp tests/unit/services/agent/test_part_runner.cpp tests/unit/services/agent/test_probe_runner.cpp \
 	tests/unit/services/agent/test_home_jobs.cpp
 tests_unit_test_agent_CXXFLAGS = $(TEST_CXXFLAGS)
-tests_unit_test_agent_LDADD = libsf_agent.la libsf_probe.la libsf_coalloc.la libsf_broker_client.la libsf_slurmjob.la libspiderflow.la \
+tests_unit_test_agent_LDADD = libsf_agent.la libsf_broker_api.la libsf_probe.la libsf_coalloc.la libsf_broker_client.la libsf_slurmjob.la libspiderflow.la \
 	$(CURL_LIBS) $(SLURM_LIBS) $(GTEST_LIBS_ALL)
 # The federation broker on loopback: auth, limits, restart, kill -9.
 TESTS += tests/integration/test_brokerd.sh
@@ -247,15 +247,25 @@ tests_unit_test_start_barrier_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_start_barrier_CPPFLAGS = $(AM_CPPFLAGS) $(HTTPLIB_CFLAGS)
 tests_unit_test_start_barrier_LDADD = $(HTTPLIB_LIBS) $(GTEST_LIBS_ALL) -lpthread
 
-# util: errors, number formats, key=value configs, secret and text files, lists, units
+# util: errors, number formats, key=value configs, secret and text files, lists, units,
+# reload-on-change (StampedFile)
 # (json_read has its own binary, tests/unit/test_util)
 check_PROGRAMS += tests/unit/test_util_misc
 TESTS += tests/unit/test_util_misc
 tests_unit_test_util_misc_SOURCES = tests/unit/common/util/test_errors.cpp tests/unit/common/util/test_human_format.cpp \
 	tests/unit/common/util/test_key_value_conf.cpp tests/unit/common/util/test_files.cpp \
-	tests/unit/common/util/test_split_list.cpp tests/unit/common/util/test_units.cpp
+	tests/unit/common/util/test_split_list.cpp tests/unit/common/util/test_units.cpp \
+	tests/unit/common/util/test_stamped_file.cpp
 tests_unit_test_util_misc_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_util_misc_LDADD = libsf_util.la $(GTEST_LIBS_ALL)
+
+# broker_api_types: the bodies of the broker's /v1 routes, written and read back
+check_PROGRAMS += tests/unit/test_broker_api
+TESTS += tests/unit/test_broker_api
+tests_unit_test_broker_api_SOURCES = tests/unit/services/broker_client/test_broker_api_types.cpp
+tests_unit_test_broker_api_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_broker_api_LDADD = libsf_broker_api.la libsf_probe.la libsf_coalloc.la libspiderflow.la $(HWLOC_LIBS) $(CBC_LIBS) \
+	$(GTEST_LIBS_ALL)
 
 # broker_client: the libcurl client against a broker in the test's own process (cpp-httplib)
 check_PROGRAMS += tests/unit/test_broker_client

@@ -1,4 +1,5 @@
 #include "common/coflow/tc_state.h"
+#include "common/util/parse_number.h"
 
 #include <cstdlib>
 #include <sstream>
@@ -36,10 +37,9 @@ std::vector<int> job_class_minors(const std::string& class_show) {
     for (const auto& w : words_by_line(class_show)) {
         // "class htb 1:165 parent 1:1 prio 0 rate ..."
         if (w.size() < 3 || w[0] != "class" || w[1] != "htb" || w[2].rfind("1:", 0) != 0) continue;
-        char* end = nullptr;
-        const long minor = std::strtol(w[2].c_str() + 2, &end, 16);
-        if (*end != '\0' || w[2].size() == 2) continue;
-        if (minor != kParentMinor && minor != kDefaultMinor) out.push_back(static_cast<int>(minor));
+        const auto minor = to_hex(std::string_view(w[2]).substr(2), 0xffff);
+        if (!minor) continue;
+        if (*minor != kParentMinor && *minor != kDefaultMinor) out.push_back(static_cast<int>(*minor));
     }
     return out;
 }
@@ -50,11 +50,9 @@ std::optional<int> filter_dscp(const std::string& filter_show) {
         if (w.size() < 4 || w[0] != "match" || w[2] != "at" || w[3] != "0") continue;
         const auto slash = w[1].find('/');
         if (slash == std::string::npos || w[1].substr(slash + 1) != "00fc0000") continue;
-        const std::string hex = w[1].substr(0, slash);  // strtoul's end pointer points into it
-        char* end = nullptr;
-        const unsigned long value = std::strtoul(hex.c_str(), &end, 16);
-        if (*end != '\0') continue;
-        return static_cast<int>(((value >> 16) & 0xfc) >> 2);
+        const auto value = to_hex(std::string_view(w[1]).substr(0, slash), 0xffffffff);
+        if (!value) continue;
+        return static_cast<int>(((*value >> 16) & 0xfc) >> 2);
     }
     return std::nullopt;
 }

@@ -12,12 +12,7 @@ namespace spiderflow::coflow {
 namespace {
 
 double parse_double(const std::string& tok, const std::string& src, int line, const std::string& field) {
-    try {
-        size_t used = 0;
-        const double v = std::stod(tok, &used);
-        if (used == tok.size() && std::isfinite(v)) return v;
-    } catch (const std::exception&) {
-    }
+    if (const auto v = to_number(tok)) return *v;
     throw InputError(src, line, field, "expected a number, got '" + tok + "'");
 }
 

@@ -1,6 +1,7 @@
 #include "common/plan/nccl_env.h"
 
 #include "common/plan/launch_contract.h"
+#include "common/util/parse_number.h"
 
 #include <algorithm>
 #include <cmath>
@@ -32,10 +33,8 @@ namespace {
 
 // A whole-string number; 0 when empty or malformed.
 double env_number(const std::string& s) {
-    if (s.empty()) return 0;
-    char* end = nullptr;
-    const double v = std::strtod(s.c_str(), &end);
-    return *end == '\0' && v > 0 ? v : 0;
+    const auto v = to_number(s);
+    return v && *v > 0 ? *v : 0;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include "common/topology/slurm_conf.h"
 #include "common/util/errors.h"
+#include "common/util/parse_number.h"
 
 namespace spiderflow {
 namespace {
@@ -55,15 +56,9 @@ std::string take_prefix(std::string& text) {
 }
 
 int parse_count(const std::string& s, const std::string& term, const std::string& source) {
-    long v = -1;
-    try {
-        size_t used = 0;
-        v = std::stol(s, &used);
-        if (used != s.size()) v = -1;
-    } catch (const std::exception&) {
-    }
-    if (v < 0 || v > INT_MAX) throw InputError(source, 0, "", "'" + term + "': GPU count must be an integer >= 0");
-    return static_cast<int>(v);
+    const auto v = to_int<int>(s, 0);
+    if (!v) throw InputError(source, 0, "", "'" + term + "': GPU count must be an integer >= 0");
+    return *v;
 }
 
 }  // namespace

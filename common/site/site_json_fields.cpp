@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "common/util/units.h"
+#include "common/util/parse_number.h"
 
 namespace spiderflow::sitejson {
 
@@ -15,7 +16,7 @@ namespace {
 double tidy(double x) {
     char buf[40];
     std::snprintf(buf, sizeof buf, "%.12g", x);
-    return std::strtod(buf, nullptr);
+    return to_number(buf).value_or(x);  // inf and nan print as words, and stay as they were
 }
 
 void put_shares(ordered_json& o, const std::vector<NodeShare>& nodes) {

@@ -9,6 +9,7 @@
 #include "common/topology/slurm_conf.h"
 #include "common/util/errors.h"
 #include "common/util/text_file.h"
+#include "common/util/parse_number.h"
 
 namespace spiderflow::slurm {
 namespace {
@@ -69,7 +70,7 @@ long parse_count(const std::string& value, const std::string& source, int line, 
     size_t digits = 0;
     while (digits < value.size() && std::isdigit(static_cast<unsigned char>(value[digits]))) ++digits;
     if (digits == 0 || digits > 12) throw InputError(source, line, field, "'" + value + "' is not a count");
-    long n = std::stol(value.substr(0, digits));
+    long n = *to_int<long>(value.substr(0, digits));  // at most 12 digits
     std::string suffix = lower(value.substr(digits));
     // Slurm accepts K/M/G multipliers of 1024 on GRES counts.
     if (suffix == "k") n *= 1024L;

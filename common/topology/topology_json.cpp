@@ -11,6 +11,7 @@
 #include "common/topology/spiderflow_reader.h"
 #include "common/util/errors.h"
 #include "common/util/units.h"
+#include "common/util/parse_number.h"
 
 namespace spiderflow {
 namespace {
@@ -21,7 +22,7 @@ using nlohmann::ordered_json;
 ordered_json tidy(double x) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.12g", x);
-    const double r = std::strtod(buf, nullptr);
+    const double r = to_number(buf).value_or(x);  // inf and nan print as words, and stay as they were
     if (r == std::floor(r) && std::fabs(r) < 1e15) return static_cast<int64_t>(r);
     return r;
 }
@@ -71,7 +72,7 @@ size_t group_run(const std::vector<Node>& nodes, size_t i, std::string& prefix, 
     const size_t ndig = name.size() - p;
     if (p == 0 || ndig == 0 || ndig > 7) return 1;
     prefix = name.substr(0, p);
-    first = std::stoi(name.substr(p));
+    first = *to_int<int>(name.substr(p));  // at most 7 digits
     digits = static_cast<int>(ndig);
     if (group_node_name(prefix, first, digits) != name) return 1;
     size_t k = 1;

@@ -20,6 +20,7 @@ libsf_util_la_SOURCES = \
 	common/util/secret_file.h \
 	common/util/split_list.cpp \
 	common/util/split_list.h \
+	common/util/stamped_file.h \
 	common/util/text_file.cpp \
 	common/util/text_file.h \
 	common/util/units.h

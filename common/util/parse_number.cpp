@@ -60,6 +60,13 @@ std::string bad_int(std::string_view text, long long min, long long max, long lo
 
 }  // namespace number_detail
 
+std::optional<unsigned long long> to_hex(std::string_view text, unsigned long long max) {
+    unsigned long long v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v, 16);
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v > max) return std::nullopt;
+    return v;
+}
+
 std::optional<double> to_number(std::string_view text, double min, double max) {
     // from_chars takes neither spaces nor '+', and reads "inf"/"nan", which are refused below.
     double v = 0;

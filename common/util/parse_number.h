@@ -41,6 +41,11 @@ T parse_int(const std::string& text, T min, T max, const std::string& source, in
                      number_detail::bad_int(text, min, max, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
 }
 
+// Hexadecimal digits and nothing else (no "0x", no sign), as tc prints class ids and u32 matches
+// ("a5", "00b80000"); nullopt otherwise, or beyond `max`.
+std::optional<unsigned long long> to_hex(std::string_view text,
+                                         unsigned long long max = std::numeric_limits<unsigned long long>::max());
+
 // A finite decimal number in [min, max]; nullopt otherwise.
 std::optional<double> to_number(std::string_view text, double min = -std::numeric_limits<double>::infinity(),
                                 double max = std::numeric_limits<double>::infinity());

@@ -4,6 +4,7 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <iostream>
@@ -13,13 +14,11 @@
 #include "common/site/site_json.h"
 #include "common/topology/topology_json.h"
 #include "common/util/errors.h"
-#include "common/util/json_read.h"
 #include "federation/brokerd/http_answer.h"
+#include "services/broker_client/broker_api_types.h"
 
 namespace spiderflow::broker {
 namespace {
-
-using nlohmann::json;
 
 // "Authorization: Bearer TOKEN" -> TOKEN.
 std::string bearer(const httplib::Request& req) {
@@ -192,33 +191,27 @@ void BrokerService::get_federation(const httplib::Request&, httplib::Response& r
         epoch = state_.epoch();
     }
     res.status = 200;
-    res.set_content("{\"api_version\":" + std::to_string(kApiVersion) + ",\"epoch\":" + std::to_string(epoch) +
-                        ",\"topology\":" + topology + ",\"state\":" + state + "}\n",
-                    "application/json");
+    res.set_content(broker_api::federation_to_text(epoch, topology, state), "application/json");
 }
 
 void BrokerService::get_clusters(const httplib::Request&, httplib::Response& res, const Caller&) {
     const int64_t now = unix_now();
-    json list = json::array();
     std::lock_guard<std::mutex> lock(mu_);
     const SiteState& merged = state_.merged();
     const Topology& t = state_.topology();
+    broker_api::Clusters answered;
+    answered.epoch = state_.epoch();
     for (size_t c = 0; c < t.clusters.size(); ++c) {
-        int gpus = 0;
-        for (const auto& n : t.clusters[c].nodes) gpus += n.gpus;
-        const int64_t at = state_.updated_at(t.clusters[c].name);
-        json entry = {{"name", t.clusters[c].name},
-                      {"nodes", t.clusters[c].nodes.size()},
-                      {"gpus", gpus},
-                      {"free_gpus", merged.free_gpus(static_cast<int>(c), now)},
-                      {"published", at > 0}};
-        if (at > 0) {
-            entry["updated_at"] = at;
-            entry["age_s"] = now - at;
-        }
-        list.push_back(entry);
+        broker_api::ClusterSummary s;
+        s.name = t.clusters[c].name;
+        s.nodes = static_cast<int>(t.clusters[c].nodes.size());
+        for (const auto& n : t.clusters[c].nodes) s.gpus += n.gpus;
+        s.free_gpus = merged.free_gpus(static_cast<int>(c), now);
+        s.updated_at = std::max<int64_t>(state_.updated_at(s.name), 0);
+        s.age_s = now - s.updated_at;
+        answered.clusters.push_back(std::move(s));
     }
-    answer(res, 200, json{{"api_version", kApiVersion}, {"epoch", state_.epoch()}, {"clusters", list}});
+    answer(res, 200, broker_api::clusters_to_json(answered));
 }
 
 void BrokerService::get_metrics(const httplib::Request&, httplib::Response& res, const Caller&) {
@@ -287,7 +280,7 @@ void BrokerService::put_inventory(const httplib::Request& req, httplib::Response
     FederationState::Undo before = state_.undo_point(name);
     state_.replace_part(name, req.body, now);
     if (!persist(name, now, std::move(before), res)) return;
-    answer(res, 200, json{{"epoch", state_.epoch()}});
+    answer(res, 200, broker_api::inventory_answer_to_json(state_.epoch()));
 }
 
 void BrokerService::post_deltas(const httplib::Request& req, httplib::Response& res, const Caller& caller) {
@@ -295,18 +288,12 @@ void BrokerService::post_deltas(const httplib::Request& req, httplib::Response& 
     const std::string source = "deltas of " + name;
     std::lock_guard<std::mutex> lock(mu_);
     if (!may_write(name, caller, res) || !may_decide(res)) return;
-    const json body = jsonread::parse(req.body, source);
-    jsonread::only_keys(body, {"deltas"}, source, "");
-    if (!body.contains("deltas") || !body.at("deltas").is_array()) {
-        throw InputError(source, 0, "deltas", "expected an array of site deltas");
-    }
-    std::vector<SiteDelta> deltas;
-    for (const auto& d : body.at("deltas")) deltas.push_back(delta_from_json(d.dump(), source));
+    const std::vector<SiteDelta> deltas = broker_api::deltas_from_text(req.body, source);
     const int64_t now = unix_now();
     FederationState::Undo before = state_.undo_point(name);
     state_.apply_deltas(name, deltas, now);
     if (!persist(name, now, std::move(before), res)) return;
-    answer(res, 200, json{{"epoch", state_.epoch()}, {"applied", deltas.size()}});
+    answer(res, 200, broker_api::deltas_answer_to_json(state_.epoch(), deltas.size()));
 }
 
 }  // namespace spiderflow::broker

@@ -28,8 +28,6 @@ struct Response;
 
 namespace spiderflow::broker {
 
-constexpr int kApiVersion = 1;
-
 class BrokerService {
 public:
     // Restores the state from the store (every part it holds, and the epoch).

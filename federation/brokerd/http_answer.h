@@ -1,5 +1,5 @@
-// How every broker route answers: JSON bodies, errors as {"error": "..."}, Unix seconds; and how
-// an agent's batch of reports is read.
+// How every broker route answers: JSON bodies, errors as {"error": "..."}, Unix seconds (the
+// bodies themselves: services/broker_client/broker_api_types.h).
 #pragma once
 
 #include <httplib.h>
@@ -10,8 +10,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/util/errors.h"
-#include "common/util/json_read.h"
 
 namespace spiderflow::broker {
 
@@ -25,17 +23,6 @@ void answer(httplib::Response& res, int status, const Json& body) {
 
 inline void error(httplib::Response& res, int status, const std::string& why) {
     answer(res, status, nlohmann::json{{"error", why}});
-}
-
-// The array of `{"reports": [...]}`, the one key; InputError naming `source` otherwise.
-inline nlohmann::json report_batch(const std::string& body_text, const std::string& source) {
-    const nlohmann::json body = jsonread::parse(body_text, source);
-    jsonread::require_object(body, source, "");
-    jsonread::only_keys(body, {"reports"}, source, "");
-    if (!body.contains("reports") || !body.at("reports").is_array()) {
-        throw InputError(source, 0, "reports", "expected an array of reports");
-    }
-    return body.at("reports");
 }
 
 }  // namespace spiderflow::broker

@@ -8,8 +8,8 @@
 
 #include "federation/brokerd/broker_api.h"
 #include "federation/brokerd/http_answer.h"
+#include "services/broker_client/broker_api_types.h"
 #include "common/util/errors.h"
-#include "common/util/json_read.h"
 #include "services/probe/probe_protocol.h"
 
 namespace spiderflow::broker {
@@ -18,28 +18,30 @@ namespace {
 using nlohmann::json;
 using nlohmann::ordered_json;
 
-ordered_json probe_json(const Probe& p) {
-    ordered_json j{{"id", p.id},          {"link", p.a + "-" + p.b}, {"a", p.a}, {"b", p.b},
-                   {"state", probe_state_name(p.state)}, {"requested_by", p.requested_by},
-                   {"created_at", p.created_at}, {"state_since", p.state_since}};
-    if (!p.host.empty()) j["host"] = p.host;
-    if (p.state == Probe::State::Done) {
-        j["gbps"] = p.gbps;
-        j["rtt_ms"] = p.rtt_ms;
-    }
-    if (!p.reason.empty()) j["reason"] = p.reason;
-    return j;
+broker_api::ProbeStatus status_of(const Probe& p) {
+    broker_api::ProbeStatus s;
+    s.id = p.id;
+    s.a = p.a;
+    s.b = p.b;
+    s.state = probe_state_name(p.state);
+    s.requested_by = p.requested_by;
+    s.created_at = p.created_at;
+    s.state_since = p.state_since;
+    s.host = p.host;
+    s.measured = p.state == Probe::State::Done;
+    s.gbps = p.gbps;
+    s.rtt_ms = p.rtt_ms;
+    s.reason = p.reason;
+    return s;
 }
+
+ordered_json probe_json(const Probe& p) { return broker_api::probe_to_json(status_of(p)); }
 
 }  // namespace
 
 void BrokerService::post_probe(const httplib::Request& req, httplib::Response& res, const Caller& caller) {
     const std::string source = "probe request";
-    const json body = jsonread::parse(req.body, source);
-    jsonread::require_object(body, source, "");
-    jsonread::only_keys(body, {"link"}, source, "");
-    if (!body.contains("link")) throw InputError(source, 0, "link", "names the link to measure, A-B (A measures)");
-    const std::string link = jsonread::get_string(body.at("link"), source, "link");
+    const std::string link = broker_api::probe_request_from_text(req.body, source);
     const auto dash = link.find('-');
     const std::string a = dash == std::string::npos ? link : link.substr(0, dash);
     const std::string b = dash == std::string::npos ? "" : link.substr(dash + 1);
@@ -62,9 +64,9 @@ void BrokerService::post_probe(const httplib::Request& req, httplib::Response& r
 
 void BrokerService::get_probes(const httplib::Request&, httplib::Response& res, const Caller&) {
     std::lock_guard<std::mutex> lock(mu_);
-    ordered_json list = ordered_json::array();
-    for (const Probe* p : probes_.all()) list.push_back(probe_json(*p));
-    answer(res, 200, ordered_json{{"api_version", kApiVersion}, {"probes", list}});
+    std::vector<broker_api::ProbeStatus> all;
+    for (const Probe* p : probes_.all()) all.push_back(status_of(*p));
+    answer(res, 200, broker_api::probes_to_json(all));
 }
 
 void BrokerService::get_probe(const httplib::Request& req, httplib::Response& res, const Caller&) {
@@ -82,9 +84,7 @@ void BrokerService::get_probe_orders(const httplib::Request& req, httplib::Respo
     const std::string name = req.matches[1];
     std::lock_guard<std::mutex> lock(mu_);
     if (!may_write(name, caller, res) || !may_decide(res)) return;
-    ordered_json list = ordered_json::array();
-    for (const ProbeOrder& o : probes_.orders_for(name)) list.push_back(probe::probe_order_to_json(o));
-    answer(res, 200, ordered_json{{"api_version", kApiVersion}, {"probes", list}});
+    answer(res, 200, broker_api::probe_orders_to_json(probes_.orders_for(name)));
 }
 
 void BrokerService::post_probe_reports(const httplib::Request& req, httplib::Response& res, const Caller& caller) {
@@ -92,13 +92,11 @@ void BrokerService::post_probe_reports(const httplib::Request& req, httplib::Res
     const std::string source = "probe reports of " + name;
     std::lock_guard<std::mutex> lock(mu_);
     if (!may_write(name, caller, res) || !may_decide(res)) return;
-    const json batch = report_batch(req.body, source);
-    int accepted = 0, ignored = 0;
-    for (size_t i = 0; i < batch.size(); ++i) {
-        const ProbeReport r = probe::probe_report_from_json(batch[i], source, "reports[" + std::to_string(i) + "]");
-        (probes_.report(name, r, unix_now()) ? accepted : ignored) += 1;
+    broker_api::Tally tally;
+    for (const ProbeReport& r : broker_api::probe_reports_from_text(req.body, source)) {
+        (probes_.report(name, r, unix_now()) ? tally.accepted : tally.ignored) += 1;
     }
-    answer(res, 200, ordered_json{{"accepted", accepted}, {"ignored", ignored}});
+    answer(res, 200, broker_api::tally_to_json(tally));
 }
 
 }  // namespace spiderflow::broker

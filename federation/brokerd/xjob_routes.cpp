@@ -4,6 +4,7 @@
 #include <httplib.h>
 
 #include <chrono>
+#include <optional>
 #include <iostream>
 
 #include "services/coalloc/xjob_json.h"
@@ -11,6 +12,7 @@
 #include "common/util/json_read.h"
 #include "federation/brokerd/broker_api.h"
 #include "federation/brokerd/http_answer.h"
+#include "services/broker_client/broker_api_types.h"
 
 namespace spiderflow::broker {
 namespace {
@@ -61,7 +63,7 @@ void BrokerService::post_xjob(const httplib::Request& req, httplib::Response& re
     seen_[caller.name] = unix_now();
     try {
         const coalloc::XJob& added = xjobs_.submit(std::move(job), unix_now(), holder_);
-        answer(res, 201, ordered_json{{"id", added.id}, {"seq", added.seq}, {"state", coalloc::state_name(added.state)}});
+        answer(res, 201, broker_api::submitted_to_json(added));
     } catch (const std::invalid_argument& e) {
         throw InputError(source, 0, "", e.what());
     } catch (const LeaseLost& e) {
@@ -71,9 +73,7 @@ void BrokerService::post_xjob(const httplib::Request& req, httplib::Response& re
 
 void BrokerService::get_xjobs(const httplib::Request&, httplib::Response& res, const Caller&) {
     std::lock_guard<std::mutex> lock(mu_);
-    ordered_json list = ordered_json::array();
-    for (const coalloc::XJob* job : xjobs_.jobs().by_arrival()) list.push_back(coalloc::xjob_to_json(*job, false));
-    answer(res, 200, ordered_json{{"api_version", kApiVersion}, {"xjobs", list}});
+    answer(res, 200, broker_api::xjobs_to_json(xjobs_.jobs().by_arrival()));
 }
 
 void BrokerService::get_xjob(const httplib::Request& req, httplib::Response& res, const Caller&) {
@@ -90,13 +90,8 @@ void BrokerService::get_xjob(const httplib::Request& req, httplib::Response& res
 void BrokerService::post_xjob_cancel(const httplib::Request& req, httplib::Response& res, const Caller& caller) {
     const std::string id = req.matches[1];
     const std::string source = "cancel of " + id;
-    std::string reason = "by " + caller.name;
-    if (!req.body.empty()) {
-        const json body = jsonread::parse(req.body, source);
-        jsonread::require_object(body, source, "");
-        jsonread::only_keys(body, {"reason"}, source, "");
-        if (body.contains("reason")) reason = jsonread::get_string(body.at("reason"), source, "reason").substr(0, 1024);
-    }
+    const std::optional<std::string> given = broker_api::cancel_reason_from_text(req.body, source);
+    const std::string reason = given ? given->substr(0, 1024) : "by " + caller.name;
     std::lock_guard<std::mutex> lock(mu_);
     const coalloc::XJob* job = xjobs_.jobs().find(id);
     if (job == nullptr) {
@@ -114,7 +109,7 @@ void BrokerService::post_xjob_cancel(const httplib::Request& req, httplib::Respo
     }
     try {
         xjobs_.cancel(id, reason, unix_now(), holder_);
-        answer(res, 200, ordered_json{{"id", id}, {"state", coalloc::state_name(xjobs_.jobs().find(id)->state)}});
+        answer(res, 200, broker_api::cancelled_to_json(id, coalloc::state_name(xjobs_.jobs().find(id)->state)));
     } catch (const LeaseLost& e) {
         lost_lease(e, &res);
     }
@@ -125,9 +120,7 @@ void BrokerService::get_orders(const httplib::Request& req, httplib::Response& r
     std::lock_guard<std::mutex> lock(mu_);
     if (!may_write(name, caller, res) || !may_decide(res)) return;
     seen_[name] = unix_now();
-    ordered_json list = ordered_json::array();
-    for (const coalloc::Order& o : xjobs_.orders_for(name)) list.push_back(coalloc::order_to_json(o));
-    answer(res, 200, ordered_json{{"api_version", kApiVersion}, {"orders", list}});
+    answer(res, 200, broker_api::orders_to_json(xjobs_.orders_for(name)));
 }
 
 void BrokerService::post_reports(const httplib::Request& req, httplib::Response& res, const Caller& caller) {
@@ -135,15 +128,11 @@ void BrokerService::post_reports(const httplib::Request& req, httplib::Response&
     const std::string source = "reports of " + name;
     std::lock_guard<std::mutex> lock(mu_);
     if (!may_write(name, caller, res) || !may_decide(res)) return;
-    const json batch = report_batch(req.body, source);
-    std::vector<coalloc::Report> reports;
-    for (size_t i = 0; i < batch.size(); ++i) {
-        reports.push_back(coalloc::report_from_json(batch[i], source, "reports[" + std::to_string(i) + "]"));
-    }
+    const std::vector<coalloc::Report> reports = broker_api::reports_from_text(req.body, source);
     seen_[name] = unix_now();
     try {
         const auto [accepted, ignored] = xjobs_.report(name, reports, unix_now(), holder_);
-        answer(res, 200, ordered_json{{"accepted", accepted}, {"ignored", ignored}});
+        answer(res, 200, broker_api::tally_to_json({static_cast<int>(accepted), static_cast<int>(ignored)}));
     } catch (const LeaseLost& e) {
         lost_lease(e, &res);
     }

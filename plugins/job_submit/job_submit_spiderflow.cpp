@@ -20,7 +20,7 @@ extern "C" {
 #include "plugins/slurm_host.h"
 #include "services/slurmjob/submit_site.h"
 #include "common/util/errors.h"
-#include "common/util/file_stamp.h"
+#include "common/util/stamped_file.h"
 #include "plugins/job_submit/job_desc_edit.h"
 
 // sbatch always prints "Batch job submission failed: <strerror(code)>" after our message (22.05
@@ -52,12 +52,18 @@ namespace {
 using namespace spiderflow::plugin;
 using namespace spiderflow::slurmjob;
 
+// One read of the config file: the config, or the disabled one and why.
+struct LoadedConfig {
+    std::shared_ptr<const SpiderflowConf> config;
+    std::string error;  // why SpiderFlow is off: the file as it is now does not parse
+};
+
 struct State {
     std::mutex mu;
     std::string config_path;
-    spiderflow::FileStamp config_stamp;
-    std::shared_ptr<const SpiderflowConf> config;
-    std::string config_error;  // why SpiderFlow is off: the file as it is now does not parse
+    spiderflow::StampedFile<LoadedConfig> config;
+    // What runs while no config file was ever read: the defaults.
+    std::shared_ptr<const SpiderflowConf> no_file = std::make_shared<const SpiderflowConf>();
     SubmitSiteCache site;
     std::string last_site_warning;  // logged once per change, not per job
 };
@@ -78,32 +84,36 @@ std::shared_ptr<const SpiderflowConf> disabled_config() {
 // fixed, as it does on every node's step side (which reads the same file at each step start):
 // planning on the previous settings would promise jobs ranks their steps then lack. The error
 // is logged once per change of the file; plain jobs never see it.
+LoadedConfig load_config(const std::string& path, bool was_off) {
+    try {
+        LoadedConfig loaded{std::make_shared<const SpiderflowConf>(load_spiderflow_conf(path)), ""};
+        if (was_off) slurm_info("spiderflow: %s read again: SpiderFlow is on", path.c_str());
+        return loaded;
+    } catch (const std::exception& e) {
+        slurm_error("spiderflow: %s: SpiderFlow is OFF for jobs that ask for it until the file is fixed "
+                    "(they are refused at sbatch with this reason; plain jobs are not affected)",
+                    e.what());
+        return {disabled_config(), std::string("configuration error: ") + e.what()};
+    }
+}
+
 std::shared_ptr<const SpiderflowConf> current_config(std::string* error) {
     State& s = state();
     std::lock_guard<std::mutex> lock(s.mu);
     const spiderflow::FileStamp stamp = spiderflow::FileStamp::of(s.config_path);
+    const LoadedConfig* held = s.config.held();
+    // A file that went away leaves the last read in force.
     if (!stamp.exists) {
-        if (!s.config) s.config = std::make_shared<const SpiderflowConf>();
-        *error = s.config_error;
-        return s.config;
+        *error = held ? held->error : "";
+        return held ? held->config : s.no_file;
     }
-    if (!s.config || !(stamp == s.config_stamp)) {
-        s.config_stamp = stamp;
-        const bool was_off = !s.config_error.empty();
-        try {
-            s.config = std::make_shared<const SpiderflowConf>(load_spiderflow_conf(s.config_path));
-            s.config_error.clear();
-            if (was_off) slurm_info("spiderflow: %s read again: SpiderFlow is on", s.config_path.c_str());
-        } catch (const std::exception& e) {
-            s.config = disabled_config();
-            s.config_error = std::string("configuration error: ") + e.what();
-            slurm_error("spiderflow: %s: SpiderFlow is OFF for jobs that ask for it until the file is fixed "
-                        "(they are refused at sbatch with this reason; plain jobs are not affected)",
-                        e.what());
-        }
-    }
-    *error = s.config_error;
-    return s.config;
+    const bool was_off = held && !held->error.empty();
+    const LoadedConfig& now =
+        s.config.get(s.config_path, stamp, [was_off](const std::string& path, const spiderflow::FileStamp&) {
+            return load_config(path, was_off);
+        });
+    *error = now.error;
+    return now.config;
 }
 
 // A broken site state snapshot is the site's problem, not the job's: said in the log once per

@@ -9,6 +9,7 @@
 #include "common/coflow/command_runner.h"
 #include "services/slurmjob/job_traffic.h"
 #include "plugins/spank/stepd_state.h"
+#include "common/util/parse_number.h"
 
 namespace spiderflow::plugin::spank {
 namespace {
@@ -24,7 +25,7 @@ std::string script_env(const std::string& name) {
 int job_id(spank_t sp) {
     uint32_t id = 0;
     if (spank_get_item(sp, S_JOB_ID, &id) == ESPANK_SUCCESS && id > 0) return static_cast<int>(id);
-    return std::atoi(script_env("SLURM_JOB_ID").c_str());
+    return to_int<int>(script_env("SLURM_JOB_ID")).value_or(0);
 }
 
 }  // namespace

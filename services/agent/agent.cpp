@@ -8,7 +8,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "common/site/site_json.h"
@@ -16,22 +15,15 @@
 #include "common/util/text_file.h"
 #include "services/agent/part_builder.h"
 #include "services/agent/part_diff.h"
+#include "services/broker_client/broker_api_types.h"
 #include "services/slurmjob/spiderflow_conf.h"
 
 namespace spiderflow::agent {
 namespace {
 
-using json = nlohmann::json;
-
 // The cache's mtime is job_submit's proof that the agent is alive (site_state_max_age): touched
 // at least this often even when nothing changed.
 constexpr SiteTime kCacheTouchEvery = 30;
-
-std::string deltas_body(const std::vector<SiteDelta>& deltas) {
-    std::string body = "{\"deltas\":[";
-    for (size_t i = 0; i < deltas.size(); ++i) body += (i ? "," : "") + delta_to_json(deltas[i]);
-    return body + "]}";
-}
 
 // This cluster's part with every other cluster's nodes down: without the broker nothing is
 // known of them, and a node left "up" there would count as free.
@@ -153,7 +145,7 @@ void Agent::publish(const SiteState& part, SiteTime now) {
             const bool heartbeat_due = now - last_sent_ >= setup_.conf.heartbeat_s;
             if (deltas.empty() && !heartbeat_due) return;
             if (deltas_reach(*published_, deltas, part)) {
-                client_.post(base + "/deltas", deltas_body(deltas));
+                client_.post(base + "/deltas", broker_api::deltas_to_text(deltas));
                 published_ = part.clone();
                 last_sent_ = now;
                 return;
@@ -208,8 +200,8 @@ void Agent::write_cache(const std::string& text, SiteTime now) {
 void Agent::refresh_cache(const SiteState& part, SiteTime now) {
     if (setup_.cache_path.empty()) return;
     try {
-        const json fed = json::parse(client_.get("/v1/federation"));
-        const uint64_t epoch = fed.at("epoch").get<uint64_t>();
+        const broker_api::Federation fed = broker_api::federation_from_text(client_.get("/v1/federation"), "the broker's federation");
+        const uint64_t epoch = fed.epoch;
         broker_ok_at_ = now;
         if (broker_down_logged_) log_("the broker answers again: job_submit plans on the federation's state");
         broker_down_logged_ = false;
@@ -219,7 +211,7 @@ void Agent::refresh_cache(const SiteState& part, SiteTime now) {
         }
         // Checked against our topology before job_submit sees it: a broker serving another
         // federation file would otherwise make every submission fall back to the bare topology.
-        const SiteState merged = site_state_from_json(fed.at("state").dump(), setup_.topology, "the broker's federation state");
+        const SiteState merged = site_state_from_json(fed.state.dump(), setup_.topology, "the broker's federation state");
         write_cache(site_state_to_json(merged, 2), now);
         cached_epoch_ = epoch;
         cache_is_federation_ = true;

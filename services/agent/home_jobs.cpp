@@ -2,11 +2,10 @@
 
 #include <stdexcept>
 
-#include <nlohmann/json.hpp>
-
 #include "services/coalloc/xjob_json.h"
 #include "common/plan/launch_contract.h"
 #include "services/slurmjob/plan_summary.h"
+#include "services/broker_client/broker_api_types.h"
 
 namespace spiderflow::agent {
 
@@ -78,9 +77,9 @@ void HomeJobHandoff::cycle() {
             const std::string id = cluster_ + ":" + std::to_string(job.job_id);
             try {
                 if (job.ended && cancelled_.count(job.job_id) == 0) {
-                    nlohmann::json body{{"reason", "home job " + std::to_string(job.job_id) + " ended while held: " + job.end_reason}};
+                    const std::string reason = "home job " + std::to_string(job.job_id) + " ended while held: " + job.end_reason;
                     try {
-                        client_.post("/v1/xjobs/" + id + "/cancel", body.dump());
+                        client_.post("/v1/xjobs/" + id + "/cancel", broker_api::cancel_to_text(reason));
                         log_("held job " + std::to_string(job.job_id) + " ended (" + job.end_reason + "): cross-site job " + id +
                              " cancelled");
                     } catch (const BrokerError& e) {

@@ -8,12 +8,10 @@
 #include <optional>
 #include <sstream>
 
-#include <nlohmann/json.hpp>
-
 #include "services/coalloc/xjob_json.h"
 #include "services/slurmjob/spiderflow_conf.h"
 #include "common/util/human_format.h"
-#include "common/util/json_read.h"
+#include "services/broker_client/broker_api_types.h"
 
 namespace spiderflow::agent {
 
@@ -210,18 +208,10 @@ void PartRunner::acknowledge(const std::vector<Report>& reports) {
 
 void PartRunner::cycle() {
     try {
-        const nlohmann::json answer = jsonread::parse(client_.get("/v1/clusters/" + cluster_ + "/orders"), "orders");
-        std::vector<Order> orders;
-        const nlohmann::json& list = answer.at("orders");
-        for (size_t i = 0; i < list.size(); ++i) {
-            orders.push_back(coalloc::order_from_json(list[i], "orders", "orders[" + std::to_string(i) + "]"));
-        }
+        const std::vector<Order> orders = broker_api::orders_from_text(client_.get("/v1/clusters/" + cluster_ + "/orders"), "orders");
         const std::vector<Report> reports = round(orders);
         if (reports.empty()) return;
-        nlohmann::ordered_json body;
-        body["reports"] = nlohmann::ordered_json::array();
-        for (const Report& r : reports) body["reports"].push_back(coalloc::report_to_json(r));
-        client_.post("/v1/clusters/" + cluster_ + "/reports", body.dump());
+        client_.post("/v1/clusters/" + cluster_ + "/reports", broker_api::reports_to_text(reports));
         acknowledge(reports);  // only now: a report the broker did not get goes again next cycle
     } catch (const std::exception& e) {
         log_(std::string("cross-site parts: ") + e.what());

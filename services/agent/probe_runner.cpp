@@ -3,11 +3,9 @@
 #include <exception>
 #include <variant>
 
-#include <nlohmann/json.hpp>
-
 #include "common/site/site_delta.h"
 #include "common/util/errors.h"
-#include "common/util/json_read.h"
+#include "services/broker_client/broker_api_types.h"
 
 namespace spiderflow::agent {
 namespace {
@@ -128,22 +126,15 @@ std::vector<probe::ProbeReport> ProbeRunner::round(const std::vector<probe::Prob
 void ProbeRunner::cycle(int64_t now) {
     try {
         for (const std::string& link : due(now)) {
-            client_.post("/v1/probes", nlohmann::json{{"link", link}}.dump());
+            client_.post("/v1/probes", broker_api::probe_request_to_text(link));
             asked_[link] = now;
             log_("asked the broker for a probe of link " + link + " (probe_interval)");
         }
-        const nlohmann::json answer = jsonread::parse(client_.get("/v1/clusters/" + cluster_ + "/probes"), "probe orders");
-        std::vector<probe::ProbeOrder> orders;
-        const nlohmann::json& list = answer.at("probes");
-        for (size_t i = 0; i < list.size(); ++i) {
-            orders.push_back(probe::probe_order_from_json(list[i], "probe orders", "probes[" + std::to_string(i) + "]"));
-        }
+        const std::vector<probe::ProbeOrder> orders =
+            broker_api::probe_orders_from_text(client_.get("/v1/clusters/" + cluster_ + "/probes"), "probe orders");
         const std::vector<probe::ProbeReport> reports = round(orders);
         if (reports.empty()) return;
-        nlohmann::ordered_json body;
-        body["reports"] = nlohmann::ordered_json::array();
-        for (const probe::ProbeReport& r : reports) body["reports"].push_back(probe::probe_report_to_json(r));
-        client_.post("/v1/clusters/" + cluster_ + "/probes", body.dump());
+        client_.post("/v1/clusters/" + cluster_ + "/probes", broker_api::probe_reports_to_text(reports));
     } catch (const std::exception& e) {
         log_(std::string("link probes: ") + e.what());
     }

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "common/util/split_list.h"
+#include "common/util/parse_number.h"
 
 namespace spiderflow::agent {
 namespace {
@@ -49,7 +50,7 @@ std::vector<std::string> names_of(const int32_t* inx, const node_info_msg_t& nod
 // "gres/gpu=16" in a TRES string ("cpu=64,gres/gpu=16,node=2"), or -1.
 int tres_gpus(const char* tres) {
     for (const std::string& item : split_list(text(tres))) {
-        if (item.rfind("gres/gpu=", 0) == 0) return std::atoi(item.c_str() + 9);
+        if (item.rfind("gres/gpu=", 0) == 0) return to_int<int>(std::string_view(item).substr(9), 0).value_or(0);
     }
     return -1;
 }
@@ -68,10 +69,7 @@ int gpus_in_gres_detail(const std::string& detail) {
         const std::string head = item.substr(0, item.find('('));
         const size_t colon = head.rfind(':');
         if (colon == std::string::npos) return -1;
-        char* end = nullptr;
-        const long n = std::strtol(head.c_str() + colon + 1, &end, 10);
-        if (end == head.c_str() + colon + 1 || *end != '\0' || n < 0) return -1;
-        return static_cast<int>(n);
+        return to_int<int>(std::string_view(head).substr(colon + 1), 0).value_or(-1);
     }
     return -1;
 }

@@ -7,6 +7,7 @@
 // costs the calls made during it, not the broker.
 #include <mysql.h>
 
+#include <limits>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -16,12 +17,18 @@
 
 #include "services/broker/broker_store.h"
 #include "services/broker/store_backends.h"
+#include "common/util/parse_number.h"
 
 namespace spiderflow::broker {
 namespace {
 
 using Value = std::variant<int64_t, std::string>;
 using Row = std::vector<std::string>;
+
+// An integer column as the C API hands it (text); one that is not is a broken database.
+int64_t column_int(const std::string& text, const std::string& column) {
+    return parse_int<int64_t>(text, 0, std::numeric_limits<int64_t>::max(), "mariadb", 0, column);
+}
 
 // Milliseconds since the epoch by the database's clock, so brokers' clocks need not agree.
 #define SF_DB_NOW_MS "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)"
@@ -127,7 +134,7 @@ public:
             std::vector<StoredPart> out;
             Statement parts(connection(), "SELECT cluster, snapshot, updated_at FROM parts ORDER BY cluster");
             parts.execute({});
-            for (const Row& r : parts.rows()) out.push_back({r[0], r[1], std::stoll(r[2])});
+            for (const Row& r : parts.rows()) out.push_back({r[0], r[1], column_int(r[2], "parts.updated_at")});
             *epoch = read_epoch();
             return out;
         });
@@ -153,7 +160,7 @@ public:
             std::vector<StoredXJob> out;
             Statement jobs(connection(), "SELECT id, seq, doc FROM xjobs ORDER BY seq");
             jobs.execute({});
-            for (const Row& r : jobs.rows()) out.push_back({r[0], std::stoull(r[1]), r[2]});
+            for (const Row& r : jobs.rows()) out.push_back({r[0], static_cast<uint64_t>(column_int(r[1], "xjobs.seq")), r[2]});
             return out;
         });
     }
@@ -303,7 +310,7 @@ private:
         Statement meta(connection(), "SELECT value FROM meta WHERE name = ?");
         meta.execute({name});
         const std::vector<Row> rows = meta.rows();
-        return rows.empty() ? 0 : std::stoull(rows[0][0]);
+        return rows.empty() ? 0 : static_cast<uint64_t>(column_int(rows[0][0], "meta." + name));
     }
 
     // Fixed SQL with no values in it (transaction control, schema).

@@ -6,6 +6,7 @@
 #include "common/util/secret_file.h"
 #include "services/broker/broker_store.h"
 #include "services/broker/store_backends.h"
+#include "common/util/parse_number.h"
 
 namespace spiderflow::broker {
 namespace {
@@ -59,11 +60,9 @@ MariadbLocation parse_mariadb_url(const std::string& url) {
     if (loc.host.empty()) bad_url(url, "no host");
     if (!hostport.empty()) {
         const std::string p = hostport.substr(1);
-        char* end = nullptr;
-        errno = 0;
-        const long port = std::strtol(p.c_str(), &end, 10);
-        if (p.empty() || *end != '\0' || errno != 0 || port < 1 || port > 65535) bad_url(url, "a bad port");
-        loc.port = static_cast<unsigned>(port);
+        const auto port = to_int<unsigned>(p, 1, 65535);
+        if (!port) bad_url(url, "a bad port");
+        loc.port = *port;
     }
     return loc;
 }

@@ -211,7 +211,7 @@ ordered_json xjob_to_json(const XJob& job, bool with_script) {
     return j;
 }
 
-XJob xjob_from_json(const json& doc, const std::string& source) {
+XJob xjob_from_json(const json& doc, const std::string& source, bool with_script) {
     const Object j(doc, source, "",
                    {"id", "user", "account", "time_limit_s", "script", "home_job", "step_env", "one_task_per_node", "on_failure", "parts", "seq", "home", "state", "attempt", "requeues",
                     "failure_requeues", "lost_clusters", "lost_nodes", "replan_at", "runs", "run", "retired",
@@ -222,7 +222,7 @@ XJob xjob_from_json(const json& doc, const std::string& source) {
     job.user = get_name(j, "user");
     job.account = get_name(j, "account", true);
     job.time_limit_s = j.i64("time_limit_s", 1, kI64Max);
-    job.script = get_script(j);
+    job.script = with_script || j.has("script") ? get_script(j) : std::string();
     get_extras(j, &job);
     job.seq = static_cast<uint64_t>(j.i64("seq", 0, kI64Max));
     job.home = get_name(j, "home");

@@ -14,7 +14,8 @@ namespace spiderflow::coalloc {
 
 // The whole job as stored; without its script as GET /v1/xjobs shows it (readers see every job).
 nlohmann::ordered_json xjob_to_json(const XJob& job, bool with_script = true);
-XJob xjob_from_json(const nlohmann::json& j, const std::string& source);
+// With with_script false, a job without its script is read too (its script stays empty).
+XJob xjob_from_json(const nlohmann::json& j, const std::string& source, bool with_script = true);
 
 // A home cluster's request: {"id", "user", "account", "time_limit_s", "script", "parts":
 // [{"cluster", "nodes", "gpus_per_node", "ranks"}]}. Only these keys; the script (its text, at

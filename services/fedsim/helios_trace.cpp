@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "common/util/errors.h"
+#include "common/util/parse_number.h"
 
 namespace spiderflow::fedsim {
 namespace {
@@ -106,14 +107,12 @@ JobTrace read_helios_log(const std::string& path, const HeliosReadOptions& optio
         }
         auto get = [&](const char* name) { const size_t i = col[name]; return i < cells.size() ? cells[i] : std::string(); };
         if (get("state") != "COMPLETED") continue;
-        int gpus = 0;
-        double duration = 0, submit = 0;
-        try {
-            gpus = std::stoi(get("gpu_num"));
-            duration = std::stod(get("duration"));
-        } catch (const std::exception&) {
-            throw InputError(path, line, "gpu_num", "expected numbers in gpu_num and duration");
-        }
+        double submit = 0;
+        const auto gpus_read = to_int<int>(get("gpu_num"));
+        const auto duration_read = to_number(get("duration"));
+        if (!gpus_read || !duration_read) throw InputError(path, line, "gpu_num", "expected numbers in gpu_num and duration");
+        const int gpus = *gpus_read;
+        const double duration = *duration_read;
         if (!parse_time(get("submit_time"), submit))
             throw InputError(path, line, "submit_time", "expected YYYY-MM-DD HH:MM:SS, got '" + get("submit_time") + "'");
         if (gpus < options.min_gpus || duration <= 0) continue;

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "common/util/errors.h"
+#include "common/util/parse_number.h"
 
 namespace spiderflow::fedsim {
 namespace {
@@ -28,12 +29,7 @@ std::vector<std::string> split_csv(const std::string& line) {
 }
 
 double number(const std::string& text, const std::string& source, int line, const std::string& column) {
-    try {
-        size_t used = 0;
-        const double v = std::stod(text, &used);
-        if (used == text.size() && std::isfinite(v)) return v;
-    } catch (const std::exception&) {
-    }
+    if (const auto v = to_number(text)) return *v;
     throw InputError(source, line, column, "expected a number, got '" + text + "'");
 }
 

@@ -5,18 +5,15 @@
 
 #include "common/topology/slurm_conf.h"
 #include "common/util/errors.h"
+#include "common/util/parse_number.h"
 
 namespace spiderflow::slurmjob {
 namespace {
 
 long to_number(const std::string& s, const std::string& whole) {
-    errno = 0;
-    char* end = nullptr;
-    const long n = std::strtol(s.c_str(), &end, 10);
-    if (s.empty() || *end != '\0' || errno == ERANGE || n < 0) {
-        throw InputError("hostlist", 0, "", "bad number '" + s + "' in '" + whole + "'");
-    }
-    return n;
+    const auto n = to_int<long>(s, 0);
+    if (!n) throw InputError("hostlist", 0, "", "bad number '" + s + "' in '" + whole + "'");
+    return *n;
 }
 
 }  // namespace

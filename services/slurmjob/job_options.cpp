@@ -8,20 +8,16 @@
 #include <initializer_list>
 
 #include "common/util/errors.h"
+#include "common/util/parse_number.h"
 
 namespace spiderflow::slurmjob {
 namespace {
 
 constexpr const char* kSource = "job options";
 
+// Worded as the command line words it ("needs an integer between 1 and ..., not 'x'").
 int positive_int(const std::string& name, const std::string& value) {
-    errno = 0;
-    char* end = nullptr;
-    const long n = std::strtol(value.c_str(), &end, 10);
-    if (value.empty() || *end != '\0' || errno == ERANGE || n <= 0 || n > 100000000) {
-        throw InputError(kSource, 0, "--" + name, "expected a positive integer, got '" + value + "'");
-    }
-    return static_cast<int>(n);
+    return parse_int<int>(value, 1, 100000000, kSource, 0, "--" + name);
 }
 
 // Looks up NAME=value in a list of "NAME=value" strings; the last one wins, as in an env.

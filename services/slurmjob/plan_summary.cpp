@@ -99,7 +99,7 @@ bool parse_plan_summary(const std::string& text, PlanSummary* out) {
         !read_count(nodes.substr(x + 1), &s.gpus_per_node) || s.tp == 0 || s.pp == 0 || s.dp == 0) {
         return false;
     }
-    s.iteration_s = std::atof(kv["iter_s"].c_str());
+    s.iteration_s = to_number(kv["iter_s"]).value_or(0);
     s.plan_data = kv["plan"];
     if (kv.count("xparts") != 0 && !parse_parts(kv["xparts"], &s.parts)) return false;
     s.clusters = kv["clusters"];

@@ -129,13 +129,7 @@ std::string conf_error(const std::string& path) {
 }
 
 const std::string& ConfErrorWatch::error() {
-    const FileStamp now = FileStamp::of(path_);
-    if (!read_ || !(now == stamp_)) {
-        error_ = conf_error(path_);
-        stamp_ = now;
-        read_ = true;
-    }
-    return error_;
+    return error_.get(path_, [](const std::string& path, const FileStamp&) { return conf_error(path); });
 }
 
 std::string spiderflow_conf_path(const std::string& plugin_arg, const std::string& slurm_conf_file) {

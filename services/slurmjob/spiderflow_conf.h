@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "common/plan/nccl_env.h"
-#include "common/util/file_stamp.h"
+#include "common/util/stamped_file.h"
 
 namespace spiderflow::slurmjob {
 
@@ -86,9 +86,7 @@ public:
 
 private:
     std::string path_;
-    FileStamp stamp_;
-    bool read_ = false;
-    std::string error_;
+    StampedFile<std::string> error_;
 };
 
 // The NCCL-related part of the site config, as nccl_env() takes it (SPANK and `spiderflow launch`).

@@ -4,12 +4,14 @@
 // job: the submit path runs under slurmctld's job write lock.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <memory>
 #include <mutex>
 #include <string>
 
 #include "common/site/site_state.h"
-#include "common/util/file_stamp.h"
+#include "common/util/stamped_file.h"
 #include "services/slurmjob/spiderflow_conf.h"
 #include "services/slurmjob/topology_cache.h"
 
@@ -43,14 +45,19 @@ public:
     std::shared_ptr<const SubmitSite> get(const SpiderflowConf& config, std::string* error, std::string* warning);
 
 private:
+    // The site made from one read of the snapshot, and what else it was made from.
+    struct Made {
+        std::shared_ptr<const Topology> for_topology;
+        bool stale = false;
+        std::shared_ptr<const SubmitSite> site;
+        std::string warning;
+    };
+    static Made make(const SpiderflowConf& config, const std::shared_ptr<const Topology>& topology, const struct stat& st,
+                     bool have_file, bool stale, double age);
+
     TopologyCache topology_;
     std::mutex mu_;
-    std::shared_ptr<const Topology> for_topology_;  // what site_ was made over
-    std::string state_path_;
-    FileStamp state_stamp_;
-    bool stale_ = false;
-    std::shared_ptr<const SubmitSite> site_;
-    std::string warning_;
+    StampedFile<Made> state_;
 };
 
 }  // namespace spiderflow::slurmjob

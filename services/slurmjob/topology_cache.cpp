@@ -6,6 +6,16 @@
 
 namespace spiderflow::slurmjob {
 
+TopologyCache::Read TopologyCache::read(const std::string& path, const std::string& format) {
+    try {
+        return {std::make_shared<const Topology>(read_topology(path, format)), ""};
+    } catch (const std::exception& e) {
+        return {nullptr, e.what()};
+    } catch (...) {
+        return {nullptr, "unknown error reading " + path};
+    }
+}
+
 std::shared_ptr<const Topology> TopologyCache::get(const std::string& path, const std::string& format, std::string* error) {
     std::lock_guard<std::mutex> lock(mu_);
     if (path.empty()) {
@@ -15,26 +25,12 @@ std::shared_ptr<const Topology> TopologyCache::get(const std::string& path, cons
     const FileStamp stamp = FileStamp::of(path);
     if (!stamp.exists) {
         if (error) *error = "cannot stat topology file " + path;
-        topology_.reset();
-        path_.clear();
+        file_.forget();
         return nullptr;
     }
-    if (path != path_ || !(stamp == stamp_)) {
-        path_ = path;
-        stamp_ = stamp;
-        try {
-            topology_ = std::make_shared<const Topology>(read_topology(path, format));
-            error_.clear();
-        } catch (const std::exception& e) {
-            topology_.reset();
-            error_ = e.what();
-        } catch (...) {
-            topology_.reset();
-            error_ = "unknown error reading " + path;
-        }
-    }
-    if (!topology_ && error) *error = error_;
-    return topology_;
+    const Read& now = file_.get(path, stamp, [&format](const std::string& p, const FileStamp&) { return read(p, format); });
+    if (!now.topology && error) *error = now.error;
+    return now.topology;
 }
 
 }  // namespace spiderflow::slurmjob

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "common/topology/topology.h"
-#include "common/util/file_stamp.h"
+#include "common/util/stamped_file.h"
 
 namespace spiderflow::slurmjob {
 
@@ -17,11 +17,15 @@ public:
     std::shared_ptr<const Topology> get(const std::string& path, const std::string& format, std::string* error);
 
 private:
+    // One read of the file: the topology, or why there is none.
+    struct Read {
+        std::shared_ptr<const Topology> topology;
+        std::string error;
+    };
+    static Read read(const std::string& path, const std::string& format);
+
     std::mutex mu_;
-    std::string path_;
-    FileStamp stamp_;
-    std::shared_ptr<const Topology> topology_;
-    std::string error_;
+    StampedFile<Read> file_;
 };
 
 }  // namespace spiderflow::slurmjob

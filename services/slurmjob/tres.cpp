@@ -1,4 +1,5 @@
 #include "services/slurmjob/tres.h"
+#include "common/util/parse_number.h"
 
 #include <cstdio>
 
@@ -23,7 +24,7 @@ std::optional<GpuTres> gpu_in_tres(const char* tres) {
         const std::string last = sep == std::string::npos ? rest : rest.substr(sep + 1);
         const std::string type = sep == std::string::npos ? "" : rest.substr(0, sep);
         if (!last.empty() && last.find_first_not_of("0123456789") == std::string::npos && last.size() <= 8) {
-            g.count = std::stoi(last);
+            g.count = *to_int<int>(last);  // at most 8 digits
             g.count_given = true;
             g.type = type;
         } else {

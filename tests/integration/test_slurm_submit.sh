@@ -162,7 +162,7 @@ bad_spec "unknown model lists what exists" "llama3-8b" --llm-model=gpt-17 --llm-
 bad_spec "more GPUs than the cluster" "ask for at most 32" --llm-model=llama3-8b --llm-global-batch=64 --gpus=64
 bad_spec "missing global batch" "--llm-global-batch is required" --llm-model=llama3-8b --gpus=8
 bad_spec "no GPU count" "--gpus=N" --llm-model=llama3-8b --llm-global-batch=64
-bad_spec "malformed value" "expected a positive integer" --llm-model=llama3-8b --llm-global-batch=lots --gpus=8
+bad_spec "malformed value" "needs an integer between 1 and 100000000, not 'lots'" --llm-model=llama3-8b --llm-global-batch=lots --gpus=8
 bad_spec "model does not fit" "spiderflow: cannot plan this job" --llm-model=llama3-405b --llm-global-batch=64 --gpus=8
 bad_spec "bad policy" "bad --llm-policy" --llm-model=llama3-8b --llm-global-batch=64 --gpus=8 --llm-policy=magic
 SPIDERFLOW_GLOBAL_BATCH=zero bad_spec "malformed SPIDERFLOW_* variable" "SPIDERFLOW_GLOBAL_BATCH" --llm-model=llama3-8b --gpus=8

@@ -10,6 +10,7 @@
 
 #include "common/util/errors.h"
 #include "common/util/cli_options.h"
+#include "services/broker_client/broker_api_types.h"
 #include "tools/spiderflow/command.h"
 #include "tools/spiderflow/federation_view.h"
 
@@ -40,7 +41,7 @@ int run_federation(const std::vector<std::string>& args) {
     if (url.empty()) usage_error("--broker", "is required");
     try {
         const BrokerClient client(broker_endpoint(url, token_file, ca));
-        const nlohmann::json clusters = nlohmann::json::parse(client.get("/v1/clusters"));
+        const broker_api::Clusters clusters = broker_api::clusters_from_text(client.get("/v1/clusters"), url + "/v1/clusters");
         const FederationView fed = fetch_federation(client);
         const Topology& t = *fed.topology;
         const SiteTime now = static_cast<SiteTime>(std::time(nullptr));
@@ -56,10 +57,10 @@ int run_federation(const std::vector<std::string>& args) {
             }
             nlohmann::json entry = {{"name", t.clusters[c].name}, {"free_gpus", free_by_type}, {"drained_nodes", drained},
                                     {"down_nodes", down}, {"published", false}};
-            for (const auto& b : clusters.at("clusters")) {
-                if (b.at("name") != t.clusters[c].name) continue;
-                entry["published"] = b.at("published");
-                if (b.contains("age_s")) entry["age_s"] = b.at("age_s");
+            for (const broker_api::ClusterSummary& b : clusters.clusters) {
+                if (b.name != t.clusters[c].name) continue;
+                entry["published"] = b.published();
+                if (b.published()) entry["age_s"] = b.age_s;
             }
             out["clusters"].push_back(entry);
         }

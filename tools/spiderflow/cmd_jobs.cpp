@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <ctime>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,8 @@
 #include "common/plan/nccl_env.h"
 #include "common/util/errors.h"
 #include "common/util/cli_options.h"
+#include "services/broker_client/broker_api_types.h"
+#include "services/coalloc/xjob_json.h"
 #include "services/probe/link_health.h"
 #include "services/slurmjob/spiderflow_conf.h"
 #include "tools/spiderflow/command.h"
@@ -80,73 +83,86 @@ double degraded_fraction() {
     }
 }
 
-// Adds "degraded_links" to every job that crosses clusters, from the federation's measured links.
+// A job's links measured below what it was planned on; nullopt for a job that crosses no
+// clusters, or when the federation could not be read.
+using Flags = std::vector<std::optional<std::vector<probe::DegradedLink>>>;
+
+// The degraded links of every job that crosses clusters, from the federation's measured links.
 // The job's clusters and narrowest planned link are the launch contract's, read as its steps read them.
-void flag_degraded_links(nlohmann::json& jobs, const BrokerClient& client) {
-    std::vector<std::pair<nlohmann::json*, CommFacts>> crossing;
-    for (auto& j : jobs) {
-        if (!j.contains("step_env")) continue;
-        const nlohmann::json& env = j["step_env"];
-        CommFacts facts = comm_facts_from_env([&env](const std::string& k) { return env.value(k, ""); });
-        if (facts.crosses_clusters()) crossing.emplace_back(&j, std::move(facts));
+Flags degraded_links(const std::vector<coalloc::XJob>& jobs, const BrokerClient& client) {
+    Flags flags(jobs.size());
+    std::vector<std::pair<size_t, CommFacts>> crossing;
+    for (size_t i = 0; i < jobs.size(); ++i) {
+        const auto& env = jobs[i].step_env;
+        if (env.empty()) continue;
+        CommFacts facts = comm_facts_from_env([&env](const std::string& k) {
+            for (const auto& [name, value] : env) {
+                if (name == k) return value;
+            }
+            return std::string();
+        });
+        if (facts.crosses_clusters()) crossing.emplace_back(i, std::move(facts));
     }
-    if (crossing.empty()) return;
+    if (crossing.empty()) return flags;
     FederationView fed;
     try {
         fed = fetch_federation(client);
     } catch (const std::exception& e) {   // the jobs are still worth showing without the flags
         std::cerr << "spiderflow: jobs: links not checked: " << e.what() << "\n";
-        return;
+        return flags;
     }
     const double fraction = degraded_fraction();
-    for (auto& [j, facts] : crossing) {
-        nlohmann::json flagged = nlohmann::json::array();
-        for (const probe::DegradedLink& d : probe::degraded_links(*fed.state, facts.clusters, facts.min_wan_Bps, fraction))
-            flagged.push_back({{"a", d.a}, {"b", d.b}, {"measured_gbps", d.measured_Bps * 8 / 1e9},
-                               {"planned_gbps", d.planned_Bps * 8 / 1e9}, {"measured_at", d.measured_at}, {"source", d.source}});
-        (*j)["degraded_links"] = flagged;
-    }
+    for (const auto& [i, facts] : crossing) flags[i] = probe::degraded_links(*fed.state, facts.clusters, facts.min_wan_Bps, fraction);
+    return flags;
 }
 
-void print_job(const nlohmann::json& j, bool history) {
-    std::printf("%-20s %-12s user %-12s world %-6d start %s\n", j.at("id").get<std::string>().c_str(),
-                j.at("state").get<std::string>().c_str(), j.at("user").get<std::string>().c_str(),
-                j.at("world_size").get<int>(), when(j.at("start_at").get<int64_t>()).c_str());
-    for (size_t k = 0; k < j.at("parts").size(); ++k) {
-        const auto& p = j.at("parts")[k];
+double gbps(double Bps) { return Bps * 8 / 1e9; }
+
+// The job as the broker gave it, with its degraded links when they were checked.
+nlohmann::json job_json(const coalloc::XJob& job, const std::optional<std::vector<probe::DegradedLink>>& flags) {
+    nlohmann::json j = coalloc::xjob_to_json(job, false);
+    if (!flags) return j;
+    nlohmann::json flagged = nlohmann::json::array();
+    for (const probe::DegradedLink& d : *flags)
+        flagged.push_back({{"a", d.a}, {"b", d.b}, {"measured_gbps", gbps(d.measured_Bps)},
+                           {"planned_gbps", gbps(d.planned_Bps)}, {"measured_at", d.measured_at}, {"source", d.source}});
+    j["degraded_links"] = flagged;
+    return j;
+}
+
+void print_job(const coalloc::XJob& j, const std::optional<std::vector<probe::DegradedLink>>& flags, bool history) {
+    std::printf("%-20s %-12s user %-12s world %-6d start %s\n", j.id.c_str(), coalloc::state_name(j.state), j.user.c_str(),
+                coalloc::world_size(j), when(j.start_at).c_str());
+    for (size_t k = 0; k < j.parts.size(); ++k) {
+        const coalloc::Part& p = j.parts[k];
         std::string nodes;
-        for (const auto& n : p.at("node_list")) nodes += (nodes.empty() ? "" : ",") + n.get<std::string>();
-        const uint32_t id = p.at("job_id").get<uint32_t>();
-        const std::string state = p.at("ended").get<bool>() ? "ended" : p.at("running").get<bool>() ? "running" : "-";
-        std::printf("  part %zu  %-14s %3d nodes x %d GPUs  ranks %d-%d  job %-8s %-8s %s\n", k,
-                    p.at("cluster").get<std::string>().c_str(), p.at("nodes").get<int>(), p.at("gpus_per_node").get<int>(),
-                    p.at("first_rank").get<int>(), p.at("first_rank").get<int>() + p.at("ranks").get<int>() - 1,
-                    id ? std::to_string(id).c_str() : "-", state.c_str(), nodes.c_str());
+        for (const auto& n : p.nodes) nodes += (nodes.empty() ? "" : ",") + n;
+        const std::string state = p.ended ? "ended" : p.running ? "running" : "-";
+        const int first = coalloc::first_rank(j, k);
+        std::printf("  part %zu  %-14s %3d nodes x %d GPUs  ranks %d-%d  job %-8s %-8s %s\n", k, p.spec.cluster.c_str(),
+                    p.spec.nodes, p.spec.gpus_per_node, first, first + p.spec.ranks - 1,
+                    p.job_id ? std::to_string(p.job_id).c_str() : "-", state.c_str(), nodes.c_str());
     }
-    if (j.contains("rendezvous") && !j.at("rendezvous").get<std::string>().empty()) {
-        std::printf("  rendezvous %s (MASTER_ADDR:MASTER_PORT in every part)\n", j.at("rendezvous").get<std::string>().c_str());
-    }
-    if (!j.at("reason").get<std::string>().empty()) std::printf("  reason: %s\n", j.at("reason").get<std::string>().c_str());
+    const std::string rendezvous = coalloc::rendezvous(j);
+    if (!rendezvous.empty()) std::printf("  rendezvous %s (MASTER_ADDR:MASTER_PORT in every part)\n", rendezvous.c_str());
+    if (!j.reason.empty()) std::printf("  reason: %s\n", j.reason.c_str());
     // Each run: its layout, where it ran, and why it ended (a job requeued after a failure has several).
-    for (const auto& r : j.value("runs", nlohmann::json::array())) {
-        const int64_t ended = r.at("ended_at").get<int64_t>();
-        std::printf("  run %d  %s on %s  from %s  %s%s\n", r.at("number").get<int>(), r.at("layout").get<std::string>().c_str(),
-                    r.at("placement").get<std::string>().c_str(), when(r.at("started_at").get<int64_t>()).c_str(),
-                    ended == 0 ? "running" : ("until " + when(ended)).c_str(),
-                    ended == 0 ? "" : (": " + r.at("end").get<std::string>()).c_str());
+    for (const coalloc::Run& r : j.runs) {
+        std::printf("  run %d  %s on %s  from %s  %s%s\n", r.number, r.layout.c_str(), r.placement.c_str(),
+                    when(r.started_at).c_str(), r.ended_at == 0 ? "running" : ("until " + when(r.ended_at)).c_str(),
+                    r.ended_at == 0 ? "" : (": " + r.end).c_str());
     }
-    if (j.value("state", "") == "queued" && j.value("replan_at", int64_t{0}) != 0) {
-        std::printf("  run %d: planned anew at %s, without what failed\n", j.value("run", 0), when(j.at("replan_at").get<int64_t>()).c_str());
+    if (j.state == coalloc::XJobState::Queued && j.replan_at != 0) {
+        std::printf("  run %d: planned anew at %s, without what failed\n", coalloc::run_number(j), when(j.replan_at).c_str());
     }
-    for (const auto& d : j.value("degraded_links", nlohmann::json::array()))
-        std::printf("  link %s <-> %s measured %.3g Gbps at %s by %s: below the %.3g Gbps the job was planned on\n",
-                    d.at("a").get<std::string>().c_str(), d.at("b").get<std::string>().c_str(), d.at("measured_gbps").get<double>(),
-                    when(d.at("measured_at").get<int64_t>()).c_str(), d.at("source").get<std::string>().c_str(),
-                    d.at("planned_gbps").get<double>());
+    if (flags) {
+        for (const probe::DegradedLink& d : *flags)
+            std::printf("  link %s <-> %s measured %.3g Gbps at %s by %s: below the %.3g Gbps the job was planned on\n",
+                        d.a.c_str(), d.b.c_str(), gbps(d.measured_Bps), when(d.measured_at).c_str(), d.source.c_str(),
+                        gbps(d.planned_Bps));
+    }
     if (history) {
-        for (const auto& e : j.at("events")) {
-            std::printf("  %s  %s\n", when(e.at("at").get<int64_t>()).c_str(), e.at("text").get<std::string>().c_str());
-        }
+        for (const coalloc::Event& e : j.events) std::printf("  %s  %s\n", when(e.at).c_str(), e.text.c_str());
     }
 }
 
@@ -155,23 +171,24 @@ int run_jobs(const std::vector<std::string>& args) {
     if (!parse(args, "jobs", kJobsUsage, kJobsFooter, true, o)) return kExitOk;
     try {
         const BrokerClient client(broker_endpoint(o.url, o.token_file, o.ca));
-        nlohmann::json answer = nlohmann::json::parse(client.get(o.id.empty() ? "/v1/xjobs" : "/v1/xjobs/" + o.id));
-        if (o.id.empty()) flag_degraded_links(answer.at("xjobs"), client);
-        else {
-            nlohmann::json one = nlohmann::json::array({answer});
-            flag_degraded_links(one, client);
-            answer = one[0];
-        }
+        const std::string route = o.id.empty() ? "/v1/xjobs" : "/v1/xjobs/" + o.id;
+        const std::string source = client.endpoint().url + route;
+        const std::vector<coalloc::XJob> jobs = o.id.empty() ? broker_api::xjobs_from_text(client.get(route), source)
+                                                             : std::vector{broker_api::xjob_from_text(client.get(route), source)};
+        const Flags flags = degraded_links(jobs, client);
         if (o.format == "json") {
+            nlohmann::json list = nlohmann::json::array();
+            for (size_t i = 0; i < jobs.size(); ++i) list.push_back(job_json(jobs[i], flags[i]));
+            const nlohmann::json answer = o.id.empty() ? nlohmann::json{{"api_version", broker_api::kVersion}, {"xjobs", list}} : list[0];
             std::cout << answer.dump(2) << "\n";
             return kExitOk;
         }
         if (!o.id.empty()) {
-            print_job(answer, true);
+            print_job(jobs[0], flags[0], true);
             return kExitOk;
         }
-        if (answer.at("xjobs").empty()) std::printf("no cross-site jobs\n");
-        for (const auto& j : answer.at("xjobs")) print_job(j, false);
+        if (jobs.empty()) std::printf("no cross-site jobs\n");
+        for (size_t i = 0; i < jobs.size(); ++i) print_job(jobs[i], flags[i], false);
         return kExitOk;
     } catch (const BrokerError& e) {
         std::cerr << "spiderflow: jobs: " << e.what() << "\n";
@@ -186,10 +203,10 @@ int run_cancel(const std::vector<std::string>& args) {
     if (o.token_file.empty()) throw InputError("spiderflow cancel", 0, "--token-file", "is required: a cluster's token");
     try {
         const BrokerClient client(broker_endpoint(o.url, o.token_file, o.ca));
-        nlohmann::json body = nlohmann::json::object();
-        if (!o.reason.empty()) body["reason"] = o.reason;
-        const nlohmann::json answer = nlohmann::json::parse(client.post("/v1/xjobs/" + o.id + "/cancel", body.dump()));
-        std::printf("%s: %s; every part is being ended\n", o.id.c_str(), answer.at("state").get<std::string>().c_str());
+        const std::string route = "/v1/xjobs/" + o.id + "/cancel";
+        const broker_api::XJobState answer =
+            broker_api::xjob_state_from_text(client.post(route, broker_api::cancel_to_text(o.reason)), client.endpoint().url + route);
+        std::printf("%s: %s; every part is being ended\n", o.id.c_str(), answer.state.c_str());
         return kExitOk;
     } catch (const BrokerError& e) {
         std::cerr << "spiderflow: cancel: " << e.what() << "\n";

@@ -14,6 +14,8 @@
 #include "common/site/site_delta.h"
 #include "common/util/cli_options.h"
 #include "common/util/errors.h"
+#include "common/util/parse_number.h"
+#include "services/broker_client/broker_api_types.h"
 #include "services/probe/link_probe.h"
 #include "services/probe/probe_protocol.h"
 #include "services/slurm_api/slurm_api.h"
@@ -72,8 +74,9 @@ std::pair<std::string, std::string> link_ends(const std::string& link, const cha
 // This Slurm job's id for --job-comment; throws InputError outside a job.
 uint32_t own_job(const char* command) {
     const char* id = std::getenv("SLURM_JOB_ID");
-    if (id == nullptr || std::atol(id) <= 0) throw InputError(command, 0, "--job-comment", "is for a Slurm job (SLURM_JOB_ID is not set)");
-    return static_cast<uint32_t>(std::atol(id));
+    const auto n = to_int<uint32_t>(id != nullptr ? id : "", 1);
+    if (!n) throw InputError(command, 0, "--job-comment", "is for a Slurm job (SLURM_JOB_ID is not set)");
+    return *n;
 }
 
 // Leaves `text` in this job's comment, where the agent that started it reads it; false (said on
@@ -164,8 +167,7 @@ int run_measure(const std::vector<std::string>& args) {
     if (!publish) return kExitOk;
     try {
         const BrokerClient client(broker_endpoint(url, token_file, ca));
-        const nlohmann::json body = {{"deltas", nlohmann::json::array({nlohmann::json::parse(delta_to_json(LinkMeasured{m}))})}};
-        client.post("/v1/clusters/" + a + "/deltas", body.dump());
+        client.post("/v1/clusters/" + a + "/deltas", broker_api::deltas_to_text({LinkMeasured{m}}));
     } catch (const BrokerError& e) {
         std::cerr << "spiderflow: probe: publishing " << a << "-" << b << ": " << e.what() << "\n";
         return 3;
@@ -189,12 +191,13 @@ int run_now(const std::vector<std::string>& args) {
     if (url.empty()) throw InputError("spiderflow probe now", 0, "--broker", "is required");
     try {
         const BrokerClient client(broker_endpoint(url, token_file, ca));
-        nlohmann::json p = nlohmann::json::parse(client.post("/v1/probes", nlohmann::json{{"link", link}}.dump()));
-        const std::string id = p.at("id").get<std::string>();
+        const std::string source = url + "/v1/probes";
+        broker_api::ProbeStatus p = broker_api::probe_from_text(client.post("/v1/probes", broker_api::probe_request_to_text(link)), source);
+        const std::string id = p.id;
         std::printf("probe %s of link %s: %s serves, %s measures\n", id.c_str(), link.c_str(), b.c_str(), a.c_str());
         std::fflush(stdout);
         const std::time_t deadline = std::time(nullptr) + static_cast<std::time_t>(wait_s);
-        std::string said = p.at("state").get<std::string>();
+        std::string said = p.state;
         while (said != "done" && said != "failed") {
             if (std::time(nullptr) >= deadline) {
                 std::printf("still %s after %.0f s; `spiderflow probe now` again or GET /v1/probes/%s follows it\n", said.c_str(),
@@ -202,19 +205,18 @@ int run_now(const std::vector<std::string>& args) {
                 return wait_s > 0 ? 3 : kExitOk;
             }
             ::sleep(1);
-            p = nlohmann::json::parse(client.get("/v1/probes/" + id));
-            const std::string state = p.at("state").get<std::string>();
+            p = broker_api::probe_from_text(client.get("/v1/probes/" + id), source + "/" + id);
+            const std::string state = p.state;
             if (state == said) continue;
             said = state;
-            if (state == "measuring") std::printf("  %s serves on %s; %s measures\n", b.c_str(), p.value("host", "?").c_str(), a.c_str());
+            if (state == "measuring") std::printf("  %s serves on %s; %s measures\n", b.c_str(), (p.host.empty() ? "?" : p.host.c_str()), a.c_str());
             std::fflush(stdout);
         }
         if (said == "failed") {
-            std::printf("  failed: %s\n", p.value("reason", "no reason given").c_str());
+            std::printf("  failed: %s\n", (p.reason.empty() ? "no reason given" : p.reason.c_str()));
             return 3;
         }
-        std::printf("%s: %.3f Gbps, RTT %.2f ms; published as %s's measurement\n", link.c_str(), p.at("gbps").get<double>(),
-                    p.at("rtt_ms").get<double>(), a.c_str());
+        std::printf("%s: %.3f Gbps, RTT %.2f ms; published as %s's measurement\n", link.c_str(), p.gbps, p.rtt_ms, a.c_str());
         return kExitOk;
     } catch (const BrokerError& e) {
         std::cerr << "spiderflow: probe now: " << e.what() << "\n";

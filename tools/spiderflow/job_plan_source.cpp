@@ -7,6 +7,7 @@
 #include "common/plan/launch_contract.h"
 #include "services/slurm_api/slurm_api.h"
 #include "services/slurmjob/plan_summary.h"
+#include "common/util/parse_number.h"
 
 namespace spiderflow::cli {
 namespace {
@@ -17,12 +18,11 @@ std::string env(const std::string& name) {
 }
 
 std::string admin_comment(const std::string& job_id) {
-    char* end = nullptr;
-    const unsigned long id = std::strtoul(job_id.c_str(), &end, 10);
-    if (job_id.empty() || *end != '\0' || id == 0) throw InputError("job-plan", 0, "JOBID", "not a job id: '" + job_id + "'");
+    const auto id = to_int<uint32_t>(job_id, 1);
+    if (!id) throw InputError("job-plan", 0, "JOBID", "not a job id: '" + job_id + "'");
     slurm_api::init_client();
     job_info_msg_t* info = nullptr;
-    if (slurm_api::load_job(&info, static_cast<uint32_t>(id), SHOW_ALL) != SLURM_SUCCESS || info == nullptr) {
+    if (slurm_api::load_job(&info, *id, SHOW_ALL) != SLURM_SUCCESS || info == nullptr) {
         throw InputError("job-plan", 0, "JOBID", "slurmctld does not know job " + job_id);
     }
     std::string comment;

@@ -94,6 +94,16 @@ TEST(ToNumber, ReadsFiniteDecimals) {
     EXPECT_EQ(to_number("1", 0, 1), 1);
 }
 
+TEST(ToHex, ReadsHexDigitsOnly) {
+    EXPECT_EQ(to_hex("a5"), 0xa5u);
+    EXPECT_EQ(to_hex("00B80000"), 0xb80000u);
+    EXPECT_EQ(to_hex("ffff", 0xffff), 0xffffu);
+    for (const char* bad : {"", "0x1", "-1", "+1", " 1", "1g", "ffffffffffffffffff"}) {
+        EXPECT_FALSE(to_hex(bad).has_value()) << "'" << bad << "'";
+    }
+    EXPECT_FALSE(to_hex("10000", 0xffff).has_value());
+}
+
 TEST(ParseNumber, SaysTheRangeThatWasAskedFor) {
     EXPECT_EQ(number_problem("2", 0, 1), "needs a number between 0 and 1, not '2'");
     EXPECT_EQ(number_problem("-1", 0, kInf), "needs a number >= 0, not '-1'");
