@@ -29,7 +29,7 @@ check_PROGRAMS += tests/unit/test_slurmjob
 TESTS += tests/unit/test_slurmjob
 tests_unit_test_slurmjob_SOURCES = tests/unit/services/slurmjob/test_spiderflow_conf.cpp tests/unit/services/slurmjob/test_job_options.cpp \
 	tests/unit/services/slurmjob/test_rank_order.cpp tests/unit/services/slurmjob/test_submit_planner.cpp \
-	tests/unit/services/slurmjob/test_part_comment.cpp \
+	tests/unit/services/slurmjob/test_part_comment.cpp tests/unit/services/slurmjob/test_request_shape.cpp \
 	tests/unit/services/slurmjob/test_job_traffic.cpp tests/unit/services/slurmjob/test_coflow_levels.cpp \
 	tests/unit/services/slurmjob/test_job_request.cpp tests/unit/services/slurmjob/summary_fixture.h tests/unit/services/slurmjob/test_plan_summary.cpp \
 	tests/unit/common/plan/plan_fixture.h
