@@ -29,7 +29,7 @@ check_PROGRAMS += tests/unit/test_slurmjob
 TESTS += tests/unit/test_slurmjob
 tests_unit_test_slurmjob_SOURCES = tests/unit/services/slurmjob/test_spiderflow_conf.cpp tests/unit/services/slurmjob/test_job_options.cpp \
 	tests/unit/services/slurmjob/test_rank_order.cpp tests/unit/services/slurmjob/test_submit_planner.cpp \
-	tests/unit/services/slurmjob/test_part_comment.cpp \
+	tests/unit/services/slurmjob/test_part_comment.cpp tests/unit/services/slurmjob/test_request_shape.cpp \
 	tests/unit/services/slurmjob/test_job_traffic.cpp tests/unit/services/slurmjob/test_coflow_levels.cpp \
 	tests/unit/services/slurmjob/test_job_request.cpp tests/unit/services/slurmjob/summary_fixture.h tests/unit/services/slurmjob/test_plan_summary.cpp \
 	tests/unit/common/plan/plan_fixture.h
@@ -42,6 +42,14 @@ TESTS += tests/unit/test_plugins
 tests_unit_test_plugins_SOURCES = tests/unit/plugins/test_plugin_symbols.cpp
 tests_unit_test_plugins_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_plugins_LDADD = $(GTEST_LIBS_ALL)
+
+# job_submit's edits of Slurm's job_desc_msg_t (public slurm.h), the host's calls faked
+check_PROGRAMS += tests/unit/test_job_desc_edit
+TESTS += tests/unit/test_job_desc_edit
+tests_unit_test_job_desc_edit_SOURCES = tests/unit/plugins/job_submit/test_job_desc_edit.cpp tests/unit/plugins/fake_slurm_host.cpp \
+	plugins/job_submit/job_desc_edit.cpp plugins/job_submit/job_desc_edit.h
+tests_unit_test_job_desc_edit_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_job_desc_edit_LDADD = libsf_slurmjob.la libspiderflow.la $(GTEST_LIBS_ALL)
 
 # coflow model, schedulers, simulator, traces
 check_PROGRAMS += tests/unit/test_coflow
@@ -103,6 +111,7 @@ tests_unit_test_topology_SOURCES = tests/unit/common/topology/topo_fixture.h tes
 	tests/unit/common/topology/test_reader.cpp tests/unit/common/topology/test_roundtrip.cpp tests/unit/common/topology/test_generator.cpp \
 	tests/unit/common/topology/site_test_util.h tests/unit/common/topology/test_hostlist.cpp tests/unit/common/topology/test_slurm_conf.cpp \
 	tests/unit/common/topology/test_slurm_reader.cpp tests/unit/common/topology/test_hwloc_reader.cpp tests/unit/common/topology/test_checks.cpp \
+	tests/unit/common/topology/test_checks_slurm_compare.cpp \
 	tests/unit/common/topology/test_node_order.cpp tests/unit/common/topology/test_tp_groups.cpp tests/unit/common/topology/test_fastest_paths.cpp
 tests_unit_test_topology_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_topology_LDADD = libsf_topology.la libsf_util.la $(HWLOC_LIBS) $(GTEST_LIBS_ALL)
@@ -210,12 +219,20 @@ tests_unit_test_plan_transport_SOURCES = tests/unit/common/plan/test_plan_transp
 tests_unit_test_plan_transport_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_plan_transport_LDADD = libsf_plan_transport.la libsf_util.la $(GTEST_LIBS_ALL)
 
-# site state: usage overlay, what-if copies, deltas, snapshots, free view
+# co-allocation of cross-site jobs: one file per part of the co-allocator, the end causes, the
+# run words, the wire names and the JSON
 check_PROGRAMS += tests/unit/test_coalloc
 TESTS += tests/unit/test_coalloc
-tests_unit_test_coalloc_SOURCES = tests/unit/services/coalloc/test_coallocator.cpp tests/unit/services/coalloc/test_xjob_json.cpp
+tests_unit_test_coalloc_SOURCES = tests/unit/services/coalloc/coalloc_fixture.h tests/unit/services/coalloc/test_coallocator.cpp \
+	tests/unit/services/coalloc/test_coallocator_stages.cpp tests/unit/services/coalloc/test_coallocator_reports.cpp \
+	tests/unit/services/coalloc/test_coallocator_timers.cpp tests/unit/services/coalloc/test_coallocator_requeue.cpp \
+	tests/unit/services/coalloc/test_coallocator_orders.cpp tests/unit/services/coalloc/test_end_causes.cpp \
+	tests/unit/services/coalloc/test_run_words.cpp tests/unit/services/coalloc/test_order_report_names.cpp \
+	tests/unit/services/coalloc/test_xjob_json.cpp
 tests_unit_test_coalloc_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_coalloc_LDADD = libsf_coalloc.la libsf_util.la $(GTEST_LIBS_ALL)
+
+# site state: usage overlay, what-if copies, deltas, snapshots, free view
 check_PROGRAMS += tests/unit/test_site
 TESTS += tests/unit/test_site
 tests_unit_test_site_SOURCES = tests/unit/common/site/test_site_state.cpp tests/unit/common/site/test_site_json.cpp tests/unit/common/site/test_node_pick.cpp
@@ -241,11 +258,9 @@ tests_unit_test_cli_options_LDADD = libsf_util.la $(GTEST_LIBS_ALL)
 # `spiderflow launch`'s start barrier between the parts of a cross-site job, on loopback
 check_PROGRAMS += tests/unit/test_start_barrier
 TESTS += tests/unit/test_start_barrier
-tests_unit_test_start_barrier_SOURCES = tests/unit/tools/spiderflow/test_start_barrier.cpp tools/spiderflow/start_barrier.cpp \
-	tools/spiderflow/start_barrier.h
+tests_unit_test_start_barrier_SOURCES = tests/unit/services/start_barrier/test_start_barrier.cpp
 tests_unit_test_start_barrier_CXXFLAGS = $(TEST_CXXFLAGS)
-tests_unit_test_start_barrier_CPPFLAGS = $(AM_CPPFLAGS) $(HTTPLIB_CFLAGS)
-tests_unit_test_start_barrier_LDADD = $(HTTPLIB_LIBS) $(GTEST_LIBS_ALL) -lpthread
+tests_unit_test_start_barrier_LDADD = libsf_start_barrier.la $(HTTPLIB_LIBS) $(GTEST_LIBS_ALL) -lpthread
 
 # util: errors, number formats, key=value configs, secret and text files, lists, units,
 # reload-on-change (StampedFile)

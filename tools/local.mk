@@ -19,10 +19,8 @@ spiderflow_LDADD += libsf_fedsim.la
 # launch command; reads the site config through services/slurmjob.
 spiderflow_SOURCES += tools/spiderflow/cmd_launch.cpp tools/spiderflow/cmd_job_plan.cpp \
 	tools/spiderflow/job_plan_source.cpp tools/spiderflow/job_plan_source.h \
-	tools/spiderflow/launch_hosts.cpp tools/spiderflow/launch_hosts.h \
-	tools/spiderflow/start_barrier.cpp tools/spiderflow/start_barrier.h
-spiderflow_LDADD += libsf_slurmjob.la libspiderflow.la $(SLURM_LIBS) $(HTTPLIB_LIBS) -lpthread
-spiderflow_CPPFLAGS = $(AM_CPPFLAGS) $(HTTPLIB_CFLAGS)
+	tools/spiderflow/launch_hosts.cpp tools/spiderflow/launch_hosts.h
+spiderflow_LDADD += libsf_start_barrier.la libsf_slurmjob.la libspiderflow.la $(SLURM_LIBS) $(HTTPLIB_LIBS) -lpthread
 
 # catalog command: lists the built-in GPU and model catalogs.
 spiderflow_SOURCES += tools/spiderflow/cmd_catalog.cpp

@@ -33,10 +33,6 @@ void Model::set_objective(int var, double coef) {
     obj_[static_cast<size_t>(var)] = coef;
 }
 
-int Model::num_integers() const {
-    return static_cast<int>(std::count_if(vars_.begin(), vars_.end(), [](const Variable& v) { return v.integer; }));
-}
-
 double Model::evaluate(const std::vector<double>& values) const {
     double sum = offset_;
     for (size_t i = 0; i < obj_.size() && i < values.size(); ++i) sum += obj_[i] * values[i];

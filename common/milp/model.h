@@ -61,7 +61,6 @@ public:
 
     int num_variables() const { return static_cast<int>(vars_.size()); }
     int num_rows() const { return static_cast<int>(rows_.size()); }
-    int num_integers() const;
     const std::vector<Variable>& variables() const { return vars_; }
     const std::vector<Row>& rows() const { return rows_; }
     const std::vector<double>& objective() const { return obj_; }

@@ -32,7 +32,7 @@ libsf_planner_la_SOURCES = \
 	common/planner/spinsearch/fan_out.cpp \
 	common/planner/spinsearch/spinsearch.h \
 	common/planner/spinsearch/spinsearch.cpp
-# Engineer "baselines": append baseline sources below (common/planner/baselines/<name>/...).
+# The baselines, one folder per competitor (common/planner/baselines/<name>/), over one evaluator.
 libsf_planner_la_SOURCES += \
 	common/planner/baselines/common/evaluator.h \
 	common/planner/baselines/common/evaluator.cpp \

@@ -22,7 +22,7 @@ struct PolicyEntry {
 };
 
 // ---- POLICY TABLE: one line per policy, {"name", constructor}. spinsearch stays first (the
-// default). Engineer "baselines": add global-ilp, genetic, greedy, first-fit, exhaustive here. ----
+// default). ----
 const PolicyEntry kPolicies[] = {
     {"spinsearch", make_spinsearch},
     {"global-ilp", make_global_ilp},

@@ -29,9 +29,22 @@ struct Finding {
 // without gpu.
 std::vector<Finding> check_slurm_files(const slurm::SlurmFiles& site);
 
+// What `spiderflow topo check slurm.conf` reports: check_slurm_files(), and when those find no
+// error (only then can a Topology be built) check_topology() of the cluster they describe, less
+// the switch-tree findings the raw files gave already (with their lines).
+std::vector<Finding> check_slurm_site(const slurm::SlurmFiles& site);
+
 // Any Topology (finalized or not): per cluster the same switch-tree checks plus GPU facts;
 // between clusters, links with missing/invalid figures and cluster pairs with no path.
 std::vector<Finding> check_topology(const Topology& topo);
+
+// One cluster of our topology (`ours`, read from `ours_file`) against the same cluster as the
+// site's Slurm files describe it (`theirs`, built from `site` by topology_from_slurm_files):
+// GPU nodes in one only (errors when only ours: the planner may place ranks where Slurm cannot
+// run them), GPU counts or types that differ, leaf switches and the switch tree (warnings).
+// Each finding points at the line in slurm.conf or topology.conf when there is one.
+std::vector<Finding> compare_with_slurm(const Cluster& ours, const std::string& ours_file, const Cluster& theirs,
+                                        const slurm::SlurmFiles& site);
 
 size_t count_errors(const std::vector<Finding>& findings);
 

@@ -1,4 +1,5 @@
-// check_slurm_files(): the raw Slurm files against each other (see checks.h).
+// check_slurm_files(): the raw Slurm files against each other; check_slurm_site(): those and the
+// topology they build (see checks.h).
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -7,6 +8,7 @@
 
 #include "common/topology/checks.h"
 #include "common/topology/checks_tree.h"
+#include "common/topology/slurm_reader.h"
 
 namespace spiderflow {
 namespace {
@@ -210,6 +212,21 @@ std::vector<Finding> check_slurm_files(const slurm::SlurmFiles& site) {
 
     check_gpus(site, out);
     return out;
+}
+
+std::vector<Finding> check_slurm_site(const slurm::SlurmFiles& site) {
+    std::vector<Finding> findings = check_slurm_files(site);
+    if (count_errors(findings) > 0) return findings;
+    for (auto& f : check_topology(topology_from_slurm_files(site))) {
+        // The same message about the same element, worded by check_topology as "cluster 'c':
+        // switch s" where the raw files said "switch s".
+        const bool seen = std::any_of(findings.begin(), findings.end(), [&](const Finding& g) {
+            return g.message == f.message && f.what.size() >= g.what.size() &&
+                   f.what.compare(f.what.size() - g.what.size(), g.what.size(), g.what) == 0;
+        });
+        if (!seen) findings.push_back(std::move(f));
+    }
+    return findings;
 }
 
 }  // namespace spiderflow

@@ -25,6 +25,7 @@ libsf_topology_la_SOURCES = \
 	common/topology/checks_tree.h \
 	common/topology/checks_tree.cpp \
 	common/topology/checks_site.cpp \
+	common/topology/checks_slurm_compare.cpp \
 	common/topology/checks_topology.cpp
 # hwloc_reader.cpp needs hwloc's headers; the library comes in through libspiderflow_la_LIBADD.
 libsf_topology_la_CPPFLAGS = $(AM_CPPFLAGS) $(HWLOC_CFLAGS)

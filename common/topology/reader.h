@@ -23,7 +23,6 @@ public:
 // Names: "spiderflow" (our file format), "slurm" (slurm.conf + gres.conf + topology.conf),
 // "hwloc" (hwloc XML of one node). Throws InputError listing the valid names on a bad one.
 std::unique_ptr<TopologyReader> make_topology_reader(const std::string& name);
-std::vector<std::string> topology_reader_names();
 
 // Picks the reader from the file: *.xml -> hwloc, slurm.conf -> slurm, else spiderflow.
 Topology read_topology(const std::string& path, const std::string& reader_name = "");

@@ -21,12 +21,6 @@ constexpr Entry kReaders[] = {
 
 }  // namespace
 
-std::vector<std::string> topology_reader_names() {
-    std::vector<std::string> names;
-    for (const Entry& e : kReaders) names.emplace_back(e.name);
-    return names;
-}
-
 std::unique_ptr<TopologyReader> make_topology_reader(const std::string& name) {
     for (const Entry& e : kReaders) {
         if (name == e.name) return e.make();

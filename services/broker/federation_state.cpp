@@ -136,12 +136,6 @@ int64_t FederationState::updated_at(const std::string& cluster) const {
     return it == updated_.end() ? 0 : it->second;
 }
 
-std::vector<std::string> FederationState::published_clusters() const {
-    std::vector<std::string> out;
-    for (const auto& [name, part] : parts_) out.push_back(name);
-    return out;
-}
-
 const SiteState& FederationState::merged() const {
     if (merged_) return *merged_;
     auto all = std::make_shared<SiteState>(topology_);

@@ -46,7 +46,6 @@ public:
     // One cluster's part as a snapshot (what the store keeps), and when it last changed.
     std::string part_json(const std::string& cluster) const;
     int64_t updated_at(const std::string& cluster) const;  // 0 = never published
-    std::vector<std::string> published_clusters() const;
 
     // The federation as planners see it: every part merged. Job and reservation names carry
     // their cluster ("b:1234"), since two clusters' schedulers number jobs independently. Made

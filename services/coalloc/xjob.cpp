@@ -53,4 +53,6 @@ std::string part_tag(const XJob& job, size_t part) {
     return "spiderflow-" + id + "-a" + std::to_string(job.attempt) + "-p" + std::to_string(part);
 }
 
+bool part_pending(const Part& p) { return !p.to_release.empty() || (p.job_id != 0 && !p.ended); }
+
 }  // namespace spiderflow::coalloc

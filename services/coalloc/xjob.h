@@ -118,6 +118,8 @@ int first_rank(const XJob& job, size_t part);
 // Where every part meets: rank 0's node (part 0's first, at its cluster's address for other
 // sites) and the job's port; empty until part 0 is reserved.
 std::string rendezvous(const XJob& job);
+// Something of this part is still to be done on its cluster: its job to end, a reservation to go.
+bool part_pending(const Part& p);
 // The held home job still stands in for the home part: the first attempt's, before any requeue.
 bool uses_home_job(const XJob& job, size_t part);
 

@@ -1,4 +1,4 @@
-# The federation simulator (layer 5: a library face of `spiderflow simulate` and bench/): job
+# The federation simulator (a service: a library face of `spiderflow simulate` and bench/): job
 # traces and their generator, placement policies over a SiteState, WAN sharing from the coflow
 # simulator, the discrete-event loop and its reports.
 noinst_LTLIBRARIES += libsf_fedsim.la

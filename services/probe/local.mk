@@ -1,4 +1,4 @@
-# Link measurements with iperf3 (layer 5): `spiderflow probe` uses it.
+# Link measurements with iperf3 (the services level): `spiderflow probe` uses it.
 noinst_LTLIBRARIES += libsf_probe.la
 libsf_probe_la_SOURCES = \
 	services/probe/link_probe.cpp \

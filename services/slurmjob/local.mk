@@ -1,4 +1,4 @@
-# Slurm jobs without Slurm (layer 5, library faces): the user's options and the site's config,
+# Slurm jobs without Slurm (the services level): the user's options and the site's config,
 # TRES and host lists, rank order, traffic classes and the submit decision. The plugins, the
 # `spiderflow` command and later the agent call these; none of it includes a Slurm header.
 
@@ -41,5 +41,15 @@ libsf_submit_la_SOURCES = \
 	services/slurmjob/plan_step_env.h \
 	services/slurmjob/submit_planner.cpp \
 	services/slurmjob/submit_planner.h \
+	services/slurmjob/submit_stop.h \
+	services/slurmjob/decision_cache.cpp \
+	services/slurmjob/planner_budget.cpp \
+	services/slurmjob/planner_budget.h \
+	services/slurmjob/request_reconcile.cpp \
+	services/slurmjob/request_reconcile.h \
+	services/slurmjob/request_shape.cpp \
+	services/slurmjob/request_shape.h \
+	services/slurmjob/cross_site_shape.cpp \
+	services/slurmjob/cross_site_shape.h \
 	services/slurmjob/submit_site.cpp \
 	services/slurmjob/submit_site.h

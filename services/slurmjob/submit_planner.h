@@ -74,9 +74,13 @@ struct SubmitDecision {
 };
 
 // Never throws. Plans on site->usable; decisions for planned specs are cached per site object
-// and DecisionKey (see the .cpp), so a new topology or snapshot misses.
+// and DecisionKey (decision_cache.cpp), so a new topology or snapshot misses.
 SubmitDecision decide_submission(const JobOptions& options, const SlurmRequest& request,
                                  const std::shared_ptr<const SubmitSite>& site, const SpiderflowConf& config);
+
+// The same decision, made afresh: what decide_submission() runs on a cache miss.
+SubmitDecision decide_uncached(const JobOptions& options, const SlurmRequest& request,
+                               const std::shared_ptr<const SubmitSite>& site, const SpiderflowConf& config);
 
 // Everything a decision depends on besides the site: the cache key. Compared member by member
 // (defaulted), so a field added to the options, the Slurm request or the config is part of the

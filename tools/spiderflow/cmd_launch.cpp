@@ -22,11 +22,11 @@
 #include "services/slurmjob/job_traffic.h"
 #include "services/slurmjob/rank_order.h"
 #include "services/slurmjob/spiderflow_conf.h"
+#include "services/start_barrier/start_barrier.h"
 #include "common/util/cli_options.h"
 #include "tools/spiderflow/command.h"
 #include "tools/spiderflow/job_plan_source.h"
 #include "tools/spiderflow/launch_hosts.h"
-#include "tools/spiderflow/start_barrier.h"
 
 namespace spiderflow::cli {
 namespace {

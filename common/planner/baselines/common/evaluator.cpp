@@ -275,10 +275,4 @@ std::string layout_key(const Plan& p) {
            std::to_string(p.micro_batch) + "/" + plan_orientation(p);
 }
 
-std::string assignment_key(const std::vector<int>& cell_cluster) {
-    std::string k;
-    for (int c : cell_cluster) k += std::to_string(c) + ",";
-    return k;
-}
-
 }  // namespace spiderflow::baselines

@@ -107,7 +107,5 @@ private:
 
 // Shape and orientation of a plan, for BestKeeper keys.
 std::string layout_key(const Plan& plan);
-// Cells of each cluster used, stage-major, as a string: for de-duplicating layouts.
-std::string assignment_key(const std::vector<int>& cell_cluster);
 
 }  // namespace spiderflow::baselines

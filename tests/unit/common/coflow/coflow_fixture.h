@@ -51,6 +51,9 @@ struct GeneratedRun {
     sfc::Network network;
     size_t coflows = 0;
 };
+// The port rate of generated_run()'s big switch (1 Gb/s).
+constexpr double kGeneratedPortBps = 125e6;
+
 inline GeneratedRun generated_run(int ports, int coflows, uint64_t seed, double interarrival_ms) {
     sfc::TraceGenOptions g;
     g.ports = ports;
@@ -59,7 +62,7 @@ inline GeneratedRun generated_run(int ports, int coflows, uint64_t seed, double 
     g.mean_interarrival_ms = interarrival_ms;
     std::istringstream in(sfc::generate_trace(g));
     const sfc::Trace trace = sfc::parse_trace(in, "generated");
-    GeneratedRun run{{}, sfc::Network::big_switch(trace.ports, 125e6), trace.coflows.size()};
+    GeneratedRun run{{}, sfc::Network::big_switch(trace.ports, kGeneratedPortBps), trace.coflows.size()};
     run.workload.coflows = trace.coflows;
     return run;
 }

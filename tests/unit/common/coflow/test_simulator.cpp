@@ -2,6 +2,8 @@
 // latency added once per flow, job DAGs released in order.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <sstream>
 
 #include "common/coflow/schedulers.h"
@@ -75,6 +77,28 @@ TEST(Simulator, CyclicJobIsRejected) {
     EXPECT_THROW(finalize_job(j), spiderflow::InputError);
 }
 
+namespace {
+
+// Bytes through the busiest port of trace coflow `id` on a big switch, in seconds at `port_Bps`:
+// what the coflow needs with the switch to itself.
+double busiest_port_s(const std::vector<TraceCoflow>& coflows, int id, double port_Bps) {
+    std::map<int, double> out, in;
+    for (const TraceCoflow& c : coflows) {
+        if (c.id != id) continue;
+        for (const FlowSpec& f : c.flows) {
+            if (f.src == f.dst) continue;
+            out[f.src] += f.bytes;
+            in[f.dst] += f.bytes;
+        }
+    }
+    double busiest = 0;
+    for (const auto* side : {&out, &in})
+        for (const auto& [port, bytes] : *side) busiest = std::max(busiest, bytes);
+    return busiest / port_Bps;
+}
+
+}  // namespace
+
 // Every scheduler on a generated trace: no link above capacity, no idle capacity a waiting flow
 // could use, every coflow completes and every byte is sent.
 class Invariants : public ::testing::TestWithParam<std::string> {};
@@ -92,7 +116,13 @@ TEST_P(Invariants, HoldOnASyntheticTrace) {
     EXPECT_EQ(r.stats.stalls, 0);
     EXPECT_GT(r.stats.bytes_offered, 0);
     EXPECT_NEAR(r.stats.bytes_sent / r.stats.bytes_offered, 1.0, 1e-9);
-    for (const auto& c : r.coflows) EXPECT_GE(c.cct_s(), 0);
+    // No coflow finishes before its busiest port could have moved its bytes at line rate, had it
+    // had the switch to itself.
+    for (const auto& c : r.coflows) {
+        const double alone_s = busiest_port_s(run.workload.coflows, c.id, kGeneratedPortBps);
+        ASSERT_GT(alone_s, 0) << "coflow " << c.id;
+        EXPECT_GE(c.cct_s(), alone_s * (1 - 1e-9)) << "coflow " << c.id;
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllSchedulers, Invariants, ::testing::ValuesIn(scheduler_names()));

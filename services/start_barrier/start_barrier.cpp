@@ -1,4 +1,4 @@
-#include "tools/spiderflow/start_barrier.h"
+#include "services/start_barrier/start_barrier.h"
 
 #include <httplib.h>
 
@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <thread>
 
-namespace spiderflow::cli {
+namespace spiderflow {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -120,4 +120,4 @@ double meet_start_barrier(const BarrierParty& party, std::ostream& log) {
     return party.part == 0 ? host_barrier(party, t0, log) : join_barrier(party, t0, log);
 }
 
-}  // namespace spiderflow::cli
+}  // namespace spiderflow

@@ -13,9 +13,9 @@
 #include <string>
 #include <thread>
 
-#include "tools/spiderflow/start_barrier.h"
+#include "services/start_barrier/start_barrier.h"
 
-using namespace spiderflow::cli;
+using namespace spiderflow;
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <iosfwd>
 #include <string>
 
-namespace spiderflow::cli {
+namespace spiderflow {
 
 struct BarrierParty {
     std::string xjob;          // SPIDERFLOW_XJOB
@@ -28,4 +28,4 @@ struct BarrierParty {
 // parts that did not (or what went wrong) when the bound passes. Progress lines go to `log`.
 double meet_start_barrier(const BarrierParty& party, std::ostream& log);
 
-}  // namespace spiderflow::cli
+}  // namespace spiderflow

@@ -1,0 +1,28 @@
+// The names orders and reports go by on the wire between the broker and the agents.
+#include "services/coalloc/coallocator.h"
+
+#include <iterator>
+
+namespace spiderflow::coalloc {
+namespace {
+
+constexpr const char* kOrderNames[] = {"will_run", "reserve", "release", "submit", "cancel"};
+constexpr const char* kReportNames[] = {"offer", "reserved", "reserve_failed", "released",
+                                        "submitted", "running", "ended", "refused"};
+
+}  // namespace
+
+const char* order_name(OrderKind k) { return kOrderNames[static_cast<int>(k)]; }
+const char* report_name(ReportKind k) { return kReportNames[static_cast<int>(k)]; }
+
+bool report_from_name(const std::string& name, ReportKind* out) {
+    for (size_t i = 0; i < std::size(kReportNames); ++i) {
+        if (name == kReportNames[i]) {
+            *out = static_cast<ReportKind>(i);
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace spiderflow::coalloc
