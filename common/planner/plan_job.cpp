@@ -105,7 +105,7 @@ PlanResult plan_recompute(const PlannerPolicy& planner, const PlanRequest& reque
     if (best == attempts.size()) {
         std::string why = attempts.empty() ? std::string("no layout found") : attempts.front().why_none;
         if (attempts.size() < 3) why += " (the time limit left no time to try activation recomputation)";
-        else if (attempts.back().why_none == why) why += " (with activation recomputation on, too: selective and full)";
+        else if (attempts.back().why_none == why) why += " (with activation recomputation on, too)";
         else why += " (with activation recomputation on, full: " + attempts.back().why_none + ")";
         throw InfeasibleError(why);
     }
