@@ -122,6 +122,8 @@ EXTRA_DIST += tests/render/test_plan_svg_render.sh tests/render/svg_margin_check
 
 # golden-file tests of the CLI: one line per case in tests/golden/cases.txt
 TESTS += tests/golden/run_golden.sh
+# every golden plan re-prices exactly and launches with the choices it was priced with
+TESTS += tests/golden/golden_plans_as_priced.sh
 EXTRA_DIST += tests/golden
 
 # baseline planner policies
