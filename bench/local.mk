@@ -22,6 +22,8 @@ bench_topology_bench_LDADD = libsf_topology.la libsf_util.la $(HWLOC_LIBS)
 
 # submit path: sbatch latency and throughput with job_submit/spiderflow on a localhost Slurm
 EXTRA_DIST += bench/submit_bench.sh
+# the planner's memory choices: default MFU before and after (issue 38)
+EXTRA_DIST += bench/memory_choices_bench.sh bench/data/one-cluster-1024-h100.json
 
 # federation broker: write and read latency, CPU and RSS of spiderflow-brokerd at 64 clusters
 noinst_PROGRAMS += bench/broker_bench
