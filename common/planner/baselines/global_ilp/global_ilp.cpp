@@ -51,7 +51,9 @@ PlanResult GlobalIlpPolicy::plan(const PlanRequest& request, const CostModel& co
     if (sr.unbounded > 0) note += ", " + std::to_string(sr.unbounded) + " without a start layout or incumbent unsolved";
     if (sr.best_shape >= 0) {
         note += "; proxy " + std::to_string(sr.best) + " s, " +
-                (sr.proven && unseen == 0 ? "proven optimal over every shape" : "not proven optimal");
+                (sr.proven && unseen == 0 ? "the proxy's optimum over every shape (a linear proxy of the cost model, "
+                                            "not the model: another layout may still price faster)"
+                                          : "not proven optimal for the proxy");
     }
     if (keeper.empty() && cut_short)
         throw InfeasibleError("policy global-ilp found no layout before its time limit of " +

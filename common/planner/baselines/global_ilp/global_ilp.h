@@ -1,4 +1,4 @@
-// global-ilp: the ILP-based reference. For each shape of the shared layout space, one MILP
+// global-ilp: a proxy ILP, not an oracle. For each shape of the shared layout space, one MILP
 // over all eligible clusters and all pipeline stages decides how many replicas of each stage
 // every cluster hosts (integer n[s][c]), which clusters each stage uses (binary z[s][c]), how
 // the pipelines continue from stage s to s+1 between clusters (integer transport flows
@@ -14,7 +14,10 @@
 // incumbent of all, so a shape whose lower bound (shape_bound.h) cannot beat it needs no MILP,
 // and the others get it as CBC's cutoff. Solved by CBC (common/milp) to proven optimality or the time limit (default 600 s for
 // the whole call, model building and realising included; PlanRequest::time_limit_s
-// overrides); the solution is realised and scored by the one CostModel like every policy.
+// overrides); each shape's proxy optimum is realised and scored by the one CostModel like every
+// policy, and the best by the cost model kept. The proxy is linear where the model is not (shared
+// links, the bubble, hierarchical rings), so "optimal" here is the proxy's: the cost model may
+// rank another policy's layout faster. The oracle is exhaustive search, where it finishes.
 #pragma once
 
 #include <memory>

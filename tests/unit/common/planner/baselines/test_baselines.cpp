@@ -250,7 +250,7 @@ TEST(Baselines, GlobalIlpProvesSmallInstancesAndReportsLimits) {
     req.time_limit_s = 60;
     const PlanResult r = run("global-ilp", req, cost);
     EXPECT_FALSE(r.hit_limit) << r.note;
-    EXPECT_NE(r.note.find("proven optimal over every shape"), std::string::npos) << r.note;
+    EXPECT_NE(r.note.find("the proxy's optimum over every shape"), std::string::npos) << r.note;
     EXPECT_NE(r.note.find("cut_by_limit=0"), std::string::npos) << r.note;
 
     // A limit too short to look at every shape is reported, never hidden.
