@@ -83,8 +83,10 @@ void expect_megatron_row(const MegatronRow& r) {
 // pipelined row (section 5.1 describes the runs as using it with scatter/gather but gives no
 // chunks per GPU; assumed_virtual_stages); our default dp_overlap 0.5; no ZeRO (the runs predate
 // the distributed optimizer). The A100 efficiency is one constant fitted to these ten rows
-// (Calibration.A100OnMegatronTable1). Tolerance: +-10% of the published value.
-TEST(Validation, MegatronTable1PerGpuThroughput) {
+// (Calibration.A100OnMegatronTable1). Tolerance: +-10% of the published value. A fit, not a
+// validation: the rows are the points the constant was fitted on, so this checks how the model
+// follows their shape; the held-out checks are the Validation tests below.
+TEST(Calibration, MegatronTable1RowsFollowTheFit) {
     for (const auto& r : kTable1) expect_megatron_row(r);
 }
 
@@ -118,6 +120,37 @@ TEST(Validation, MegatronFlopFormula) {
     const JobSpec job = sftest::job_of(sftest::megatron_gpt(l, h, 96), B, s, Recompute::full);
     const double formula = 96.0 * B * s * l * double(h) * h * (1.0 + s / (6.0 * h) + V / (16.0 * l * h));
     EXPECT_NEAR(cost::hardware_flops_per_iteration(job) / formula, 1.0, 1e-12);
+}
+
+// Source: Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer
+// Models" (arXiv 2205.05198), abstract: a 530B GPT-3-style model on 2,240 A100 GPUs reaches 54.2%
+// MFU with sequence parallelism and selective recomputation, against 42.1% with full
+// recomputation (29% faster). Held out: nothing was fitted to it. Assumptions where the abstract
+// is silent: the 530B shape of Narayanan et al.'s Table 1 (105 layers, hidden 20480, 128 heads,
+// vocabulary 51200, sequence 2048), tp 8 and pp 35 as there, so dp 8; global batch 2240,
+// micro-batch 1; the interleaved schedule with 3 chunks per GPU (as for Table 1); Selene's
+// nodes. Checked: the speed-up of selective + SP over full recomputation within 5% (the
+// accounting plan_job's choice rests on), and each MFU's level within 15% (measured 2026-12-07:
+// 47.9% and 36.8%, 12% below both: our A100 efficiency is fitted to Table 1's 2021 runs, and the
+// later runs were faster at the same shape).
+TEST(Validation, Korthikanti530bSelectiveAgainstFullRecomputation) {
+    const Topology t = make_topology({{"selene", "A100-80GB", 280, 8, 8 * 200}});
+    JobSpec job = sftest::job_of(sftest::megatron_gpt(105, 20480, 128), 2240, 2048, Recompute::full);
+    Plan full = make_sequential_plan(t, job, 8, 35, 8, 1);
+    full.virtual_stages = 3;
+    Plan selective = full;
+    selective.job.recompute = Recompute::selective;
+    selective.job.sequence_parallel = true;
+    const CostModel model(t, Catalog::builtin());
+    const Prediction pf = model.estimate(full), ps = model.estimate(selective);
+    ASSERT_TRUE(pf.feasible) << pf.infeasible_reason;
+    ASSERT_TRUE(ps.feasible) << ps.infeasible_reason;
+    std::printf("530B on 2,240 A100: MFU selective+SP %.3f (published 0.542), full %.3f (published 0.421), "
+                "speed-up %.3f (published %.3f)\n",
+                ps.mfu, pf.mfu, pf.iteration_s / ps.iteration_s, 0.542 / 0.421);
+    EXPECT_NEAR((pf.iteration_s / ps.iteration_s) / (0.542 / 0.421), 1.0, 0.05);
+    EXPECT_NEAR(ps.mfu / 0.542, 1.0, 0.15);
+    EXPECT_NEAR(pf.mfu / 0.421, 1.0, 0.15);
 }
 
 // Source: NVIDIA technical blog, "Turbocharge LLM Training Across Long-Haul Data Center Networks
@@ -172,7 +205,7 @@ TEST(Validation, Llama3_405bMfu) {
 
 // Calibration check, not a validation: the A100 efficiency is the one constant that makes the
 // geometric mean of predicted / published over the ten Table 1 rows 1 (doc/cost-model.md,
-// "Calibration"; the rows and their assumptions as in MegatronTable1PerGpuThroughput). Guards the
+// "Calibration"; the rows and their assumptions as in MegatronTable1RowsFollowTheFit). Guards the
 // catalog against drifting from it. Tolerance 2%.
 TEST(Calibration, A100OnMegatronTable1) {
     double log_sum = 0;
