@@ -57,7 +57,8 @@ TESTS += tests/unit/test_coflow
 tests_unit_test_coflow_SOURCES = tests/unit/common/coflow/coflow_fixture.h tests/unit/common/coflow/test_schedulers.cpp \
 	tests/unit/common/coflow/test_simulator.cpp tests/unit/common/coflow/test_trace.cpp tests/unit/common/coflow/test_llm_traffic.cpp \
 	tests/unit/common/coflow/test_traffic_class.cpp tests/unit/common/coflow/test_network.cpp tests/unit/common/coflow/test_tc_state.cpp tests/unit/common/coflow/test_fidelity.cpp \
-	tests/unit/common/coflow/test_allocation_equivalence.cpp tests/unit/common/coflow/test_matching_order.cpp
+	tests/unit/common/coflow/test_allocation_equivalence.cpp tests/unit/common/coflow/test_matching_order.cpp \
+	tests/unit/common/coflow/test_route_rule.cpp
 tests_unit_test_coflow_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_coflow_LDADD = libsf_coflow.la libsf_cost.la libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la $(GTEST_LIBS_ALL)
 # Enforcement in network namespaces (root, iproute2, iperf3; skips with 77 otherwise).

@@ -18,7 +18,14 @@ RouteKind route_for(const Topology& topology, int a, int b, double bytes, int me
     const PathInfo& fast = topology.path(a, b, RouteKind::fastest);
     if (!fast.reachable() || !wide.reachable()) return RouteKind::widest;
     auto time = [&](const PathInfo& p) { return messages * p.latency_s + bytes / p.bandwidth_Bps; };
-    return time(fast) < time(wide) ? RouteKind::fastest : RouteKind::widest;
+    const double t_wide = time(wide), t_fast = time(fast);
+    if (wide.hops == fast.hops) return t_fast < t_wide ? RouteKind::fastest : RouteKind::widest;
+    // The route of more hops must be quicker by more than the figures' own error.
+    const bool fast_is_shorter = fast.hops < wide.hops;
+    const double t_short = fast_is_shorter ? t_fast : t_wide, t_long = fast_is_shorter ? t_wide : t_fast;
+    const RouteKind shorter = fast_is_shorter ? RouteKind::fastest : RouteKind::widest;
+    const RouteKind longer = fast_is_shorter ? RouteKind::widest : RouteKind::fastest;
+    return t_long < t_short * (1 - kDetourMargin) ? longer : shorter;
 }
 
 namespace {

@@ -7,6 +7,7 @@
 
 #include "common/coflow/llm_traffic.h"
 #include "common/coflow/simulator.h"
+#include "common/plan/plan_routes.h"
 
 namespace spiderflow::fedsim {
 namespace {
@@ -33,7 +34,9 @@ std::vector<int> WanSharing::links_of(const Plan& plan) const {
     for (int a : clusters)
         for (int b : clusters)
             if (a < b)
-                for (int l : topology_.route_links(a, b)) links.insert(l);
+                // The routes the plan's traffic takes (the one route rule, plan_routes.h).
+                for (RouteKind kind : {pp_route(topology_, plan, a, b), dp_route_between(topology_, plan, a, b)})
+                    for (int l : topology_.route_links(a, b, kind)) links.insert(l);
     return {links.begin(), links.end()};
 }
 

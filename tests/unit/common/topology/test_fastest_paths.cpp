@@ -23,13 +23,36 @@ TEST(FastestPath, WorldwideFrankfurtIrelandGoesDirectWhileTheWidestDetours) {
     EXPECT_EQ(t.route(f, i, RouteKind::fastest), (std::vector<int>{f, i}));
     EXPECT_NEAR(t.path(f, i, RouteKind::fastest).latency_s, units::ms_to_s(24), 1e-12);
     EXPECT_DOUBLE_EQ(t.path(f, i, RouteKind::fastest).bandwidth_Bps, units::gbps_to_Bps(1.08));
-    // One pipeline message of 64 MB is quicker direct (0.50 s against 0.64 s); a DP ring edge
-    // moving 10 GB in two messages is quicker on the wider detour (71.8 s against 74.1 s).
+    // One pipeline message of 64 MB is quicker direct (0.50 s against 0.64 s). A DP ring edge
+    // moving 10 GB in two messages would be 3.1% quicker on the wider detour (71.8 s against
+    // 74.1 s): within the figures' error (kDetourMargin), so it stays direct too.
     EXPECT_EQ(route_for(t, f, i, 64e6, 1), RouteKind::fastest);
-    EXPECT_EQ(route_for(t, f, i, 10e9, 2), RouteKind::widest);
+    EXPECT_EQ(route_for(t, f, i, 10e9, 2), RouteKind::fastest);
     // Where the two routes agree, either kind is the same route.
     const int o = t.cluster_index("oregon"), h = t.cluster_index("ohio");
     EXPECT_EQ(t.route(o, h, RouteKind::fastest), t.route(o, h, RouteKind::widest));
+}
+
+// A detour is taken when it is quicker by more than kDetourMargin, and only then.
+TEST(FastestPath, ADetourMustBeQuickerByMoreThanTheMargin) {
+    for (double detour_gbps : {1.03, 1.04, 1.2, 2.0}) {
+        Topology t;
+        for (const char* n : {"a", "b", "relay"}) t.clusters.push_back(small_cluster(n));
+        t.links.push_back(link(0, 1, 1.0, 10));            // direct: 1 Gb/s, 10 ms
+        t.links.push_back(link(0, 2, detour_gbps, 40));    // detour: wider, 80 ms in all
+        t.links.push_back(link(2, 1, detour_gbps, 40));
+        t.finalize();
+        ASSERT_EQ(t.path(0, 1, RouteKind::widest).hops, 2);
+        const double bytes = 10e9;   // bandwidth-bound: 80 s direct
+        const double t_direct = 2 * 0.010 + bytes * 8 / 1e9, t_detour = 2 * 0.080 + bytes * 8 / (detour_gbps * 1e9);
+        const RouteKind expected =
+            t_detour < t_direct * (1 - kDetourMargin) ? RouteKind::widest : RouteKind::fastest;
+        EXPECT_EQ(route_for(t, 0, 1, bytes, 2), expected) << detour_gbps << " Gb/s detour";
+        EXPECT_EQ(route_for(t, 0, 1, bytes, 2), detour_gbps >= 1.2 ? RouteKind::widest : RouteKind::fastest)
+            << detour_gbps;
+        // Latency-bound traffic never detours here.
+        EXPECT_EQ(route_for(t, 0, 1, 1e6, 1), RouteKind::fastest);
+    }
 }
 
 TEST(FastestPath, MatchesBruteForceAndRoutesAgreeWithFigures) {
