@@ -10,10 +10,10 @@ spiderflow_brokerd_SOURCES = \
 	federation/brokerd/probe_routes.cpp \
 	federation/brokerd/brokerd_main.cpp
 spiderflow_brokerd_CPPFLAGS = $(AM_CPPFLAGS) $(HTTPLIB_CFLAGS)
-spiderflow_brokerd_LDADD = libsf_broker_api.la libsf_broker.la libsf_probe.la libsf_replan.la libsf_submit.la libsf_slurmjob.la libsf_coalloc.la libspiderflow.la \
+spiderflow_brokerd_LDADD = libsf_broker_api.la libsf_broker.la libsf_probe.la libsf_replan.la libsf_submit.la libsf_slurmjob.la libsf_launch_env.la libsf_coalloc.la libspiderflow.la \
 	$(HTTPLIB_LIBS) $(SQLITE_LIBS) $(MARIADB_LIBS) $(LIBCRYPTO_LIBS) $(HWLOC_LIBS) -lpthread
 
 sbin_PROGRAMS += spiderflow-agent
 spiderflow_agent_SOURCES = federation/agent/agent_main.cpp
-spiderflow_agent_LDADD = libsf_agent.la libsf_broker_api.la libsf_probe.la libsf_coalloc.la libsf_broker_client.la libsf_slurmjob.la libspiderflow.la \
+spiderflow_agent_LDADD = libsf_agent.la libsf_broker_api.la libsf_probe.la libsf_coalloc.la libsf_broker_client.la libsf_slurmjob.la libsf_launch_env.la libspiderflow.la \
 	$(CURL_LIBS) $(SLURM_LIBS)

@@ -42,7 +42,7 @@ plugins_spank_spiderflow_stepd_la_LDFLAGS = -module -avoid-version -shared \
 	-Wl,--version-script=$(srcdir)/plugins/spank/stepd.map
 # Only what steps use: topology readers, the plan schema, NCCL settings and traffic classes; no
 # planner, no solver.
-plugins_spank_spiderflow_stepd_la_LIBADD = libsf_slurmjob.la libsf_coflow.la libsf_cost.la libsf_plan.la libsf_topology.la \
+plugins_spank_spiderflow_stepd_la_LIBADD = libsf_slurmjob.la libsf_launch_env.la libsf_coflow.la libsf_cost.la libsf_plan.la libsf_topology.la \
 	libsf_model.la libsf_plan_transport.la libsf_util.la $(HWLOC_LIBS) $(ZLIB_LIBS)
 EXTRA_plugins_spank_spiderflow_stepd_la_DEPENDENCIES = $(srcdir)/plugins/spank/stepd.map
 
@@ -52,7 +52,7 @@ plugins_job_submit_job_submit_spiderflow_la_SOURCES = \
 	plugins/job_submit/job_submit_spiderflow.cpp
 plugins_job_submit_job_submit_spiderflow_la_LDFLAGS = -module -avoid-version -shared \
 	-Wl,--version-script=$(srcdir)/plugins/job_submit/job_submit.map
-plugins_job_submit_job_submit_spiderflow_la_LIBADD = libsf_submit.la libsf_slurmjob.la libspiderflow.la
+plugins_job_submit_job_submit_spiderflow_la_LIBADD = libsf_submit.la libsf_slurmjob.la libsf_launch_env.la libspiderflow.la
 EXTRA_plugins_job_submit_job_submit_spiderflow_la_DEPENDENCIES = $(srcdir)/plugins/job_submit/job_submit.map
 
 EXTRA_DIST += plugins/spank/spank.map plugins/spank/stepd.map plugins/job_submit/job_submit.map
@@ -109,7 +109,7 @@ plugins_topology_topology_spiderflow_tree_la_CPPFLAGS = $(SLURM_INTERNAL_CPPFLAG
 plugins_topology_topology_spiderflow_tree_la_LDFLAGS = -module -avoid-version -shared \
 	-Wl,--version-script=$(srcdir)/plugins/topology/topology.map
 # libsf_slurmjob goes in whole (a libtool convenience library), with what its other parts call.
-plugins_topology_topology_spiderflow_tree_la_LIBADD = libsf_slurmjob.la libsf_coflow.la libsf_cost.la libsf_plan.la \
+plugins_topology_topology_spiderflow_tree_la_LIBADD = libsf_slurmjob.la libsf_launch_env.la libsf_coflow.la libsf_cost.la libsf_plan.la \
 	libsf_topology.la libsf_model.la libsf_plan_transport.la libsf_util.la $(HWLOC_LIBS) $(ZLIB_LIBS) $(DL_LIBS)
 EXTRA_plugins_topology_topology_spiderflow_tree_la_DEPENDENCIES = $(srcdir)/plugins/topology/topology.map
 
@@ -133,7 +133,7 @@ plugins_sched_sched_spiderflow_la_LDFLAGS = -module -avoid-version -shared \
 	-Wl,--version-script=$(srcdir)/plugins/sched/sched.map
 # The agent's Slurm calls (LibslurmHands) resolve from slurmctld's libslurmfull: no -lslurm.
 plugins_sched_sched_spiderflow_la_LIBADD = libsf_agent.la libsf_broker_api.la libsf_probe.la libsf_coalloc.la libsf_broker_client.la libsf_slurmjob.la \
-	libspiderflow.la $(CURL_LIBS) $(DL_LIBS)
+	libsf_launch_env.la libspiderflow.la $(CURL_LIBS) $(DL_LIBS)
 EXTRA_plugins_sched_sched_spiderflow_la_DEPENDENCIES = $(srcdir)/plugins/sched/sched.map
 endif
 EXTRA_DIST += plugins/select/select.map plugins/sched/sched.map plugins/topology/topology.map

@@ -34,7 +34,15 @@ tests_unit_test_slurmjob_SOURCES = tests/unit/services/slurmjob/test_spiderflow_
 	tests/unit/services/slurmjob/test_job_request.cpp tests/unit/services/slurmjob/summary_fixture.h tests/unit/services/slurmjob/test_plan_summary.cpp \
 	tests/unit/common/plan/plan_fixture.h
 tests_unit_test_slurmjob_CXXFLAGS = $(TEST_CXXFLAGS)
-tests_unit_test_slurmjob_LDADD = libsf_submit.la libsf_slurmjob.la libspiderflow.la $(GTEST_LIBS_ALL)
+tests_unit_test_slurmjob_LDADD = libsf_submit.la libsf_launch.la libsf_slurmjob.la libsf_launch_env.la libspiderflow.la $(GTEST_LIBS_ALL)
+
+# launch: the launch contract's variables and the launch writer (services/launch)
+check_PROGRAMS += tests/unit/test_launch
+TESTS += tests/unit/test_launch
+tests_unit_test_launch_SOURCES = tests/unit/services/launch/test_launch_env.cpp tests/unit/services/launch/test_launch_writer.cpp \
+	tests/unit/services/launch/test_launch_diloco.cpp tests/unit/common/plan/plan_fixture.h tests/unit/common/small_model.h
+tests_unit_test_launch_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_launch_LDADD = libsf_launch.la libsf_launch_env.la libspiderflow.la $(GTEST_LIBS_ALL)
 
 # plugins: the built .so files' symbols and linked libraries
 check_PROGRAMS += tests/unit/test_plugins
@@ -49,7 +57,7 @@ TESTS += tests/unit/test_job_desc_edit
 tests_unit_test_job_desc_edit_SOURCES = tests/unit/plugins/job_submit/test_job_desc_edit.cpp tests/unit/plugins/fake_slurm_host.cpp \
 	plugins/job_submit/job_desc_edit.cpp plugins/job_submit/job_desc_edit.h
 tests_unit_test_job_desc_edit_CXXFLAGS = $(TEST_CXXFLAGS)
-tests_unit_test_job_desc_edit_LDADD = libsf_slurmjob.la libspiderflow.la $(GTEST_LIBS_ALL)
+tests_unit_test_job_desc_edit_LDADD = libsf_slurmjob.la libsf_launch_env.la libspiderflow.la $(GTEST_LIBS_ALL)
 
 # coflow model, schedulers, simulator, traces
 check_PROGRAMS += tests/unit/test_coflow
@@ -67,7 +75,7 @@ TESTS += tests/integration/netns_tc_test.sh
 check_PROGRAMS += tests/integration/job_tc_driver
 tests_integration_job_tc_driver_SOURCES = tests/integration/job_tc_driver.cpp
 tests_integration_job_tc_driver_CXXFLAGS = $(TEST_CXXFLAGS)
-tests_integration_job_tc_driver_LDADD = libsf_slurmjob.la libspiderflow.la
+tests_integration_job_tc_driver_LDADD = libsf_slurmjob.la libsf_launch_env.la libspiderflow.la
 EXTRA_DIST += tests/integration/netns_tc_test.sh
 
 # planner
@@ -158,14 +166,14 @@ check_PROGRAMS += tests/unit/test_replan
 TESTS += tests/unit/test_replan
 tests_unit_test_replan_SOURCES = tests/unit/services/broker/test_replan.cpp
 tests_unit_test_replan_CXXFLAGS = $(TEST_CXXFLAGS)
-tests_unit_test_replan_LDADD = libsf_replan.la libsf_submit.la libsf_slurmjob.la libsf_coalloc.la libspiderflow.la $(GTEST_LIBS_ALL)
+tests_unit_test_replan_LDADD = libsf_replan.la libsf_submit.la libsf_slurmjob.la libsf_launch_env.la libsf_coalloc.la libspiderflow.la $(GTEST_LIBS_ALL)
 # The cluster agent's logic: observation to part, part deltas, config, links file.
 check_PROGRAMS += tests/unit/test_agent
 TESTS += tests/unit/test_agent
 tests_unit_test_agent_SOURCES = tests/unit/services/slurmjob/summary_fixture.h tests/unit/services/agent/test_agent.cpp tests/unit/services/agent/test_part_runner.cpp tests/unit/services/agent/test_probe_runner.cpp \
 	tests/unit/services/agent/test_home_jobs.cpp
 tests_unit_test_agent_CXXFLAGS = $(TEST_CXXFLAGS)
-tests_unit_test_agent_LDADD = libsf_agent.la libsf_broker_api.la libsf_probe.la libsf_coalloc.la libsf_broker_client.la libsf_slurmjob.la libspiderflow.la \
+tests_unit_test_agent_LDADD = libsf_agent.la libsf_broker_api.la libsf_probe.la libsf_coalloc.la libsf_broker_client.la libsf_slurmjob.la libsf_launch_env.la libspiderflow.la \
 	$(CURL_LIBS) $(SLURM_LIBS) $(GTEST_LIBS_ALL)
 # The federation broker on loopback: auth, limits, restart, kill -9.
 TESTS += tests/integration/test_brokerd.sh

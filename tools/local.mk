@@ -16,11 +16,11 @@ spiderflow_SOURCES += tools/spiderflow/cmd_estimate.cpp tools/spiderflow/cost_fl
 spiderflow_SOURCES += tools/spiderflow/cmd_coflow.cpp tools/spiderflow/cmd_simulate.cpp
 spiderflow_LDADD += libsf_fedsim.la
 
-# launch command; reads the site config through services/slurmjob.
+# launch command: the launch writer (services/launch); reads the site config through services/slurmjob.
 spiderflow_SOURCES += tools/spiderflow/cmd_launch.cpp tools/spiderflow/cmd_job_plan.cpp \
 	tools/spiderflow/job_plan_source.cpp tools/spiderflow/job_plan_source.h \
 	tools/spiderflow/launch_hosts.cpp tools/spiderflow/launch_hosts.h
-spiderflow_LDADD += libsf_start_barrier.la libsf_slurmjob.la libspiderflow.la $(SLURM_LIBS) $(HTTPLIB_LIBS) -lpthread
+spiderflow_LDADD += libsf_start_barrier.la libsf_launch.la libsf_slurmjob.la libsf_launch_env.la libspiderflow.la $(SLURM_LIBS) $(HTTPLIB_LIBS) -lpthread
 
 # catalog command: lists the built-in GPU and model catalogs.
 spiderflow_SOURCES += tools/spiderflow/cmd_catalog.cpp

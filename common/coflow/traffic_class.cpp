@@ -1,7 +1,5 @@
 #include "common/coflow/traffic_class.h"
 
-#include "common/plan/launch_contract.h"
-
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -79,11 +77,9 @@ std::map<std::string, std::string> nccl_job_env(const TrafficClass& c) {
     return {{"NCCL_IB_TC", std::to_string(c.dscp << 2)}, {"NCCL_IB_SL", std::to_string(std::min(c.level, 15))}};
 }
 
-std::map<std::string, std::string> nccl_group_env(const TrafficClass& c) {
+GroupTrafficClasses group_traffic_classes(const TrafficClass& c) {
     const int lower = dscp_for_level(c.level + 1);
-    return {{env::kNcclTcEp, std::to_string(c.dscp << 2)},
-            {env::kNcclTcPp, std::to_string(c.dscp << 2)},
-            {env::kNcclTcDp, std::to_string(lower << 2)}};
+    return {c.dscp << 2, c.dscp << 2, lower << 2};
 }
 
 void validate(const TcLink& link) {

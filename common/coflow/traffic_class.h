@@ -42,9 +42,13 @@ std::vector<TrafficClass> classes_for_order(const std::vector<int>& jobs_in_prio
 // NCCL_IB_TC / NCCL_IB_SL for a job (SL = level; the site's SL-to-VL arbitration decides what a
 // level buys on the fabric).
 std::map<std::string, std::string> nccl_job_env(const TrafficClass& c);
-// Per communicator group (NCCL 2.26+ communicator config "trafficClass"): EP and PP traffic at the
-// job's class, DP one level lower (Hermod: EP and PP above DP). Keys: SPIDERFLOW_NCCL_TC_{EP,PP,DP}.
-std::map<std::string, std::string> nccl_group_env(const TrafficClass& c);
+// Per communicator group (NCCL 2.26+ communicator config "trafficClass"), as IP traffic class
+// bytes (DSCP << 2): EP and PP traffic at the job's class, DP one level lower (Hermod: EP and PP
+// above DP); the launch hands them to the framework.
+struct GroupTrafficClasses {
+    int ep = 0, pp = 0, dp = 0;
+};
+GroupTrafficClasses group_traffic_classes(const TrafficClass& c);
 
 enum class TcMatch { dscp, fwmark };
 

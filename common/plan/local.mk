@@ -22,16 +22,10 @@ libsf_plan_la_SOURCES = \
 	common/plan/plan_text.h \
 	common/plan/plan_svg.cpp \
 	common/plan/plan_svg.h
-# Launch writer and NCCL environment.
+# NCCL environment and the layer split.
 libsf_plan_la_SOURCES += \
 	common/plan/nccl_env.cpp \
 	common/plan/nccl_env.h \
-	common/plan/command_flags.cpp \
-	common/plan/command_flags.h \
-	common/plan/launch_diloco.cpp \
-	common/plan/launch_diloco.h \
-	common/plan/launch_writer.cpp \
-	common/plan/launch_writer.h \
 	common/plan/layer_split.cpp \
 	common/plan/layer_split.h
 

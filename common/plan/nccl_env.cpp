@@ -1,11 +1,7 @@
 #include "common/plan/nccl_env.h"
 
-#include "common/plan/launch_contract.h"
-#include "common/util/parse_number.h"
-
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 
 namespace spiderflow {
 
@@ -26,31 +22,6 @@ CommFacts comm_facts(const Plan& plan, const Topology& topology) {
             f.min_wan_Bps = f.min_wan_Bps == 0 ? p.bandwidth_Bps : std::min(f.min_wan_Bps, p.bandwidth_Bps);
         }
     }
-    return f;
-}
-
-namespace {
-
-// A whole-string number; 0 when empty or malformed.
-double env_number(const std::string& s) {
-    const auto v = to_number(s);
-    return v && *v > 0 ? *v : 0;
-}
-
-}  // namespace
-
-CommFacts comm_facts_from_env(const std::function<std::string(const std::string&)>& lookup) {
-    CommFacts f;
-    const std::string clusters = lookup(env::kClusters);
-    size_t start = 0;
-    while (start < clusters.size()) {
-        size_t comma = clusters.find(',', start);
-        if (comma == std::string::npos) comma = clusters.size();
-        if (comma > start) f.clusters.push_back(clusters.substr(start, comma - start));
-        start = comma + 1;
-    }
-    f.max_rtt_s = env_number(lookup(env::kWanRttMs)) / 1e3;
-    f.min_wan_Bps = env_number(lookup(env::kWanGbps)) * 1e9 / 8;
     return f;
 }
 
@@ -144,9 +115,12 @@ EnvList nccl_env(const CommFacts& facts, const Node* node, int gpu, const NcclSe
         env.push_back({"NCCL_IB_QPS_PER_CONNECTION", "4"});
         env.push_back({"NCCL_IB_TIMEOUT", std::to_string(ib_timeout_for_rtt(rtt))});
     }
-    env.push_back({env::kNcclTimeoutS, std::to_string(static_cast<long>(scaled_timeout_s(site.nccl_timeout_base_s, rtt)))});
-    env.push_back({env::kRdzvTimeoutS, std::to_string(static_cast<long>(scaled_timeout_s(site.rdzv_timeout_base_s, rtt)))});
     return env;
+}
+
+CommTimeouts comm_timeouts(const CommFacts& facts, const NcclSettings& site) {
+    return {static_cast<long>(scaled_timeout_s(site.nccl_timeout_base_s, facts.max_rtt_s)),
+            static_cast<long>(scaled_timeout_s(site.rdzv_timeout_base_s, facts.max_rtt_s))};
 }
 
 }  // namespace spiderflow

@@ -1,9 +1,8 @@
 // NCCL / c10d environment for one rank, from the plan (which links the job crosses), the node's
-// own hardware (NICs and GPU locality from hwloc) and the site's settings. Used by the SPANK
-// plugin at task launch and by `spiderflow launch` when it writes srun lines.
+// own hardware (NICs and GPU locality from hwloc) and the site's settings; the launch hands them
+// to a job's ranks, its own variables beside them.
 #pragma once
 
-#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,12 +25,6 @@ struct CommFacts {
 // Needs a finalized topology (widest paths).
 CommFacts comm_facts(const Plan& plan, const Topology& topology);
 
-// job_submit writes the facts into the job's environment as SPIDERFLOW_CLUSTERS (names, commas),
-// SPIDERFLOW_WAN_RTT_MS and SPIDERFLOW_WAN_GBPS; this reads them back. `lookup` returns a
-// variable's value, empty when unset (the SPANK plugin and `spiderflow launch` each know where
-// the job's variables are). Missing or malformed numbers read as 0 (nothing known).
-CommFacts comm_facts_from_env(const std::function<std::string(const std::string&)>& lookup);
-
 struct NcclSettings {
     std::string socket_ifname;   // site override for NCCL/GLOO_SOCKET_IFNAME; empty = from the node
     std::string ib_hca;          // site override for NCCL_IB_HCA; empty = the GPU's nearest HCA
@@ -51,7 +44,16 @@ double scaled_timeout_s(double base_s, double rtt_s);
 // between NCCL's default 4 MiB and 64 MiB.
 long buffsize_for_path(double bandwidth_Bps, double rtt_s);
 
-// Variables for the rank driving GPU `gpu` of `node` (node may be null: no locality known).
+// NCCL's, Gloo's and CUDA's variables for the rank driving GPU `gpu` of `node` (node may be null:
+// no locality known).
 EnvList nccl_env(const CommFacts& facts, const Node* node, int gpu, const NcclSettings& site);
+
+// The job's c10d timeouts (whole seconds): the site's bases scaled by the slowest link's round
+// trip (scaled_timeout_s).
+struct CommTimeouts {
+    long nccl_s = 0;   // NCCL collectives
+    long rdzv_s = 0;   // the c10d rendezvous
+};
+CommTimeouts comm_timeouts(const CommFacts& facts, const NcclSettings& site);
 
 }  // namespace spiderflow

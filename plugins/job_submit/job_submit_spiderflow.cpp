@@ -13,15 +13,15 @@ extern "C" {
 #include <slurm/slurm_errno.h>
 }
 
-#include "common/plan/launch_contract.h"
-#include "services/slurmjob/spiderflow_conf.h"
-#include "services/slurmjob/submit_planner.h"
-#include "plugins/slurm_conf_file.h"
-#include "plugins/slurm_host.h"
-#include "services/slurmjob/submit_site.h"
 #include "common/util/errors.h"
 #include "common/util/stamped_file.h"
 #include "plugins/job_submit/job_desc_edit.h"
+#include "plugins/slurm_conf_file.h"
+#include "plugins/slurm_host.h"
+#include "services/launch/launch_contract.h"
+#include "services/slurmjob/spiderflow_conf.h"
+#include "services/slurmjob/submit_planner.h"
+#include "services/slurmjob/submit_site.h"
 
 // sbatch always prints "Batch job submission failed: <strerror(code)>" after our message (22.05
 // has no code of its own for job_submit plugins): pick the code whose text fits the problem

@@ -5,12 +5,12 @@
 #include <stdexcept>
 #include <vector>
 
-#include "common/plan/launch_contract.h"
+#include "plugins/slurm_conf_file.h"
+#include "plugins/slurm_internal.h"
+#include "services/launch/launch_contract.h"
 #include "services/slurmjob/coflow_levels.h"
 #include "services/slurmjob/plan_summary.h"
 #include "services/slurmjob/spiderflow_conf.h"
-#include "plugins/slurm_conf_file.h"
-#include "plugins/slurm_internal.h"
 
 namespace spiderflow::plugin {
 namespace {

@@ -13,17 +13,18 @@ extern "C" {
 #include <slurm/slurm.h>
 }
 
-#include "common/plan/launch_contract.h"
 #include "common/plan/nccl_env.h"
 #include "common/plan/plan_json.h"
 #include "common/plan/plan_transport.h"
 #include "common/topology/reader.h"
-#include "services/slurmjob/hostlist.h"
-#include "services/slurmjob/job_traffic.h"
 #include "common/util/parse_number.h"
 #include "common/util/split_list.h"
 #include "plugins/spank/stepd_hooks.h"
 #include "plugins/spank/stepd_state.h"
+#include "services/launch/launch_contract.h"
+#include "services/launch/launch_env.h"
+#include "services/slurmjob/hostlist.h"
+#include "services/slurmjob/job_traffic.h"
 
 namespace spiderflow::plugin::spank {
 namespace {
@@ -305,7 +306,7 @@ int remote_task_init(spank_t sp) {
                                           : nullptr;
     const CommFacts facts = comm_facts_from_env([&](const std::string& name) { return planned_getenv(sp, name); });
     const NcclSettings site = nccl_settings(st.config);
-    EnvList nccl = nccl_env(facts, node, slot.device, site);
+    EnvList nccl = rank_env(facts, node, slot.device, site);
     try {
         // The job's traffic class, as `spiderflow launch` exports it (services/slurmjob/job_traffic.h).
         for (const auto& name : apply_job_class_env(nccl, st.config, planned_getenv(sp, env::kTrafficLevel)))

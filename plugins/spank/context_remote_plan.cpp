@@ -7,10 +7,10 @@
 // SpiderFlow steps without the plan.
 #include <string>
 
-#include "common/plan/launch_contract.h"
+#include "plugins/spank/stepd_state.h"
+#include "services/launch/launch_contract.h"
 #include "services/slurm_api/slurm_api.h"
 #include "services/slurmjob/plan_summary.h"
-#include "plugins/spank/stepd_state.h"
 
 namespace spiderflow::plugin::spank {
 

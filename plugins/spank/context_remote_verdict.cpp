@@ -10,10 +10,10 @@
 #include <chrono>
 #include <string>
 
-#include "common/plan/launch_contract.h"
+#include "plugins/spank/stepd_state.h"
+#include "services/launch/launch_contract.h"
 #include "services/slurm_api/slurm_api.h"
 #include "services/slurmjob/part_comment.h"
-#include "plugins/spank/stepd_state.h"
 
 namespace spiderflow::plugin::spank {
 

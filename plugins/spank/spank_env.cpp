@@ -1,6 +1,6 @@
 #include "plugins/spank/spank_state.h"
 
-#include "common/plan/launch_contract.h"
+#include "services/launch/launch_contract.h"
 
 namespace spiderflow::plugin::spank {
 

@@ -2,10 +2,10 @@
 
 #include <stdexcept>
 
-#include "services/coalloc/xjob_json.h"
-#include "common/plan/launch_contract.h"
-#include "services/slurmjob/plan_summary.h"
 #include "services/broker_client/broker_api_types.h"
+#include "services/coalloc/xjob_json.h"
+#include "services/launch/launch_contract.h"
+#include "services/slurmjob/plan_summary.h"
 
 namespace spiderflow::agent {
 

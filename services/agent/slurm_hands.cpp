@@ -23,11 +23,11 @@ char* slurm_job_state_string(uint32_t state);
 #include <memory>
 #include <vector>
 
-#include "common/plan/launch_contract.h"
+#include "services/agent/slurm_observer.h"
+#include "services/launch/launch_contract.h"
 #include "services/slurmjob/hostlist.h"
 #include "services/slurmjob/part_comment.h"
 #include "services/slurmjob/plan_summary.h"
-#include "services/agent/slurm_observer.h"
 
 namespace spiderflow::agent {
 namespace {

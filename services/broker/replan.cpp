@@ -4,12 +4,12 @@
 
 #include "common/cost/cost_model.h"
 #include "common/model/catalog.h"
-#include "common/plan/launch_contract.h"
 #include "common/plan/plan_json.h"
 #include "common/plan/plan_parts.h"
 #include "common/plan/plan_transport.h"
 #include "common/planner/plan_job.h"
 #include "common/planner/planner.h"
+#include "services/launch/launch_contract.h"
 #include "services/slurmjob/plan_step_env.h"
 
 namespace spiderflow::broker {

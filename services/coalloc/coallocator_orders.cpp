@@ -2,7 +2,7 @@
 // asking twice gives the same orders.
 #include "services/coalloc/coallocator.h"
 
-#include "common/plan/launch_contract.h"
+#include "services/launch/launch_contract.h"
 
 namespace spiderflow::coalloc {
 

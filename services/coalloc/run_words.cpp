@@ -1,6 +1,6 @@
 #include "services/coalloc/run_words.h"
 
-#include "common/plan/launch_contract.h"
+#include "services/launch/launch_contract.h"
 
 namespace spiderflow::coalloc {
 namespace {

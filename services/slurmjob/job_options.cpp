@@ -1,6 +1,6 @@
 #include "services/slurmjob/job_options.h"
 
-#include "common/plan/launch_contract.h"
+#include "services/launch/launch_contract.h"
 
 #include <cctype>
 #include <cerrno>

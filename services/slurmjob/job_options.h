@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "common/plan/launch_contract.h"
 #include "common/planner/request_options.h"
+#include "services/launch/launch_contract.h"
 
 namespace spiderflow::slurmjob {
 

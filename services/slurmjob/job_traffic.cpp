@@ -10,6 +10,7 @@
 
 #include "common/coflow/tc_state.h"
 #include "common/util/errors.h"
+#include "services/launch/launch_env.h"
 
 namespace spiderflow::slurmjob {
 

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "common/plan/launch_contract.h"
 #include "common/coflow/command_runner.h"
 #include "common/coflow/traffic_class.h"
 #include "common/plan/nccl_env.h"
+#include "services/launch/launch_contract.h"
 #include "services/slurmjob/spiderflow_conf.h"
 
 namespace spiderflow::slurmjob {

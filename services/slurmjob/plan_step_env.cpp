@@ -1,11 +1,11 @@
 #include "services/slurmjob/plan_step_env.h"
 
-#include "common/plan/launch_contract.h"
 #include "common/plan/nccl_env.h"
 #include "common/plan/plan.h"
 #include "common/plan/plan_json.h"
 #include "common/plan/plan_transport.h"
 #include "common/util/human_format.h"
+#include "services/launch/launch_contract.h"
 
 namespace spiderflow::slurmjob {
 

@@ -4,9 +4,9 @@
 #include <map>
 #include <sstream>
 
-#include "common/plan/launch_contract.h"
 #include "common/plan/plan.h"
 #include "common/util/parse_number.h"
+#include "services/launch/launch_contract.h"
 
 namespace spiderflow::slurmjob {
 namespace {

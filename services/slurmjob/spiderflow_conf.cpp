@@ -1,6 +1,6 @@
 #include "services/slurmjob/spiderflow_conf.h"
 
-#include "common/plan/launch_contract.h"
+#include "services/launch/launch_contract.h"
 
 #include <unistd.h>
 

@@ -4,7 +4,7 @@
 // decisions; planner_budget.cpp runs the planner under the budget.
 #include "services/slurmjob/submit_planner.h"
 
-#include "common/plan/launch_contract.h"
+#include "services/launch/launch_contract.h"
 
 #include <chrono>
 #include <cstdio>

@@ -22,13 +22,14 @@
 #include "common/model/catalog.h"
 #include "common/plan/plan_json.h"
 #include "common/topology/reader.h"
+#include "common/util/cli_options.h"
 #include "common/util/errors.h"
 #include "common/util/split_list.h"
 #include "common/util/text_file.h"
 #include "common/util/units.h"
+#include "services/launch/launch_env.h"
 #include "services/slurmjob/job_traffic.h"
 #include "services/slurmjob/spiderflow_conf.h"
-#include "common/util/cli_options.h"
 #include "tools/spiderflow/command.h"
 
 namespace spiderflow::cli {

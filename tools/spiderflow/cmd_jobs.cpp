@@ -10,10 +10,11 @@
 #include <nlohmann/json.hpp>
 
 #include "common/plan/nccl_env.h"
-#include "common/util/errors.h"
 #include "common/util/cli_options.h"
+#include "common/util/errors.h"
 #include "services/broker_client/broker_api_types.h"
 #include "services/coalloc/xjob_json.h"
+#include "services/launch/launch_env.h"
 #include "services/probe/link_health.h"
 #include "services/slurmjob/spiderflow_conf.h"
 #include "tools/spiderflow/command.h"

@@ -11,19 +11,21 @@
 #include <string>
 #include <vector>
 
-#include "common/plan/launch_contract.h"
-#include "common/plan/launch_writer.h"
 #include "common/plan/plan_json.h"
 #include "common/plan/plan_parts.h"
 #include "common/plan/plan_transport.h"
 #include "common/topology/reader.h"
+#include "common/util/cli_options.h"
 #include "common/util/errors.h"
+#include "common/util/parse_number.h"
+#include "services/launch/launch_contract.h"
+#include "services/launch/launch_env.h"
+#include "services/launch/launch_writer.h"
 #include "services/slurmjob/hostlist.h"
 #include "services/slurmjob/job_traffic.h"
 #include "services/slurmjob/rank_order.h"
 #include "services/slurmjob/spiderflow_conf.h"
 #include "services/start_barrier/start_barrier.h"
-#include "common/util/cli_options.h"
 #include "tools/spiderflow/command.h"
 #include "tools/spiderflow/job_plan_source.h"
 #include "tools/spiderflow/launch_hosts.h"
@@ -53,7 +55,7 @@ std::string env_or(const char* a, const char* b) {
 
 // Without a topology, the facts job_submit left in the job's environment.
 CommFacts facts_from_env() {
-    return comm_facts_from_env([](const std::string& name) { return env_or(("SLURM_SPANK_" + name).c_str(), name.c_str()); });
+    return comm_facts_from_env([](const std::string& name) { return env_or((env::kSlurmSpankPrefix + name).c_str(), name.c_str()); });
 }
 
 slurmjob::SpiderflowConf spiderflow_conf() {
@@ -107,7 +109,8 @@ int run_launch(const std::vector<std::string>& args) {
     req.command = std::move(p->rest);
     if (req.lighthouse.empty()) req.lighthouse = env_or("TORCHFT_LIGHTHOUSE", "TORCHFT_LIGHTHOUSE");
     // A cross-site job requeued after a failure: its Megatron-LM command resumes from its --save.
-    req.attempt = std::max(1, std::atoi(env_or((std::string(env::kSlurmSpankPrefix) + env::kAttempt).c_str(), env::kAttempt).c_str()));
+    // Unset or not a run number: the first run.
+    req.attempt = to_int<int>(env_or((std::string(env::kSlurmSpankPrefix) + env::kAttempt).c_str(), env::kAttempt), 1).value_or(1);
     slurmjob::SpiderflowConf site = spiderflow_conf();
     // The site's topology_format names the reader of the site's own file, never of --topology's.
     std::string reader;
@@ -187,15 +190,17 @@ int run_launch(const std::vector<std::string>& args) {
     if (part && barrier_s > 0) {
         BarrierParty party;
         party.xjob = env_or((std::string(env::kSlurmSpankPrefix) + env::kXJob).c_str(), env::kXJob);
-        party.part = std::atoi(env_or((std::string(env::kSlurmSpankPrefix) + env::kXJobPart).c_str(), env::kXJobPart).c_str());
+        const auto part_index = to_int<int>(env_or((std::string(env::kSlurmSpankPrefix) + env::kXJobPart).c_str(), env::kXJobPart), 0);
+        party.part = part_index.value_or(-1);
         party.parts = static_cast<int>(split_by_cluster(plan, *topo).size());
         party.master_addr = env_or("MASTER_ADDR", env::kMasterAddr);
-        party.master_port = std::atoi(env_or("MASTER_PORT", env::kMasterPort).c_str());
+        party.master_port = to_int<int>(env_or("MASTER_PORT", env::kMasterPort), 1, 65535).value_or(0);
         party.timeout_s = barrier_s;
         party.hangup_grace_s = 0.5 + 3 * facts.max_rtt_s;
-        if (party.xjob.empty() || party.master_addr.empty() || party.master_port <= 0) {
+        if (party.xjob.empty() || !part_index || party.master_addr.empty() || party.master_port <= 0) {
             throw InputError("spiderflow launch", 0, "--start-barrier", "this part's environment names no cross-site job, "
-                                                     "MASTER_ADDR or MASTER_PORT (pass --start-barrier 0 to start without the others)");
+                                                     "part, MASTER_ADDR or MASTER_PORT (pass --start-barrier 0 to start "
+                                                     "without the others)");
         }
         try {
             meet_start_barrier(party, std::cerr);

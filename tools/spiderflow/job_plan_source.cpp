@@ -4,10 +4,10 @@
 
 #include "common/plan/plan_transport.h"
 #include "common/util/errors.h"
-#include "common/plan/launch_contract.h"
+#include "common/util/parse_number.h"
+#include "services/launch/launch_contract.h"
 #include "services/slurm_api/slurm_api.h"
 #include "services/slurmjob/plan_summary.h"
-#include "common/util/parse_number.h"
 
 namespace spiderflow::cli {
 namespace {

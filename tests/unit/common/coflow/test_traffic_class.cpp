@@ -23,9 +23,10 @@ TEST(TrafficClass, LevelsSharesAndNcclValues) {
     const auto env = nccl_job_env(cls[0]);
     EXPECT_EQ(env.at("NCCL_IB_TC"), "184");   // DSCP 46 << 2
     EXPECT_EQ(env.at("NCCL_IB_SL"), "0");
-    const auto groups = nccl_group_env(cls[0]);
-    EXPECT_EQ(groups.at("SPIDERFLOW_NCCL_TC_PP"), "184");
-    EXPECT_EQ(groups.at("SPIDERFLOW_NCCL_TC_DP"), "136");   // one level lower: AF41
+    const GroupTrafficClasses groups = group_traffic_classes(cls[0]);
+    EXPECT_EQ(groups.ep, 184);
+    EXPECT_EQ(groups.pp, 184);
+    EXPECT_EQ(groups.dp, 136);   // one level lower: AF41
     // More jobs than levels: the rest share the lowest level.
     const auto many = classes_for_order({1, 2, 3, 4, 5, 6, 7, 8});
     EXPECT_EQ(many.back().level, TrafficClass::kLevels - 1);

@@ -66,4 +66,32 @@ inline Plan cross_plan() {
     return p;
 }
 
+// A DiLoCo plan (H 200, int8 pseudo-gradients) on two_sites(): tp 8, pp 1, dp 4; replicas 0, 1 in
+// east, 2, 3 in west, one per node.
+inline Plan diloco_plan() {
+    Plan p;
+    p.job.model = small_model();
+    p.job.seq_len = 2048;
+    p.job.global_batch = 64;
+    p.job.gpus = 32;
+    p.job.sync.mode = SyncMode::diloco;
+    p.job.sync.inner_steps = 200;
+    p.job.sync.outer_precision = OuterPrecision::int8;
+    p.tp = 8;
+    p.pp = 1;
+    p.dp = 4;
+    p.micro_batch = 2;
+    p.num_micro_batches = 8;
+    p.layers_per_stage = {8};
+    for (int r = 0; r < 4; ++r) p.cells.push_back(StageCell{r / 2, r % 2, 0});
+    p.policy = "test";
+    p.prediction.iteration_s = 2.0;
+    p.prediction.tokens_per_s = 65536;
+    p.prediction.outer_allreduce_s = 30;
+    p.prediction.outer_exposed_s = 30;
+    p.prediction.outer_wan_bytes = 4e9;
+    p.prediction.compute_utilisation = 0.925;
+    return p;
+}
+
 }  // namespace spiderflow::test

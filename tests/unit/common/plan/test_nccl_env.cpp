@@ -4,7 +4,6 @@
 #include <cmath>
 #include <map>
 
-#include "common/plan/launch_writer.h"
 #include "common/plan/nccl_env.h"
 #include "common/util/errors.h"
 
@@ -64,8 +63,11 @@ TEST(NcclEnv, WanSettingsScaleWithRtt) {
     EXPECT_EQ(far_env.at("NCCL_SOCKET_NTHREADS"), "4");
     EXPECT_LE(std::stoi(far_env.at("NCCL_SOCKET_NTHREADS")) * std::stoi(far_env.at("NCCL_NSOCKS_PERTHREAD")), 64);
     EXPECT_GE(std::stoi(far_env.at("NCCL_IB_TIMEOUT")), std::stoi(near_env.at("NCCL_IB_TIMEOUT")));
-    EXPECT_GT(std::stol(far_env.at("SPIDERFLOW_NCCL_TIMEOUT_S")), std::stol(near_env.at("SPIDERFLOW_NCCL_TIMEOUT_S")));
-    EXPECT_GT(std::stol(far_env.at("SPIDERFLOW_RDZV_TIMEOUT_S")), std::stol(near_env.at("SPIDERFLOW_RDZV_TIMEOUT_S")));
+    const CommTimeouts near_t = comm_timeouts(near_facts, site), far_t = comm_timeouts(far_facts, site);
+    EXPECT_GT(far_t.nccl_s, near_t.nccl_s);
+    EXPECT_GT(far_t.rdzv_s, near_t.rdzv_s);
+    EXPECT_EQ(comm_timeouts({}, site).nccl_s, 600) << "the site's base inside one site";
+    EXPECT_EQ(comm_timeouts({}, site).rdzv_s, 900);
 }
 
 TEST(NcclEnv, IbTimeoutCoversRoundTrips) {
@@ -102,65 +104,4 @@ TEST(NcclEnv, CommFactsFromPlanAndTopology) {
     EXPECT_EQ(f.clusters, (std::vector<std::string>{"b", "a"}));
     EXPECT_TRUE(f.crosses_clusters());
     EXPECT_EQ(f.max_rtt_s, 0);
-}
-
-TEST(LaunchWriter, MegatronFlagsMatchThePlan) {
-    Plan p;
-    p.job.model.layers = 32;
-    p.job.global_batch = 512;
-    p.job.seq_len = 4096;
-    p.tp = 4;
-    p.pp = 4;
-    p.dp = 2;
-    p.micro_batch = 2;
-    p.layers_per_stage = {7, 9, 9, 7};
-    for (int i = 0; i < 8; ++i) p.cells.push_back({0, i / 2, (i % 2) * 4});
-    LaunchRequest req;
-    req.command = {"python", "/opt/Megatron-LM/pretrain_gpt.py", "--bf16"};
-    const LaunchScript s = write_launch(p, {}, req);
-    ASSERT_EQ(s.steps.size(), 1u);
-    const auto& step = s.steps[0];
-    auto value_of = [&](const std::string& flag) {
-        for (size_t i = 0; i + 1 < step.size(); ++i) {
-            if (step[i] == flag) return step[i + 1];
-        }
-        return std::string("<absent>");
-    };
-    EXPECT_EQ(step[0], "srun");
-    EXPECT_EQ(value_of("--tensor-model-parallel-size"), "4");
-    EXPECT_EQ(value_of("--pipeline-model-parallel-size"), "4");
-    EXPECT_EQ(value_of("--micro-batch-size"), "2");
-    EXPECT_EQ(value_of("--global-batch-size"), "512");
-    EXPECT_EQ(value_of("--decoder-first-pipeline-num-layers"), "7");
-    EXPECT_EQ(value_of("--decoder-last-pipeline-num-layers"), "7");
-    EXPECT_NE(std::find(step.begin(), step.end(), "--ntasks=32"), step.end());
-    EXPECT_NE(std::find(step.begin(), step.end(), "--nodes=4"), step.end());
-    const auto env = as_map(s.env);
-    EXPECT_EQ(env.at("SPIDERFLOW_LAYER_SPLIT"), "7,9,9,7");
-    EXPECT_NE(s.text().find("export CUDA_DEVICE_MAX_CONNECTIONS=1"), std::string::npos);
-}
-
-TEST(LaunchWriter, TorchrunOnePerNodeAndQuoting) {
-    Plan p;
-    p.job.model.layers = 8;
-    p.job.global_batch = 8;
-    p.tp = 8;
-    p.pp = 1;
-    p.dp = 2;
-    p.layers_per_stage = {8};
-    p.cells = {{0, 0, 0}, {0, 1, 0}};
-    LaunchRequest req;
-    req.launcher = "torchrun";
-    req.command = {"train.py", "--name", "it's mine"};
-    const LaunchScript s = write_launch(p, {}, req);
-    const std::string text = s.text();
-    EXPECT_NE(text.find("--ntasks-per-node=1"), std::string::npos);
-    EXPECT_NE(text.find("--nproc-per-node=8"), std::string::npos);
-    EXPECT_NE(text.find("'it'\\''s mine'"), std::string::npos) << text;
-    EXPECT_EQ(text.find("--tensor-model-parallel-size"), std::string::npos) << "not a Megatron command";
-    req.launcher = "mpirun";
-    EXPECT_THROW(write_launch(p, {}, req), InputError);
-    req.launcher = "srun";
-    req.command.clear();
-    EXPECT_THROW(write_launch(p, {}, req), InputError);
 }

@@ -9,13 +9,13 @@
 #include "common/cost/cost_model.h"
 #include "common/model/catalog.h"
 #include "common/model/job_spec.h"
-#include "common/plan/launch_contract.h"
 #include "common/plan/plan_parts.h"
 #include "common/planner/plan_job.h"
 #include "common/planner/planner.h"
 #include "common/site/site_state.h"
 #include "common/topology/spiderflow_reader.h"
 #include "services/broker/replan.h"
+#include "services/launch/launch_contract.h"
 #include "services/slurmjob/plan_step_env.h"
 
 using namespace spiderflow;

@@ -7,7 +7,7 @@
 #include <cstdio>
 
 #include "common/util/errors.h"
-#include "common/plan/launch_writer.h"
+#include "services/launch/launch_writer.h"
 #include "services/slurmjob/job_traffic.h"
 #include "tests/unit/common/plan/plan_fixture.h"
 
@@ -163,18 +163,6 @@ TEST(JobTraffic, NcclEnvPerJobOrPerGroup) {
     EXPECT_EQ(value(groups, "SPIDERFLOW_NCCL_TC_PP"), "136");
     EXPECT_EQ(value(groups, "SPIDERFLOW_NCCL_TC_DP"), "104");   // one level lower: AF31 26 << 2
     EXPECT_EQ(value(groups, "NCCL_BUFFSIZE"), "4194304");
-}
-
-TEST(NcclEnv, CommFactsReadBackFromTheJobsEnvironment) {
-    const std::map<std::string, std::string> vars = {
-        {"SPIDERFLOW_CLUSTERS", "eu,,us"}, {"SPIDERFLOW_WAN_RTT_MS", "80"}, {"SPIDERFLOW_WAN_GBPS", "bad"}};
-    const CommFacts f = comm_facts_from_env([&](const std::string& k) {
-        auto it = vars.find(k);
-        return it == vars.end() ? std::string() : it->second;
-    });
-    EXPECT_EQ(f.clusters, (std::vector<std::string>{"eu", "us"}));
-    EXPECT_DOUBLE_EQ(f.max_rtt_s, 0.08);
-    EXPECT_EQ(f.min_wan_Bps, 0);
 }
 
 // What `spiderflow launch` does with a plan's script: per-group classes replace the job's

@@ -1,19 +1,19 @@
-#include "common/plan/launch_writer.h"
-
-#include "common/plan/launch_contract.h"
+#include "services/launch/launch_writer.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <optional>
 #include <set>
 #include <sstream>
 
 #include "common/model/catalog.h"
-#include "common/plan/command_flags.h"
-#include "common/plan/launch_diloco.h"
 #include "common/plan/layer_split.h"
 #include "common/util/errors.h"
+#include "common/util/parse_number.h"
+#include "services/launch/command_flags.h"
+#include "services/launch/launch_contract.h"
+#include "services/launch/launch_diloco.h"
+#include "services/launch/launch_env.h"
 
 namespace spiderflow {
 namespace {
@@ -29,13 +29,6 @@ bool runs_megatron(const std::vector<std::string>& command) {
         if (w.size() >= 15 && w.compare(w.size() - 15, 15, "pretrain_gpt.py") == 0) return true;
     }
     return false;
-}
-
-std::string lookup(const EnvList& env, const std::string& name, const std::string& fallback) {
-    for (const auto& [k, v] : env) {
-        if (k == name) return v;
-    }
-    return fallback;
 }
 
 // ---- Megatron-LM flags ----
@@ -59,13 +52,6 @@ struct Flag {
 
 using Flags = std::vector<Flag>;
 
-std::optional<double> number(const std::string& s) {
-    char* end = nullptr;
-    const double v = std::strtod(s.c_str(), &end);
-    if (s.empty() || end != s.c_str() + s.size()) return std::nullopt;
-    return v;
-}
-
 // Checks the command's own use of a plan flag (throws on a conflict); true when the plan's
 // copy must still be written.
 bool still_needed(const Flag& f, const std::vector<std::string>& command) {
@@ -75,7 +61,7 @@ bool still_needed(const Flag& f, const std::vector<std::string>& command) {
         throw InputError("launch", 0, f.name, "the command gives " + f.name + ", which contradicts the plan: " + f.why);
     if (f.rule == Rule::on || f.rule == Rule::fallback) return false;
     const std::string given = flag_value_at(command, i);
-    const auto a = number(given), b = number(f.value);
+    const auto a = to_number(given), b = to_number(f.value);
     const bool ok = f.rule == Rule::at_least ? a && b && *a >= *b : given == f.value || (a && b && *a == *b);
     if (!ok)
         throw InputError("launch", 0, f.name,
@@ -315,7 +301,7 @@ LaunchScript write_diloco_launch(const Plan& plan, const CommFacts& facts, const
                          "site, e.g. http://HOST:29510");
     const DilocoGroup g = diloco_group(plan, cluster);
     LaunchScript s;
-    s.env = nccl_env(facts, nullptr, 0, req.nccl);
+    s.env = rank_env(facts, nullptr, 0, req.nccl);
     s.env.push_back({"TORCHFT_LIGHTHOUSE", req.lighthouse});
     s.env.push_back({env::kTp, std::to_string(plan.tp)});
     s.env.push_back({env::kPp, std::to_string(plan.pp)});
@@ -326,7 +312,7 @@ LaunchScript write_diloco_launch(const Plan& plan, const CommFacts& facts, const
     if (!req.plan_path.empty()) s.env.push_back({env::kPlanPath, req.plan_path});
     std::vector<std::string> program = req.command;
     for (auto& w : torchtitan_diloco_args(plan, g, req.command)) program.push_back(std::move(w));
-    const std::string rdzv = lookup(s.env, env::kRdzvTimeoutS, "900");
+    const std::string rdzv = std::to_string(comm_timeouts(facts, req.nccl).rdzv_s);
     // SLURM_NODEID and SLURM_LAUNCH_NODE_IPADDR exist only inside the task: a shell there
     // expands them, and the program follows as "$@", never re-parsed.
     const std::string inner = "exec torchrun --nnodes=" + std::to_string(g.nodes) +
@@ -368,7 +354,7 @@ LaunchScript write_launch(const Plan& plan, const CommFacts& facts, const Launch
     const int per_node = (world + num_nodes - 1) / num_nodes;
 
     LaunchScript s;
-    s.env = nccl_env(facts, nullptr, 0, req.nccl);
+    s.env = rank_env(facts, nullptr, 0, req.nccl);
     s.env.push_back({env::kTp, std::to_string(plan.tp)});
     s.env.push_back({env::kPp, std::to_string(plan.pp)});
     s.env.push_back({env::kDp, std::to_string(plan.dp)});
@@ -378,7 +364,7 @@ LaunchScript write_launch(const Plan& plan, const CommFacts& facts, const Launch
     const bool megatron = req.megatron == 1 || (req.megatron < 0 && runs_megatron(req.command));
     std::vector<std::string> program = req.command;
     if (megatron) {
-        const double timeout = std::stod(lookup(s.env, env::kNcclTimeoutS, "600"));
+        const double timeout = static_cast<double>(comm_timeouts(facts, req.nccl).nccl_s);
         for (auto& w : megatron_args(plan, timeout, req.command)) program.push_back(std::move(w));
         for (auto& w : megatron_resume_args(req.command, req.attempt)) program.push_back(std::move(w));
     }
@@ -388,7 +374,7 @@ LaunchScript write_launch(const Plan& plan, const CommFacts& facts, const Launch
         step.push_back("--ntasks-per-node=" + std::to_string(per_node));
         step.insert(step.end(), program.begin(), program.end());
     } else {
-        const std::string rdzv = lookup(s.env, env::kRdzvTimeoutS, "900");
+        const std::string rdzv = std::to_string(comm_timeouts(facts, req.nccl).rdzv_s);
         step.push_back("--ntasks=" + std::to_string(num_nodes));
         step.push_back("--ntasks-per-node=1");
         // Static rendezvous with the node rank the SPANK plugin computed from the topology,

@@ -1,4 +1,4 @@
-#include "common/plan/command_flags.h"
+#include "services/launch/command_flags.h"
 
 namespace spiderflow {
 

@@ -1,12 +1,12 @@
-#include "common/plan/launch_diloco.h"
+#include "services/launch/launch_diloco.h"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
 
-#include "common/plan/command_flags.h"
 #include "common/util/errors.h"
+#include "services/launch/command_flags.h"
 
 namespace spiderflow {
 namespace {
