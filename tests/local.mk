@@ -24,7 +24,8 @@ tests_unit_test_plan_SOURCES = tests/unit/common/small_model.h tests/unit/common
 tests_unit_test_plan_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_plan_LDADD = libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la $(GTEST_LIBS_ALL)
 
-# slurmjob: site config, job options, rank order, traffic classes, the submit decision
+# slurmjob: site config, job options, rank order, traffic classes, the submit decision and its
+# parts (decision cache, request reconciliation, cross-site shaping, the planner's budget)
 check_PROGRAMS += tests/unit/test_slurmjob
 TESTS += tests/unit/test_slurmjob
 tests_unit_test_slurmjob_SOURCES = tests/unit/services/slurmjob/test_spiderflow_conf.cpp tests/unit/services/slurmjob/test_job_options.cpp \
@@ -32,7 +33,9 @@ tests_unit_test_slurmjob_SOURCES = tests/unit/services/slurmjob/test_spiderflow_
 	tests/unit/services/slurmjob/test_part_comment.cpp tests/unit/services/slurmjob/test_request_shape.cpp \
 	tests/unit/services/slurmjob/test_job_traffic.cpp tests/unit/services/slurmjob/test_coflow_levels.cpp \
 	tests/unit/services/slurmjob/test_job_request.cpp tests/unit/services/slurmjob/summary_fixture.h tests/unit/services/slurmjob/test_plan_summary.cpp \
-	tests/unit/common/plan/plan_fixture.h
+	tests/unit/common/plan/plan_fixture.h tests/unit/services/slurmjob/submit_fixture.h tests/unit/services/slurmjob/test_decision_cache.cpp \
+	tests/unit/services/slurmjob/test_request_reconcile.cpp tests/unit/services/slurmjob/test_cross_site_shape.cpp \
+	tests/unit/services/slurmjob/test_planner_budget.cpp
 tests_unit_test_slurmjob_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_slurmjob_LDADD = libsf_submit.la libsf_slurmjob.la libspiderflow.la $(GTEST_LIBS_ALL)
 
