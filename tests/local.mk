@@ -54,6 +54,20 @@ tests_unit_test_job_desc_edit_SOURCES = tests/unit/plugins/job_submit/test_job_d
 tests_unit_test_job_desc_edit_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_job_desc_edit_LDADD = libsf_slurmjob.la libspiderflow.la $(GTEST_LIBS_ALL)
 
+if HAVE_SLURM_SOURCE
+# select/spiderflow_cons_tres's node choice on node, gres and switch records as slurmctld holds
+# them: compiled as the plugin is (Slurm's internal headers, plugins/local.mk); the test plays
+# slurmctld, the public libslurm gives the list and bitmap calls.
+check_PROGRAMS += tests/unit/test_plan_placement
+TESTS += tests/unit/test_plan_placement
+tests_unit_test_plan_placement_SOURCES = tests/unit/plugins/select/test_plan_placement.cpp \
+	plugins/select/plan_placement.cpp plugins/select/plan_placement.h plugins/select/client_globals.cpp
+tests_unit_test_plan_placement_CPPFLAGS = $(SLURM_INTERNAL_CPPFLAGS) $(SLURM_CPPFLAGS)
+tests_unit_test_plan_placement_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_plan_placement_LDADD = libsf_slurmjob.la libsf_site.la libsf_topology.la libsf_util.la $(HWLOC_LIBS) \
+	$(ZLIB_LIBS) $(SLURM_LIBS) $(GTEST_LIBS_ALL)
+endif
+
 # coflow model, schedulers, simulator, traces
 check_PROGRAMS += tests/unit/test_coflow
 TESTS += tests/unit/test_coflow
