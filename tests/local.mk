@@ -35,7 +35,7 @@ tests_unit_test_slurmjob_SOURCES = tests/unit/services/slurmjob/test_spiderflow_
 	tests/unit/services/slurmjob/test_job_request.cpp tests/unit/services/slurmjob/summary_fixture.h tests/unit/services/slurmjob/test_plan_summary.cpp \
 	tests/unit/common/plan/plan_fixture.h tests/unit/services/slurmjob/submit_fixture.h tests/unit/services/slurmjob/test_decision_cache.cpp \
 	tests/unit/services/slurmjob/test_request_reconcile.cpp tests/unit/services/slurmjob/test_cross_site_shape.cpp \
-	tests/unit/services/slurmjob/test_planner_budget.cpp
+	tests/unit/services/slurmjob/test_planner_budget.cpp tests/unit/services/slurmjob/carried_summary.h
 tests_unit_test_slurmjob_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_slurmjob_LDADD = libsf_submit.la libsf_slurmjob.la libspiderflow.la $(GTEST_LIBS_ALL)
 
@@ -66,6 +66,17 @@ tests_unit_test_plan_placement_CPPFLAGS = $(SLURM_INTERNAL_CPPFLAGS) $(SLURM_CPP
 tests_unit_test_plan_placement_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_plan_placement_LDADD = libsf_slurmjob.la libsf_site.la libsf_topology.la libsf_util.la $(HWLOC_LIBS) \
 	$(ZLIB_LIBS) $(SLURM_LIBS) $(GTEST_LIBS_ALL)
+
+# sched/spiderflow's coflow levels on job records as slurmctld holds them, compiled as the
+# plugin is; the test plays slurmctld's job list, locks and job lookup.
+check_PROGRAMS += tests/unit/test_coflow_priorities
+TESTS += tests/unit/test_coflow_priorities
+tests_unit_test_coflow_priorities_SOURCES = tests/unit/plugins/sched/test_coflow_priorities.cpp \
+	tests/unit/services/slurmjob/carried_summary.h tests/unit/common/planner/fixtures.h \
+	plugins/sched/coflow_priorities.cpp plugins/sched/coflow_priorities.h
+tests_unit_test_coflow_priorities_CPPFLAGS = $(SLURM_INTERNAL_CPPFLAGS) $(SLURM_CPPFLAGS)
+tests_unit_test_coflow_priorities_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_coflow_priorities_LDADD = libsf_slurmjob.la libspiderflow.la $(SLURM_LIBS) $(GTEST_LIBS_ALL)
 endif
 
 # coflow model, schedulers, simulator, traces
