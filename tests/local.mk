@@ -54,6 +54,14 @@ tests_unit_test_job_desc_edit_SOURCES = tests/unit/plugins/job_submit/test_job_d
 tests_unit_test_job_desc_edit_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_job_desc_edit_LDADD = libsf_slurmjob.la libspiderflow.la $(GTEST_LIBS_ALL)
 
+# The SPANK plugin's plugstack.conf arguments and spiderflow.conf, the host's calls faked
+check_PROGRAMS += tests/unit/test_spank_config
+TESTS += tests/unit/test_spank_config
+tests_unit_test_spank_config_SOURCES = tests/unit/plugins/spank/test_spank_config.cpp tests/unit/plugins/fake_slurm_host.cpp \
+	plugins/spank/config.cpp plugins/spank/spank_state.h
+tests_unit_test_spank_config_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_spank_config_LDADD = libsf_slurmjob_client.la libsf_util.la $(GTEST_LIBS_ALL)
+
 if HAVE_SLURM_SOURCE
 # select/spiderflow_cons_tres's node choice on node, gres and switch records as slurmctld holds
 # them: compiled as the plugin is (Slurm's internal headers, plugins/local.mk); the test plays
