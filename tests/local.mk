@@ -24,7 +24,8 @@ tests_unit_test_plan_SOURCES = tests/unit/common/small_model.h tests/unit/common
 tests_unit_test_plan_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_plan_LDADD = libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la $(GTEST_LIBS_ALL)
 
-# slurmjob: site config, job options, rank order, traffic classes, the submit decision
+# slurmjob: site config, job options, rank order, traffic classes, the submit decision and its
+# parts (decision cache, request reconciliation, cross-site shaping, the planner's budget)
 check_PROGRAMS += tests/unit/test_slurmjob
 TESTS += tests/unit/test_slurmjob
 tests_unit_test_slurmjob_SOURCES = tests/unit/services/slurmjob/test_spiderflow_conf.cpp tests/unit/services/slurmjob/test_job_options.cpp \
@@ -32,7 +33,9 @@ tests_unit_test_slurmjob_SOURCES = tests/unit/services/slurmjob/test_spiderflow_
 	tests/unit/services/slurmjob/test_part_comment.cpp tests/unit/services/slurmjob/test_request_shape.cpp \
 	tests/unit/services/slurmjob/test_job_traffic.cpp tests/unit/services/slurmjob/test_coflow_levels.cpp \
 	tests/unit/services/slurmjob/test_job_request.cpp tests/unit/services/slurmjob/summary_fixture.h tests/unit/services/slurmjob/test_plan_summary.cpp \
-	tests/unit/common/plan/plan_fixture.h
+	tests/unit/common/plan/plan_fixture.h tests/unit/services/slurmjob/submit_fixture.h tests/unit/services/slurmjob/test_decision_cache.cpp \
+	tests/unit/services/slurmjob/test_request_reconcile.cpp tests/unit/services/slurmjob/test_cross_site_shape.cpp \
+	tests/unit/services/slurmjob/test_planner_budget.cpp tests/unit/services/slurmjob/carried_summary.h
 tests_unit_test_slurmjob_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_slurmjob_LDADD = libsf_submit.la libsf_launch.la libsf_slurmjob.la libsf_launch_env.la libspiderflow.la $(GTEST_LIBS_ALL)
 
@@ -58,6 +61,39 @@ tests_unit_test_job_desc_edit_SOURCES = tests/unit/plugins/job_submit/test_job_d
 	plugins/job_submit/job_desc_edit.cpp plugins/job_submit/job_desc_edit.h
 tests_unit_test_job_desc_edit_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_job_desc_edit_LDADD = libsf_slurmjob.la libsf_launch_env.la libspiderflow.la $(GTEST_LIBS_ALL)
+
+# The SPANK plugin's plugstack.conf arguments and spiderflow.conf, the host's calls faked
+check_PROGRAMS += tests/unit/test_spank_config
+TESTS += tests/unit/test_spank_config
+tests_unit_test_spank_config_SOURCES = tests/unit/plugins/spank/test_spank_config.cpp tests/unit/plugins/fake_slurm_host.cpp \
+	plugins/spank/config.cpp plugins/spank/spank_state.h
+tests_unit_test_spank_config_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_spank_config_LDADD = libsf_slurmjob_client.la libsf_util.la $(GTEST_LIBS_ALL)
+
+if HAVE_SLURM_SOURCE
+# select/spiderflow_cons_tres's node choice on node, gres and switch records as slurmctld holds
+# them: compiled as the plugin is (Slurm's internal headers, plugins/local.mk); the test plays
+# slurmctld, the public libslurm gives the list and bitmap calls.
+check_PROGRAMS += tests/unit/test_plan_placement
+TESTS += tests/unit/test_plan_placement
+tests_unit_test_plan_placement_SOURCES = tests/unit/plugins/select/test_plan_placement.cpp \
+	plugins/select/plan_placement.cpp plugins/select/plan_placement.h plugins/select/client_globals.cpp
+tests_unit_test_plan_placement_CPPFLAGS = $(SLURM_INTERNAL_CPPFLAGS) $(SLURM_CPPFLAGS)
+tests_unit_test_plan_placement_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_plan_placement_LDADD = libsf_slurmjob.la libsf_site.la libsf_topology.la libsf_util.la $(HWLOC_LIBS) \
+	$(ZLIB_LIBS) $(SLURM_LIBS) $(GTEST_LIBS_ALL)
+
+# sched/spiderflow's coflow levels on job records as slurmctld holds them, compiled as the
+# plugin is; the test plays slurmctld's job list, locks and job lookup.
+check_PROGRAMS += tests/unit/test_coflow_priorities
+TESTS += tests/unit/test_coflow_priorities
+tests_unit_test_coflow_priorities_SOURCES = tests/unit/plugins/sched/test_coflow_priorities.cpp \
+	tests/unit/services/slurmjob/carried_summary.h tests/unit/common/planner/fixtures.h \
+	plugins/sched/coflow_priorities.cpp plugins/sched/coflow_priorities.h
+tests_unit_test_coflow_priorities_CPPFLAGS = $(SLURM_INTERNAL_CPPFLAGS) $(SLURM_CPPFLAGS)
+tests_unit_test_coflow_priorities_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_coflow_priorities_LDADD = libsf_slurmjob.la libspiderflow.la $(SLURM_LIBS) $(GTEST_LIBS_ALL)
+endif
 
 # coflow model, schedulers, simulator, traces
 check_PROGRAMS += tests/unit/test_coflow

@@ -30,7 +30,7 @@ spiderflow_SOURCES += tools/spiderflow/cmd_query.cpp
 
 # federation command and plan --broker: the live federation through the broker client.
 spiderflow_SOURCES += tools/spiderflow/cmd_federation.cpp tools/spiderflow/cmd_jobs.cpp tools/spiderflow/federation_view.cpp \
-	tools/spiderflow/federation_view.h
+	tools/spiderflow/federation_view.h tools/spiderflow/federation_report.cpp tools/spiderflow/federation_report.h
 spiderflow_LDADD += libsf_broker_client.la libsf_broker_api.la libsf_coalloc.la libsf_probe.la libsf_util.la $(CURL_LIBS)
 
 # probe command: measures a link with iperf3 (services/probe) and publishes it to the broker.

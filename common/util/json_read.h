@@ -16,6 +16,10 @@
 
 namespace spiderflow::jsonread {
 
+// Upper bounds for the integer readers below, for fields whose only limit is their type's.
+constexpr int kIntMax = std::numeric_limits<int>::max();
+constexpr int64_t kI64Max = std::numeric_limits<int64_t>::max();
+
 // Parses text. A syntax error becomes InputError(source, line, "", "invalid JSON: ..."); any
 // other nlohmann failure (a number beyond double, 1e999) the same without a line.
 nlohmann::json parse(const std::string& text, const std::string& source);

@@ -14,6 +14,7 @@ libsf_util_la_SOURCES = \
 	common/util/json_read.h \
 	common/util/key_value_conf.cpp \
 	common/util/key_value_conf.h \
+	common/util/name_table.h \
 	common/util/parse_number.cpp \
 	common/util/parse_number.h \
 	common/util/secret_file.cpp \

@@ -12,9 +12,8 @@ namespace {
 using nlohmann::json;
 using nlohmann::ordered_json;
 using jsonread::Object;
-
-constexpr int64_t kI64Max = std::numeric_limits<int64_t>::max();
-constexpr int kIntMax = std::numeric_limits<int>::max();
+using jsonread::kI64Max;
+using jsonread::kIntMax;
 
 // Refuses an answer of another API version than this side's.
 void check_version(const Object& o) {

@@ -49,6 +49,7 @@ struct Policy {
 
 enum class OrderKind { WillRun, Reserve, Release, Submit, Cancel };
 const char* order_name(OrderKind k);
+bool order_from_name(const std::string& name, OrderKind* out);
 
 // What one cluster's agent is to do for one part.
 struct Order {

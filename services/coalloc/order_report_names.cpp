@@ -1,7 +1,7 @@
 // The names orders and reports go by on the wire between the broker and the agents.
 #include "services/coalloc/coallocator.h"
 
-#include <iterator>
+#include "common/util/name_table.h"
 
 namespace spiderflow::coalloc {
 namespace {
@@ -15,14 +15,7 @@ constexpr const char* kReportNames[] = {"offer", "reserved", "reserve_failed", "
 const char* order_name(OrderKind k) { return kOrderNames[static_cast<int>(k)]; }
 const char* report_name(ReportKind k) { return kReportNames[static_cast<int>(k)]; }
 
-bool report_from_name(const std::string& name, ReportKind* out) {
-    for (size_t i = 0; i < std::size(kReportNames); ++i) {
-        if (name == kReportNames[i]) {
-            *out = static_cast<ReportKind>(i);
-            return true;
-        }
-    }
-    return false;
-}
+bool order_from_name(const std::string& name, OrderKind* out) { return enum_from_name(kOrderNames, name, out); }
+bool report_from_name(const std::string& name, ReportKind* out) { return enum_from_name(kReportNames, name, out); }
 
 }  // namespace spiderflow::coalloc

@@ -1,7 +1,8 @@
 #include "services/coalloc/xjob.h"
 
 #include <cctype>
-#include <iterator>
+
+#include "common/util/name_table.h"
 
 namespace spiderflow::coalloc {
 namespace {
@@ -13,15 +14,7 @@ constexpr const char* kStateNames[] = {"queued",  "negotiating", "reserving", "s
 
 const char* state_name(XJobState s) { return kStateNames[static_cast<int>(s)]; }
 
-bool state_from_name(const std::string& name, XJobState* out) {
-    for (size_t i = 0; i < std::size(kStateNames); ++i) {
-        if (name == kStateNames[i]) {
-            *out = static_cast<XJobState>(i);
-            return true;
-        }
-    }
-    return false;
-}
+bool state_from_name(const std::string& name, XJobState* out) { return enum_from_name(kStateNames, name, out); }
 
 bool finished(XJobState s) { return s == XJobState::Completed || s == XJobState::Failed; }
 

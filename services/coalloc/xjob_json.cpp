@@ -13,9 +13,8 @@ namespace {
 using jsonread::Object;
 using nlohmann::json;
 using nlohmann::ordered_json;
-
-constexpr int64_t kI64Max = std::numeric_limits<int64_t>::max();
-constexpr int kIntMax = std::numeric_limits<int>::max();
+using jsonread::kI64Max;
+using jsonread::kIntMax;
 
 // A list of node or reservation names; absent is empty.
 std::vector<std::string> get_names(const Object& o, const char* key) {
@@ -334,11 +333,7 @@ Order order_from_json(const json& doc, const std::string& source, const std::str
                     "master_port", "job_id", "reason", "held_job", "step_env", "one_task_per_node"});
     Order o;
     const std::string kind = j.string("order");
-    bool known = false;
-    for (OrderKind k : {OrderKind::WillRun, OrderKind::Reserve, OrderKind::Release, OrderKind::Submit, OrderKind::Cancel}) {
-        if (kind == order_name(k)) o.kind = k, known = true;
-    }
-    if (!known) j.fail_at("order", "unknown order '" + kind + "'");
+    if (!order_from_name(kind, &o.kind)) j.fail_at("order", "unknown order '" + kind + "'");
     o.xjob = get_name(j, "xjob");
     o.part = static_cast<size_t>(j.i64("part", 0, 100000));
     o.attempt = j.integer("attempt", 0, kIntMax);

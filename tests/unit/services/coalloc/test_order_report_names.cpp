@@ -26,3 +26,15 @@ TEST(OrderReportNames, EveryReportNameReadsBackAndOthersAreRefused) {
     EXPECT_FALSE(report_from_name("", &untouched));
     EXPECT_EQ(untouched, ReportKind::Running);
 }
+
+TEST(OrderReportNames, EveryOrderNameReadsBackAndOthersAreRefused) {
+    for (OrderKind k : {OrderKind::WillRun, OrderKind::Reserve, OrderKind::Release, OrderKind::Submit, OrderKind::Cancel}) {
+        OrderKind back = OrderKind::Cancel;
+        ASSERT_TRUE(order_from_name(order_name(k), &back)) << order_name(k);
+        EXPECT_EQ(back, k) << order_name(k);
+    }
+    OrderKind untouched = OrderKind::Submit;
+    EXPECT_FALSE(order_from_name("will-run", &untouched));
+    EXPECT_FALSE(order_from_name("", &untouched));
+    EXPECT_EQ(untouched, OrderKind::Submit);
+}

@@ -12,26 +12,13 @@
 #include "services/slurmjob/coflow_levels.h"
 #include "services/slurmjob/plan_summary.h"
 #include "tests/unit/common/planner/fixtures.h"
+#include "tests/unit/services/slurmjob/carried_summary.h"
 
 using namespace spiderflow;
 using namespace spiderflow::slurmjob;
 
-namespace {
-
-// A job's AdminComment as job_submit writes it, carrying `plan`.
-std::string summary_of(const Plan& plan, const Topology& t) {
-    return format_plan_summary(plan_summary_of(plan, plan.world_size() / 8, 8, encode_plan_text(plan_to_json(plan, t, -1))));
-}
-
-// The same for the plan spinsearch makes of MODEL on GPUS GPUs.
-std::string summary_for(const Topology& t, const std::string& model, int batch, int gpus) {
-    const CostModel cost(t, Catalog::builtin());
-    const PlanResult p = plan_job(*make_planner("spinsearch"), sftest::request(model, batch, gpus), cost);
-    EXPECT_TRUE(p.plan.prediction.feasible) << model;
-    return summary_of(p.plan, t);
-}
-
-}  // namespace
+using spiderflow::slurmjob::test::summary_for;
+using spiderflow::slurmjob::test::summary_of;
 
 TEST(CoflowLevels, SmallestWanBottleneckFirst) {
     const Topology t = sftest::two_sites(10);

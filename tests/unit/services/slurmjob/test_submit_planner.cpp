@@ -18,64 +18,11 @@
 #include "common/plan/plan_transport.h"
 #include "services/slurmjob/plan_summary.h"
 #include "services/slurmjob/submit_planner.h"
+#include "tests/unit/services/slurmjob/submit_fixture.h"
 
 using namespace spiderflow;
 using namespace spiderflow::slurmjob;
-
-namespace {
-
-std::shared_ptr<Topology> cluster_topology(int nodes, const char* gpu_type = "H100-SXM") {
-    auto t = std::make_shared<Topology>();
-    Cluster c;
-    c.name = "here";
-    c.intra_bandwidth_Bps = 50e9;
-    c.intra_latency_s = 5e-6;
-    for (int i = 0; i < nodes; ++i) {
-        Node n;
-        n.name = "n" + std::to_string(i);
-        n.gpus = 8;
-        n.gpu_type = gpu_type;
-        n.nvlink_domain_size = 8;
-        n.nics = {{"mlx5_0", "ib", 50e9, 0}};
-        n.leaf_switch = i % 2 ? "s2" : "s1";
-        c.nodes.push_back(n);
-    }
-    c.switches = {Switch{"s1", {}, {}, 0}, Switch{"s2", {}, {}, 0}};
-    t->clusters.push_back(c);
-    t->finalize("test");
-    return t;
-}
-
-std::shared_ptr<const SubmitSite> site_of(std::shared_ptr<const Topology> t) {
-    return make_submit_site(std::make_shared<const SiteState>(std::move(t)), false);
-}
-
-std::shared_ptr<const SubmitSite> cluster(int nodes, const char* gpu_type = "H100-SXM") {
-    return site_of(cluster_topology(nodes, gpu_type));
-}
-
-SpiderflowConf config(const std::string& dir) {
-    SpiderflowConf c;
-    c.state_dir = dir;
-    c.time_budget_s = 10;
-    return c;
-}
-
-JobOptions opts(const char* model, int batch) {
-    JobOptions o;
-    o.model = model;
-    o.global_batch = batch;
-    return o;
-}
-
-SlurmRequest gpus(std::optional<int> n) {
-    SlurmRequest r;
-    r.gpus = n;
-    if (n) r.gpus_text = "--gpus=" + std::to_string(*n);
-    return r;
-}
-
-}  // namespace
+using namespace spiderflow::slurmjob::testing;
 
 TEST(SubmitPlanner, NoOptionsLeavesTheJobAlone) {
     const auto d = decide_submission(JobOptions{}, gpus(16), cluster(2), config("/tmp"));
@@ -148,39 +95,6 @@ TEST(SubmitPlanner, AGpuTypeWithoutACountIsNamed) {
     EXPECT_EQ(d.reject_kind, RejectKind::gpu_count_missing);
     EXPECT_NE(d.message.find("--gpus=abc names no GPU count"), std::string::npos) << d.message;
     EXPECT_EQ(d.message.find("say how many"), std::string::npos) << d.message;
-}
-
-// slurmctld opens no path a user names: --llm-plan's content comes from the user's side.
-TEST(SubmitPlanner, PlanFileIsNeverOpenedOnlyItsCarriedContentIsUsed) {
-    const auto topo = cluster(4);
-    const auto planned = decide_submission(opts("llama3-8b", 64), gpus(16), topo, config("/tmp"));
-    ASSERT_EQ(planned.outcome, Outcome::rewrite) << planned.message;
-    std::map<std::string, std::string> env(planned.rewrite.job_env.begin(), planned.rewrite.job_env.end());
-    const std::string plan_json = decode_plan_text(env.at(env::kPlanData));
-
-    JobOptions given;
-    given.plan_file = "/etc/shadow";  // named, never read
-    auto d = decide_submission(given, gpus(std::nullopt), topo, config("/tmp"));
-    ASSERT_EQ(d.outcome, Outcome::reject);
-    EXPECT_NE(d.message.find("did not arrive"), std::string::npos) << d.message;
-    EXPECT_EQ(d.message.find("root:"), std::string::npos);
-
-    given.plan_content = encode_plan_text(plan_json);
-    d = decide_submission(given, gpus(std::nullopt), topo, config("/tmp"));
-    ASSERT_EQ(d.outcome, Outcome::rewrite) << d.message;
-    EXPECT_EQ(d.rewrite.num_tasks, planned.rewrite.num_tasks);
-
-    given.plan_content = "z1:AAAA";
-    d = decide_submission(given, gpus(std::nullopt), topo, config("/tmp"));
-    EXPECT_EQ(d.outcome, Outcome::reject);
-    EXPECT_NE(d.message.find("corrupt"), std::string::npos) << d.message;
-
-    // A plan for 16 GPUs with --gpus=8: both values are named, the plan does not win silently.
-    given.plan_content = encode_plan_text(plan_json);
-    d = decide_submission(given, gpus(8), topo, config("/tmp"));
-    ASSERT_EQ(d.outcome, Outcome::reject);
-    EXPECT_NE(d.message.find("--gpus=8"), std::string::npos) << d.message;
-    EXPECT_NE(d.message.find("16 GPUs"), std::string::npos) << d.message;
 }
 
 TEST(SubmitPlanner, GoodSpecRewritesWithOneTaskLayoutAndCarriesThePlan) {
@@ -263,155 +177,6 @@ TEST(SubmitPlanner, ExplicitNodesAndTasksAreConstraintsNotOverridden) {
     EXPECT_EQ(d.rewrite.slurm_gpu_type, "h100") << "--gpus=h100:16 keeps its type";
 }
 
-TEST(SubmitPlanner, ResubmitsOfTheSameSpecReuseTheDecision) {
-    const auto topo = cluster(4);
-    const auto first = decide_submission(opts("llama3-8b", 128), gpus(16), topo, config("/tmp"));
-    ASSERT_EQ(first.outcome, Outcome::rewrite) << first.message;
-    EXPECT_FALSE(first.from_cache);
-    const auto again = decide_submission(opts("llama3-8b", 128), gpus(16), topo, config("/tmp"));
-    EXPECT_TRUE(again.from_cache);
-    EXPECT_EQ(again.rewrite.summary, first.rewrite.summary);
-    EXPECT_EQ(again.rewrite.job_env, first.rewrite.job_env);
-    // Another request or a reloaded topology: planned afresh.
-    EXPECT_FALSE(decide_submission(opts("llama3-8b", 128), gpus(8), topo, config("/tmp")).from_cache);
-    EXPECT_FALSE(decide_submission(opts("llama3-8b", 128), gpus(16), cluster(4), config("/tmp")).from_cache);
-}
-
-// job_submit plans on the site state: a drained or down node can never start the job, so it
-// counts for nothing; busy nodes count (the job queues behind their jobs).
-TEST(SubmitPlanner, DrainedAndDownNodesAreLeftOutBusyOnesCount) {
-    SiteState state(cluster_topology(4));
-    state.set_node_state({"here", "n0"}, NodeState::drained, "bad DIMM");
-    state.set_node_state({"here", "n1"}, NodeState::down);
-    state.allocate("other", {{{"here", "n2"}, 8, 0}}, 0);
-    const auto site = make_submit_site(std::make_shared<const SiteState>(state), true);
-
-    auto d = decide_submission(opts("llama3-8b", 64), gpus(16), site, config("/tmp"));
-    ASSERT_EQ(d.outcome, Outcome::rewrite) << d.message << " (n2 is busy but usable, n3 is free)";
-    EXPECT_EQ(d.rewrite.nodes, 2);
-
-    d = decide_submission(opts("llama3-8b", 64), gpus(24), site, config("/tmp"));
-    ASSERT_EQ(d.outcome, Outcome::reject);
-    EXPECT_EQ(d.reject_kind, RejectKind::no_fit);
-    EXPECT_NE(d.message.find("2 of its 4 nodes are drained or down"), std::string::npos) << d.message;
-    EXPECT_NE(d.message.find("ask for at most 16"), std::string::npos) << d.message;
-
-    // A node without GPUs at all (a CPU-only node in the topology) is not counted as out.
-    auto with_cpu_node = cluster_topology(4);
-    with_cpu_node->clusters[0].nodes[3].gpus = 0;
-    with_cpu_node->clusters[0].nodes[3].nvlink_domain_size = 0;
-    with_cpu_node->finalize("test");
-    SiteState cpu_state(with_cpu_node);
-    cpu_state.set_node_state({"here", "n0"}, NodeState::drained);
-    d = decide_submission(opts("llama3-8b", 64), gpus(24), make_submit_site(std::make_shared<const SiteState>(cpu_state), true),
-                          config("/tmp"));
-    ASSERT_EQ(d.outcome, Outcome::reject);
-    EXPECT_NE(d.message.find("(2 nodes usable; 1 of its 3 nodes are drained or down)"), std::string::npos) << d.message;
-
-    // The bare topology (no snapshot) plans the same request on all four nodes.
-    EXPECT_EQ(decide_submission(opts("llama3-8b", 64), gpus(24), cluster(4), config("/tmp")).outcome, Outcome::rewrite);
-}
-
-// Clusters "here" and "there" of 8-GPU nodes, joined by a 10 Gbit/s, 20 ms WAN.
-std::shared_ptr<Topology> two_clusters(int here_nodes, int there_nodes) {
-    auto two = cluster_topology(here_nodes);
-    Cluster there = cluster_topology(there_nodes)->clusters[0];
-    there.name = "there";
-    two->clusters.push_back(there);
-    two->links.push_back({0, 1, 10e9 / 8, 0.02});
-    two->finalize("test");
-    return two;
-}
-
-// "here" (2 nodes) and "there" (4 nodes, one busy).
-std::shared_ptr<const SubmitSite> federation(bool observed) {
-    const auto two = two_clusters(2, 4);
-    SiteState state(two);
-    state.allocate("b-job", {{{"there", "n0"}, 8, 0}}, 0);
-    return make_submit_site(std::make_shared<const SiteState>(observed ? state : SiteState(two)), observed);
-}
-
-// With the agent's snapshot of a federation and cross_site = no, a request larger than this
-// cluster is told what the federation has free; without a snapshot only this cluster is named.
-TEST(SubmitPlanner, ARequestLargerThanTheClusterHearsWhatTheFederationHasFree) {
-    SpiderflowConf cfg = config("/tmp");
-    cfg.cross_site = false;
-    auto d = decide_submission(opts("llama3-8b", 64), gpus(24), federation(true), cfg);
-    ASSERT_EQ(d.outcome, Outcome::reject);
-    EXPECT_NE(d.message.find("cluster 'here' has 16"), std::string::npos) << d.message;
-    EXPECT_NE(d.message.find("the federation has 40 free, but this cluster does not plan across sites (cross_site = no"),
-              std::string::npos) << d.message;
-    d = decide_submission(opts("llama3-8b", 64), gpus(24), federation(false), config("/tmp"));
-    ASSERT_EQ(d.outcome, Outcome::reject);
-    EXPECT_EQ(d.message.find("federation"), std::string::npos) << d.message;
-}
-
-// cross_site = yes (the default): a job larger than this cluster is planned over the federation.
-// One that fits another cluster alone is sent there; one that needs both keeps this cluster's
-// part, held, and names every part for the agent.
-TEST(SubmitPlanner, AJobLargerThanTheClusterIsPlannedAcrossTheFederationAndHeld) {
-    auto d = decide_submission(opts("llama3-8b", 64), gpus(24), federation(true), config("/tmp"));
-    ASSERT_EQ(d.outcome, Outcome::reject);
-    EXPECT_NE(d.message.find("runs best on cluster 'there' alone (24 GPUs)"), std::string::npos) << d.message;
-
-    d = decide_submission(opts("llama3-8b", 64), gpus(48), federation(true), config("/tmp"));
-    ASSERT_EQ(d.outcome, Outcome::rewrite) << d.message;
-    const SubmitRewrite& r = d.rewrite;
-    EXPECT_TRUE(r.hold);
-    ASSERT_EQ(r.parts.size(), 2u);
-    int world = 0, here_gpus = 0;
-    for (const auto& p : r.parts) {
-        world += p.ranks;
-        if (p.cluster == "here") here_gpus = p.nodes * p.gpus_per_node;
-    }
-    EXPECT_EQ(world, 48);
-    EXPECT_EQ(r.nodes * r.gpus_per_node, here_gpus);  // this job is the home part only
-    EXPECT_EQ(r.num_tasks, here_gpus);
-    PlanSummary s;
-    ASSERT_TRUE(parse_plan_summary(r.summary, &s)) << r.summary;
-    EXPECT_EQ(s.parts.size(), 2u);
-    EXPECT_EQ(s.clusters.find("here") != std::string::npos && s.clusters.find("there") != std::string::npos, true) << s.clusters;
-    bool marked = false;
-    for (const auto& [k, v] : r.job_env) marked = marked || (k == "SPIDERFLOW_XJOB_HOME" && v == "1");
-    EXPECT_TRUE(marked);
-    EXPECT_NE(r.user_note.find("across 2 clusters"), std::string::npos) << r.user_note;
-    EXPECT_NE(r.user_note.find("(this job)"), std::string::npos) << r.user_note;
-
-    EXPECT_EQ(s.failure_requeues, 0);  // on_failure = end, the default: the summary says nothing
-    EXPECT_EQ(r.user_note.find("SPIDERFLOW_ATTEMPT"), std::string::npos) << r.user_note;
-
-    // --llm-on-failure=requeue: the summary carries the site's bound, and sbatch says what happens.
-    JobOptions requeue = opts("llama3-8b", 64);
-    requeue.on_failure = "requeue";
-    requeue.replan = "any";
-    d = decide_submission(requeue, gpus(48), federation(true), config("/tmp"));
-    ASSERT_EQ(d.outcome, Outcome::rewrite) << d.message;
-    ASSERT_TRUE(parse_plan_summary(d.rewrite.summary, &s)) << d.rewrite.summary;
-    EXPECT_EQ(s.failure_requeues, 2);
-    EXPECT_TRUE(s.replan_any);
-    EXPECT_NE(d.rewrite.user_note.find("at most 2 times, with SPIDERFLOW_ATTEMPT=2"), std::string::npos) << d.rewrite.user_note;
-    // ... and a site whose default is requeue gives it to a job that does not say.
-    SpiderflowConf requeueing = config("/tmp");
-    requeueing.requeue_on_failure = true;
-    requeueing.failure_requeues = 5;
-    d = decide_submission(opts("llama3-8b", 64), gpus(48), federation(true), requeueing);
-    ASSERT_TRUE(parse_plan_summary(d.rewrite.summary, &s)) << d.rewrite.summary;
-    EXPECT_EQ(s.failure_requeues, 5);
-    EXPECT_FALSE(s.replan_any);
-
-    // -N cannot describe a job over two clusters; the user is told to drop it.
-    SlurmRequest with_nodes = gpus(48);
-    with_nodes.nodes = 6;
-    d = decide_submission(opts("llama3-8b", 64), with_nodes, federation(true), config("/tmp"));
-    ASSERT_EQ(d.outcome, Outcome::reject);
-    EXPECT_NE(d.message.find("drop -N"), std::string::npos) << d.message;
-
-    // Without the agent's snapshot nothing is known of the other cluster: not planned across.
-    d = decide_submission(opts("llama3-8b", 64), gpus(48), federation(false), config("/tmp"));
-    ASSERT_EQ(d.outcome, Outcome::reject);
-    EXPECT_NE(d.message.find("ask for at most 16"), std::string::npos) << d.message;
-}
-
 // Two one-node clusters: a small model on both runs slower than on one.
 std::shared_ptr<const SubmitSite> two_small_sites() {
     return make_submit_site(std::make_shared<const SiteState>(two_clusters(1, 1)), true);
@@ -449,15 +214,6 @@ TEST(SubmitPlanner, ACrossSiteRequestThatDoesNotPayIsNamedRefusedOrBettered) {
     d = decide_submission(opts("llama2-70b", 64), gpus(16), site, refuse);
     ASSERT_EQ(d.outcome, Outcome::rewrite) << d.message;
     EXPECT_EQ(d.rewrite.user_note.find("does not pay"), std::string::npos) << d.rewrite.user_note;
-}
-
-// The decision cache is per site object: a new snapshot is a new site and plans afresh.
-TEST(SubmitPlanner, ANewSiteStateMissesTheDecisionCache) {
-    const auto topo = cluster_topology(4);
-    const auto first = site_of(topo);
-    EXPECT_FALSE(decide_submission(opts("llama3-8b", 96), gpus(16), first, config("/tmp")).from_cache);
-    EXPECT_TRUE(decide_submission(opts("llama3-8b", 96), gpus(16), first, config("/tmp")).from_cache);
-    EXPECT_FALSE(decide_submission(opts("llama3-8b", 96), gpus(16), site_of(topo), config("/tmp")).from_cache);
 }
 
 // The cache reads spiderflow.conf's topology= and site_state= files, once per change; a broken
@@ -559,27 +315,3 @@ TEST(SubmitPlanner, DilocoOptionsReachThePlan) {
     EXPECT_NE(r.message.find("--llm-sync diloco"), std::string::npos) << r.message;
 }
 
-// A plan given with --llm-plan is used as is; a sync option that disagrees with it is named.
-TEST(SubmitPlanner, PlanFileAndSyncOptionsMustAgree) {
-    const auto topo = cluster(4);
-    JobOptions o = opts("llama3-8b", 64);
-    o.sync = "diloco";
-    const auto planned = decide_submission(o, gpus(16), topo, config("/tmp"));
-    ASSERT_EQ(planned.outcome, Outcome::rewrite) << planned.message;
-    std::map<std::string, std::string> env(planned.rewrite.job_env.begin(), planned.rewrite.job_env.end());
-    JobOptions given;
-    given.plan_file = "diloco.json";
-    given.plan_content = encode_plan_text(decode_plan_text(env.at(env::kPlanData)));
-    EXPECT_EQ(decide_submission(given, gpus(16), topo, config("/tmp")).outcome, Outcome::rewrite);
-    given.sync = "diloco";
-    EXPECT_EQ(decide_submission(given, gpus(16), topo, config("/tmp")).outcome, Outcome::rewrite);
-    given.sync = "sync";
-    auto d = decide_submission(given, gpus(16), topo, config("/tmp"));
-    ASSERT_EQ(d.outcome, Outcome::reject);
-    EXPECT_NE(d.message.find("--llm-sync=sync but the plan trains with diloco"), std::string::npos) << d.message;
-    given.sync = "";
-    given.inner_steps = 7;
-    d = decide_submission(given, gpus(16), topo, config("/tmp"));
-    ASSERT_EQ(d.outcome, Outcome::reject);
-    EXPECT_NE(d.message.find("--llm-inner-steps=7 but the plan has 100"), std::string::npos) << d.message;
-}
