@@ -20,7 +20,8 @@ check_PROGRAMS += tests/unit/test_plan
 TESTS += tests/unit/test_plan
 tests_unit_test_plan_SOURCES = tests/unit/common/small_model.h tests/unit/common/plan/plan_fixture.h tests/unit/common/plan/test_plan_json.cpp \
 	tests/unit/common/plan/test_plan_writers.cpp tests/unit/common/plan/test_plan_parts.cpp tests/unit/common/plan/test_nccl_env.cpp \
-	tests/unit/common/plan/test_plan_validate.cpp tests/unit/common/plan/test_sequential_layout.cpp tests/unit/common/plan/test_diloco_plan.cpp
+	tests/unit/common/plan/test_plan_validate.cpp tests/unit/common/plan/test_sequential_layout.cpp tests/unit/common/plan/test_diloco_plan.cpp \
+	tests/unit/common/plan/test_layout_file.cpp
 tests_unit_test_plan_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_plan_LDADD = libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la $(GTEST_LIBS_ALL)
 
