@@ -206,7 +206,7 @@ Plan plan_from_layout(const std::string& text, const std::string& source, const 
 
     const PlanProblem problem = plan_problem(plan, &topology);
     if (!problem.empty()) {
-        const std::string whose = problem.field == "layers_per_stage" ? "the stages' layers " : "";
+        const std::string whose = problem.field == "layers_per_stage" ? "\"layers\" " : "";
         throw InputError(source, 0, layout_field(problem.field, plan), whose + problem.what);
     }
     // A layout the user runs is one Megatron-LM runs: interleaving has its rules.
