@@ -20,7 +20,8 @@ check_PROGRAMS += tests/unit/test_plan
 TESTS += tests/unit/test_plan
 tests_unit_test_plan_SOURCES = tests/unit/common/small_model.h tests/unit/common/plan/plan_fixture.h tests/unit/common/plan/test_plan_json.cpp \
 	tests/unit/common/plan/test_plan_writers.cpp tests/unit/common/plan/test_plan_parts.cpp tests/unit/common/plan/test_nccl_env.cpp \
-	tests/unit/common/plan/test_plan_validate.cpp tests/unit/common/plan/test_sequential_layout.cpp tests/unit/common/plan/test_diloco_plan.cpp
+	tests/unit/common/plan/test_plan_validate.cpp tests/unit/common/plan/test_sequential_layout.cpp tests/unit/common/plan/test_diloco_plan.cpp \
+	tests/unit/common/plan/test_layout_file.cpp
 tests_unit_test_plan_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_plan_LDADD = libsf_plan.la libsf_topology.la libsf_model.la libsf_util.la $(GTEST_LIBS_ALL)
 
@@ -122,7 +123,7 @@ tests_unit_test_planner_SOURCES = tests/unit/common/planner/fixtures.h tests/uni
 	tests/unit/common/planner/test_spinsearch.cpp tests/unit/common/planner/test_plan_job.cpp tests/unit/common/planner/test_deadline_planning.cpp \
 	tests/unit/common/planner/test_request_builder.cpp tests/unit/common/planner/test_more_freedom.cpp \
 	tests/unit/common/planner/test_sync_compare.cpp tests/unit/common/planner/test_virtual_stages.cpp \
-	tests/unit/common/planner/test_fragmented.cpp
+	tests/unit/common/planner/test_fragmented.cpp tests/unit/common/planner/test_layout_compare.cpp
 tests_unit_test_planner_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_planner_LDADD = libsf_planner.la libsf_site.la libsf_cost.la libsf_plan.la libsf_milp.la libsf_model.la \
 	libsf_topology.la libsf_util.la $(CBC_LIBS) $(GTEST_LIBS_ALL)

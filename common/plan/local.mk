@@ -33,3 +33,8 @@ libsf_plan_la_SOURCES += \
 libsf_plan_la_SOURCES += \
 	common/plan/sequential_layout.cpp \
 	common/plan/sequential_layout.h
+
+# A layout a user writes by hand (doc/layout-file.md), built into a plan.
+libsf_plan_la_SOURCES += \
+	common/plan/layout_file.cpp \
+	common/plan/layout_file.h

@@ -317,9 +317,10 @@ Plan plan_from_json(const std::string& text, const std::string& source, const To
     if (version < 1 || version > Plan::kSchemaVersion)
         j.fail_at("version", "plan schema version " + std::to_string(version) + " is not supported (this build reads 1 to " +
                                  std::to_string(Plan::kSchemaVersion) + ")");
-    // sync_comparison is what `spiderflow plan --sync either` adds for people; taken and ignored.
+    // sync_comparison and compared_with are what `spiderflow plan --sync either` and
+    // `--compare-with` add for people; taken and ignored.
     j.only({"schema", "version", "topology", "policy", "planning_ms", "job", "degrees", "hierarchical_dp",
-            "layers_per_stage", "cells", "ranks", "prediction", "sync_comparison"});
+            "layers_per_stage", "cells", "ranks", "prediction", "sync_comparison", "compared_with"});
 
     Plan plan;
     j.string_or("topology", "");

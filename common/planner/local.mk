@@ -15,6 +15,8 @@ libsf_planner_la_SOURCES = \
 	common/planner/plan_compare.h \
 	common/planner/sync_compare.cpp \
 	common/planner/sync_compare.h \
+	common/planner/layout_compare.cpp \
+	common/planner/layout_compare.h \
 	common/planner/request_builder.h \
 	common/planner/request_builder.cpp \
 	common/planner/policy_factory.cpp \

@@ -1,4 +1,5 @@
 // `spiderflow estimate`: the cost model's prediction for one job on one given layout.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -13,6 +14,7 @@
 #include "common/cost/memory.h"
 #include "common/model/catalog.h"
 #include "common/model/job_spec.h"
+#include "common/plan/layout_file.h"
 #include "common/plan/plan_json.h"
 #include "common/plan/sequential_layout.h"
 #include "common/planner/request_builder.h"
@@ -30,11 +32,15 @@ namespace {
 constexpr const char* kUsage =
     "usage: spiderflow estimate --topology FILE (--model NAME | --job FILE) --global-batch N --seq-len S\n"
     "                           --tp T --pp P --dp D [options]\n"
-    "       spiderflow estimate --topology FILE --plan PLAN.json [options]\n\n"
+    "       spiderflow estimate --topology FILE --plan PLAN.json [options]\n"
+    "       spiderflow estimate --topology FILE (--model NAME | --job FILE) --global-batch N --seq-len S\n"
+    "                           --layout LAYOUT.json [options]\n\n"
     "Predicts one training iteration of a job on a given layout with the shared cost model:\n"
     "iteration time and its breakdown, memory per GPU for every pipeline stage, tokens/s, MFU\n"
     "and scaling efficiency (against the same GPUs in one site). Without --plan the layout is\n"
-    "the plain one: cells filled cluster by cluster, node by node, stage-major.\n\n";
+    "the plain one: cells filled cluster by cluster, node by node, stage-major. --layout takes\n"
+    "the layout you already run from a file you write by hand (doc/layout-file.md): degrees,\n"
+    "micro-batch and per stage its clusters or nodes and layers; the job is the options'.\n\n";
 
 constexpr const char* kFooter = "\nExit status: 0 the layout fits, 1 it does not (the reason is printed), 2 bad input.\n";
 
@@ -43,8 +49,9 @@ constexpr const char* kFooter = "\nExit status: 0 the layout fits, 1 it does not
 }
 
 struct Args {
-    std::string topology, reader, model, job, catalog, plan, format = "text";
-    int global_batch = 0, seq_len = 0, tp = 1, pp = 1, dp = 1, micro_batch = 0;
+    std::string topology, reader, model, job, catalog, plan, layout, format = "text";
+    // 0: not given (1 each); a plan or layout file gives its own, so given degrees are refused there.
+    int global_batch = 0, seq_len = 0, tp = 0, pp = 0, dp = 0, micro_batch = 0;
     std::optional<int> virtual_stages;
     std::string precision;
     std::optional<Recompute> recompute;
@@ -85,6 +92,11 @@ bool parse_args(const std::vector<std::string>& args, Args& a) {
     t.flag("--streaming", "DiLoCo: overlap the outer all-reduce with the next inner steps",
            [&a](const std::string&) { a.sync.streaming = true; });
     t.value("--plan", "FILE", "take the whole layout (and job) from a plan JSON", store(&a.plan));
+    t.value("--layout", "FILE",
+            "take the layout from a layout file (doc/layout-file.md): degrees,\n"
+            "micro-batch, memory choices and per stage its clusters or nodes\n"
+            "and layer count; the job comes from --model/--job and the options",
+            store(&a.layout));
     t.value("--dp-overlap", "F", "fraction of the DP all-reduce hidden behind backward (default 0.5)",
             number(&a.options.dp_overlap, 0, 1));
     t.value("--virtual-stages", "V", "interleaved 1F1B with V chunks per GPU (default 1, or the plan's)",
@@ -94,6 +106,10 @@ bool parse_args(const std::vector<std::string>& args, Args& a) {
     t.value("--format", "FMT", "text (default) or json", one_of(&a.format, {"text", "json"}));
     if (!t.parse_or_help(args, 1, std::cout)) return false;
     if (a.topology.empty()) usage_error("--topology", "is required");
+    if (!a.plan.empty() && !a.layout.empty()) usage_error("--layout", "give --plan or --layout, not both");
+    if ((!a.plan.empty() || !a.layout.empty()) && (a.tp > 0 || a.pp > 0 || a.dp > 0))
+        usage_error(a.tp > 0 ? "--tp" : a.pp > 0 ? "--pp" : "--dp",
+                    std::string("the degrees are the ") + (a.plan.empty() ? "layout file's" : "plan's"));
     if (a.plan.empty()) {
         if (a.model.empty() == a.job.empty()) usage_error("--model", "give exactly one of --model and --job");
         if (a.job.empty() && a.global_batch == 0) usage_error("--global-batch", "is required with --model");
@@ -229,8 +245,13 @@ int run_estimate(const std::vector<std::string>& args) {
         std::string text;
         if (!read_whole_file(a.plan, text)) throw InputError(a.plan, 0, "", "cannot read file");
         plan = plan_from_json(text, a.plan, &topo);
+    } else if (!a.layout.empty()) {
+        std::string text;
+        if (!read_whole_file(a.layout, text)) throw InputError(a.layout, 0, "", "cannot read file");
+        plan = plan_from_layout(text, a.layout, topo, job_from_args(a, catalog));
     } else {
-        plan = make_sequential_plan(topo, job_from_args(a, catalog), a.tp, a.pp, a.dp, a.micro_batch);
+        plan = make_sequential_plan(topo, job_from_args(a, catalog), std::max(a.tp, 1), std::max(a.pp, 1),
+                                    std::max(a.dp, 1), a.micro_batch);
     }
     if (a.flat_dp) plan.hierarchical_dp = false;
     if (a.virtual_stages) plan.virtual_stages = *a.virtual_stages;

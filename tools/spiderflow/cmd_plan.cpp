@@ -13,9 +13,11 @@
 #include "common/cost/cost_model.h"
 #include "common/model/catalog.h"
 #include "common/model/job_spec.h"
+#include "common/plan/layout_file.h"
 #include "common/plan/plan_json.h"
 #include "common/plan/plan_svg.h"
 #include "common/plan/plan_text.h"
+#include "common/planner/layout_compare.h"
 #include "common/planner/plan_compare.h"
 #include "common/planner/plan_job.h"
 #include "common/planner/planner.h"
@@ -25,6 +27,7 @@
 #include "common/topology/reader.h"
 #include "common/util/errors.h"
 #include "common/util/split_list.h"
+#include "common/util/text_file.h"
 #include "common/util/cli_options.h"
 #include "tools/spiderflow/command.h"
 #include "tools/spiderflow/cost_flags.h"
@@ -55,16 +58,26 @@ Handler cluster_list(std::vector<std::string>* dest) {
     };
 }
 
-// The plan JSON with "sync_comparison" added last; the plan reader knows the key and ignores its content.
-std::string with_sync_comparison(const std::string& plan_json, const std::string& comparison_json) {
+// The plan JSON with `key` ("sync_comparison", "compared_with") added last; the plan reader
+// knows those keys and ignores their content.
+std::string with_member(const std::string& plan_json, const char* key, const std::string& member_json) {
     nlohmann::ordered_json j = nlohmann::ordered_json::parse(plan_json);
-    j["sync_comparison"] = nlohmann::ordered_json::parse(comparison_json);
+    j[key] = nlohmann::ordered_json::parse(member_json);
     return j.dump(2);
+}
+
+// --compare-with FILE: the layout in FILE (a layout file or a plan JSON) for the planned job,
+// priced by the plan's cost model.
+LayoutComparison compare_with_file(const std::string& file, const Plan& chosen, const JobSpec& job,
+                                   const Topology& topology, const CostModel& cost) {
+    std::string text;
+    if (!read_whole_file(file, text)) throw InputError(file, 0, "", "cannot read file");
+    return compare_with_layout(chosen, plan_from_layout_or_plan(text, file, topology, job), cost, file);
 }
 
 int run_plan(const std::vector<std::string>& args) {
     std::string topology_file, reader, job_file, catalog_file, format = "json", output;
-    std::string state_file, broker_url, token_file, ca_file;
+    std::string state_file, broker_url, token_file, ca_file, compare_with;
     SiteTime at = 0;
     bool timing = true;
     bool compare = true;
@@ -139,6 +152,11 @@ int run_plan(const std::vector<std::string>& args) {
     t.value("-o", "FILE", "write to FILE instead of standard output", store(&output));
     t.value("--output", "FILE", "", store(&output));
     t.flag("--no-timing", "leave the planning time out, so the same inputs print the same bytes", set(&timing, false));
+    t.value("--compare-with", "FILE",
+            "price the layout in FILE (a layout file, doc/layout-file.md, or a\n"
+            "plan JSON) for the same job with the same cost model, and say what\n"
+            "the plan gains over it (text; json: \"compared_with\")",
+            store(&compare_with));
     t.flag("--no-compare",
            "text: leave out the comparison with the best plan in one site and the\n"
            "best plan on fewer GPUs (each is planned too, which takes longer)",
@@ -149,6 +167,7 @@ int run_plan(const std::vector<std::string>& args) {
         usage_error("--broker", "takes the topology and state from the broker: drop --topology and --state");
     }
     if (options.model.empty() == job_file.empty()) usage_error("--model", "give exactly one of --model and --job");
+    if (!compare_with.empty() && format == "svg") usage_error("--compare-with", "shows in --format text or json");
 
     const Catalog catalog = catalog_file.empty() ? Catalog::builtin() : Catalog::with_file(catalog_file);
     if (!job_file.empty()) options.job = read_job_spec(job_file, catalog);
@@ -181,14 +200,21 @@ int run_plan(const std::vector<std::string>& args) {
     std::optional<SyncComparison> modes;
     if (request.compare_sync_modes && format != "svg") modes = compare_sync_modes(*planner, request, cost, result.plan);
 
+    // The given layout is read only now, against the topology the plan was made on, for the
+    // request's job (its stated memory choices too, where the layout file leaves them out).
+    std::optional<LayoutComparison> given;
+    if (!compare_with.empty()) given = compare_with_file(compare_with, result.plan, request.job, topology, cost);
+
     std::string text;
     if (format == "json") {
         text = plan_to_json(result.plan, topology);
-        if (modes) text = with_sync_comparison(text, sync_comparison_json(*modes));
+        if (modes) text = with_member(text, "sync_comparison", sync_comparison_json(*modes));
+        if (given) text = with_member(text, "compared_with", layout_comparison_json(*given, topology));
         text += "\n";
     } else if (format == "text") {
         text = plan_to_text(result.plan, topology, result.runner_up ? &*result.runner_up : nullptr, result.note);
         if (modes) text += sync_comparison_text(*modes);
+        if (given) text += layout_comparison_text(*given, result.plan, topology);
         // What else the user could ask for, and whether this request pays.
         if (compare) text += comparison_text(compare_plan(*planner, request, cost, result.plan), result.plan);
     }
