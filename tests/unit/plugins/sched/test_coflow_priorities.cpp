@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "common/plan/launch_contract.h"
+#include "services/launch/launch_contract.h"
 #include "common/topology/topology_json.h"
 #include "plugins/sched/coflow_priorities.h"
 #include "plugins/slurm_internal.h"

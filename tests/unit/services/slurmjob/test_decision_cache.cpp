@@ -6,7 +6,7 @@
 #include <string>
 
 #include "common/plan/plan_transport.h"
-#include "common/plan/launch_contract.h"
+#include "services/launch/launch_contract.h"
 #include "services/slurmjob/submit_planner.h"
 #include "tests/unit/services/slurmjob/submit_fixture.h"
 

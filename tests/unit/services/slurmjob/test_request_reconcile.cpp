@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "common/plan/launch_contract.h"
+#include "services/launch/launch_contract.h"
 #include "common/plan/plan_transport.h"
 #include "services/slurmjob/request_reconcile.h"
 #include "services/slurmjob/submit_planner.h"
