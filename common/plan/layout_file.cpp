@@ -17,6 +17,7 @@
 #include "common/plan/plan_json.h"
 #include "common/util/errors.h"
 #include "common/util/json_read.h"
+#include "common/util/parse_number.h"
 
 namespace spiderflow {
 namespace {
@@ -119,8 +120,9 @@ std::string layout_field(const std::string& plan_field, const Plan& plan) {
         return "stages[" + plan_field.substr(17, close - 17) + "].layers";
     }
     if (starts("cells[")) {
-        const size_t cell = std::stoul(plan_field.substr(6));
-        return "stages[" + std::to_string(cell / static_cast<size_t>(plan.dp)) + "]";
+        const size_t close = plan_field.find(']');
+        if (const auto cell = to_int<int>(std::string_view(plan_field).substr(6, close - 6), 0))
+            return "stages[" + std::to_string(*cell / plan.dp) + "]";
     }
     return "stages";  // layers_per_stage, cells: both are the stages list
 }

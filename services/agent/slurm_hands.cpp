@@ -21,6 +21,7 @@ char* slurm_job_state_string(uint32_t state);
 #include <cerrno>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "services/agent/slurm_observer.h"
@@ -104,6 +105,20 @@ void kill_job(uint32_t job_id) {
 
 // Slurm's final states that mean the part did its work.
 bool ended_state(uint32_t s) { return (s & JOB_STATE_BASE) >= JOB_COMPLETE; }
+
+// Every job Slurm holds, each turned into a T by `read` (nullopt: not one of ours); the one place
+// that loads the list and frees it, whatever `read` does. Throws SlurmUnavailable when Slurm
+// cannot be asked.
+template <class T, class Read>
+std::vector<T> read_jobs(Read read) {
+    job_info_msg_t* jobs = nullptr;
+    if (slurm_load_jobs(0, &jobs, SHOW_ALL) != SLURM_SUCCESS) throw SlurmUnavailable("slurm_load_jobs: " + slurm_api::last_error());
+    const std::unique_ptr<job_info_msg_t, void (*)(job_info_msg_t*)> owned(jobs, slurm_free_job_info_msg);
+    std::vector<T> out;
+    for (uint32_t i = 0; i < jobs->record_count; ++i)
+        if (std::optional<T> t = read(jobs->job_array[i])) out.push_back(std::move(*t));
+    return out;
+}
 
 // The nodes of `list` that have not confirmed a job's end: still completing, or not answering.
 std::vector<std::string> unconfirmed_nodes(const std::string& list) {
@@ -299,14 +314,10 @@ void LibslurmHands::cancel(uint32_t job_id, const std::string& why) {
 }
 
 std::vector<PartJob> LibslurmHands::part_jobs() {
-    job_info_msg_t* jobs = nullptr;
-    if (slurm_load_jobs(0, &jobs, SHOW_ALL) != SLURM_SUCCESS) throw SlurmUnavailable("slurm_load_jobs: " + slurm_api::last_error());
-    std::vector<PartJob> out;
-    for (uint32_t i = 0; i < jobs->record_count; ++i) {
-        const slurm_job_info_t& j = jobs->job_array[i];
+    return read_jobs<PartJob>([&](const slurm_job_info_t& j) -> std::optional<PartJob> {
         PartJob p;
         slurmjob::PartComment c;
-        if (j.comment == nullptr || !slurmjob::parse_part_comment(j.comment, &c)) continue;
+        if (j.comment == nullptr || !slurmjob::parse_part_comment(j.comment, &c)) return std::nullopt;
         p.xjob = c.xjob;
         p.part = c.part;
         p.attempt = c.attempt;
@@ -334,23 +345,17 @@ std::vector<PartJob> LibslurmHands::part_jobs() {
                 p.reason += ", exit code " + std::to_string(WEXITSTATUS(j.exit_code));
             }
         }
-        out.push_back(p);
-    }
-    slurm_free_job_info_msg(jobs);
-    return out;
+        return p;
+    });
 }
 
 std::vector<HomeJob> LibslurmHands::home_jobs() {
-    job_info_msg_t* jobs = nullptr;
-    if (slurm_load_jobs(0, &jobs, SHOW_ALL) != SLURM_SUCCESS) throw SlurmUnavailable("slurm_load_jobs: " + slurm_api::last_error());
-    std::vector<HomeJob> out;
-    for (uint32_t i = 0; i < jobs->record_count; ++i) {
-        const slurm_job_info_t& j = jobs->job_array[i];
+    return read_jobs<HomeJob>([&](const slurm_job_info_t& j) -> std::optional<HomeJob> {
         slurmjob::PlanSummary s;
         // Released ones carry their place in the world (xjob=...) and are part jobs from then on.
         if (j.admin_comment == nullptr || !slurmjob::parse_plan_summary(j.admin_comment, &s) || s.parts.size() < 2 ||
             !s.xjob.empty()) {
-            continue;
+            return std::nullopt;
         }
         HomeJob h;
         h.job_id = j.job_id;
@@ -365,11 +370,9 @@ std::vector<HomeJob> LibslurmHands::home_jobs() {
         h.held = base == JOB_PENDING && j.priority == 0;
         h.ended = ended_state(j.job_state);
         if (h.ended) h.end_reason = slurm_job_state_string(base);
-        if (h.user.empty() && !h.ended) continue;  // a uid this host cannot name: nothing to map by
-        out.push_back(h);
-    }
-    slurm_free_job_info_msg(jobs);
-    return out;
+        if (h.user.empty() && !h.ended) return std::nullopt;  // a uid this host cannot name: nothing to map by
+        return h;
+    });
 }
 
 void LibslurmHands::take_over(uint32_t job_id) {
@@ -455,12 +458,8 @@ uint32_t LibslurmHands::submit_probe(const std::string& name, const std::string&
 }
 
 std::vector<ProbeJob> LibslurmHands::probe_jobs() {
-    job_info_msg_t* jobs = nullptr;
-    if (slurm_load_jobs(0, &jobs, SHOW_ALL) != SLURM_SUCCESS) throw SlurmUnavailable("slurm_load_jobs: " + slurm_api::last_error());
-    std::vector<ProbeJob> out;
-    for (uint32_t i = 0; i < jobs->record_count; ++i) {
-        const slurm_job_info_t& j = jobs->job_array[i];
-        if (j.name == nullptr || std::string(j.name).rfind("spiderflow-probe-", 0) != 0 || j.user_id != ::getuid()) continue;
+    return read_jobs<ProbeJob>([&](const slurm_job_info_t& j) -> std::optional<ProbeJob> {
+        if (j.name == nullptr || std::string(j.name).rfind("spiderflow-probe-", 0) != 0 || j.user_id != ::getuid()) return std::nullopt;
         ProbeJob p;
         p.job_id = j.job_id;
         p.name = j.name;
@@ -471,10 +470,8 @@ std::vector<ProbeJob> LibslurmHands::probe_jobs() {
         if (j.nodes != nullptr && *j.nodes != '\0') p.node = j.nodes;
         if (j.comment != nullptr) p.comment = j.comment;
         if (p.state == ProbeJob::State::Ended) p.reason = slurm_job_state_string(base);
-        out.push_back(p);
-    }
-    slurm_free_job_info_msg(jobs);
-    return out;
+        return p;
+    });
 }
 
 void LibslurmHands::cancel_probe(uint32_t job_id) {
