@@ -16,15 +16,7 @@ using namespace spiderflow;
 
 namespace {
 
-Topology triangle(bool direct, bool detour) {
-    std::vector<sftest::LinkSpec> links;
-    if (direct) links.push_back({0, 1, 1.0, 24});
-    if (detour) {
-        links.push_back({0, 2, 1.1, 80});
-        links.push_back({2, 1, 1.1, 80});
-    }
-    return sftest::make_topology({{"a", "H100-SXM", 2}, {"b", "H100-SXM", 2}, {"c", "H100-SXM", 1}}, links);
-}
+Topology triangle(bool direct, bool detour) { return sftest::detour_triangle(direct, detour, 2); }
 
 // tp 8, pp 2, dp 2 with both replicas crossing a-b in opposite directions: pipeline messages and
 // the DP ring both cross the pair.

@@ -55,6 +55,18 @@ inline spiderflow::Topology make_topology(const std::vector<ClusterSpec>& cluste
 }
 
 // A GPT as Megatron-LM builds it (Narayanan et al. SC'21: vocabulary 51200, FFN 4h, tied).
+// Clusters a and b (H100, `nodes` nodes each; c has one) joined directly (1.0 Gb/s, 24 ms) and
+// through c (1.1 Gb/s, 2 x 80 ms), or by one of the two only: the pair's two routes differ.
+inline spiderflow::Topology detour_triangle(bool direct, bool detour, int nodes = 1) {
+    std::vector<LinkSpec> links;
+    if (direct) links.push_back({0, 1, 1.0, 24});
+    if (detour) {
+        links.push_back({0, 2, 1.1, 80});
+        links.push_back({2, 1, 1.1, 80});
+    }
+    return make_topology({{"a", "H100-SXM", nodes}, {"b", "H100-SXM", nodes}, {"c", "H100-SXM", 1}}, links);
+}
+
 inline spiderflow::ModelArch megatron_gpt(int layers, int hidden, int heads) {
     spiderflow::ModelArch m;
     m.name = "gpt-" + std::to_string(layers) + "x" + std::to_string(hidden);

@@ -14,17 +14,7 @@ namespace {
 
 const Catalog& cat() { return Catalog::builtin(); }
 
-// a and b joined directly (1.0 Gb/s, 24 ms) and through c (1.1 Gb/s, 2 x 80 ms), or by one of
-// the two only.
-Topology triangle(bool direct, bool detour) {
-    std::vector<sftest::LinkSpec> links;
-    if (direct) links.push_back({0, 1, 1.0, 24});
-    if (detour) {
-        links.push_back({0, 2, 1.1, 80});
-        links.push_back({2, 1, 1.1, 80});
-    }
-    return make_topology({{"a", "H100-SXM", 1}, {"b", "H100-SXM", 1}, {"c", "H100-SXM", 1}}, links);
-}
+Topology triangle(bool direct, bool detour) { return sftest::detour_triangle(direct, detour); }
 
 JobSpec job(const char* model, int batch) { return sftest::job_of(*cat().model(model), batch, 4096, Recompute::full); }
 
