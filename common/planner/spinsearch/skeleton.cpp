@@ -85,7 +85,7 @@ std::vector<ClusterShare> chain_order(const Topology& topology, std::vector<Clus
     return order;
 }
 
-std::vector<int> fill(const std::vector<ClusterShare>& order, int pp, int dp, int groups) {
+std::vector<int> fill(const std::vector<ClusterShare>& order, int pp, int dp, int groups, bool whole_groups) {
     if (groups < 1 || dp % groups != 0) return {};
     const int per_group = dp / groups;
     std::vector<int> out(static_cast<size_t>(pp) * dp, -1);
@@ -116,13 +116,22 @@ std::vector<int> fill(const std::vector<ClusterShare>& order, int pp, int dp, in
         return true;
     };
     for (int g = 0; g < groups; ++g) {
-        align(pp * per_group);
+        if (whole_groups) align(pp * per_group);
         for (int s = 0; s < pp; ++s) {
             align(per_group);
             for (int r = 0; r < per_group; ++r)
                 if (!put(s, g * per_group + r)) return {};
         }
     }
+    return out;
+}
+
+std::vector<int> reverse_stages(const std::vector<int>& cell_cluster, int pp, int dp) {
+    if (cell_cluster.empty()) return {};
+    std::vector<int> out(cell_cluster.size());
+    for (int s = 0; s < pp; ++s)
+        for (int r = 0; r < dp; ++r)
+            out[static_cast<size_t>(s) * dp + r] = cell_cluster[static_cast<size_t>(pp - 1 - s) * dp + r];
     return out;
 }
 

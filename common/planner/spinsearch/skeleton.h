@@ -40,7 +40,16 @@ std::vector<ClusterShare> chain_order(const Topology& topology, std::vector<Clus
                                       std::pair<int, int> whole_stages_of = {0, 0});
 
 // cell_cluster[stage * dp + replica] = topology cluster index; empty if the shares cannot hold it.
-std::vector<int> fill(const std::vector<ClusterShare>& order, int pp, int dp, int groups);
+// A block that would straddle a cluster skips to the next one when the spare room allows: a whole
+// group (all its stages) and each stage of it with whole_groups, each stage only without, so that
+// a group may cross sites between two stages where a cluster holds a stage of it but not all.
+std::vector<int> fill(const std::vector<ClusterShare>& order, int pp, int dp, int groups, bool whole_groups = true);
+
+// The same layout with the pipeline direction turned round: stage s's cells go where stage
+// pp-1-s's were. Fills and whole-stage fills put the first stages on the seed; which end sits
+// where matters on mixed GPUs (the last stage also computes the logits, the first keeps the
+// most activations in flight).
+std::vector<int> reverse_stages(const std::vector<int>& cell_cluster, int pp, int dp);
 
 // Orientation choices to try for dp replicas over `clusters` clusters: 1, dp and mixes.
 std::vector<int> group_choices(int dp, int clusters);

@@ -28,6 +28,8 @@ struct Candidate {
     Shape shape;
     int groups = 1;                  // orientation: 1 = DP local, dp = pipelines local, 0 = fan-out
     int fan_depth = 0;               // > 0: a fan-out layout with this many hub stages (fan_out.h)
+    bool reversed = false;           // the fill's stages laid out from the last one (reverse_stages)
+    bool whole_groups = true;        // the fill keeps each group in one cluster where room allows (fill())
     std::vector<spin::ClusterShare> order;
     std::vector<int> cell_cluster;
     Plan plan;
@@ -35,6 +37,12 @@ struct Candidate {
     int ilp_solves = 0;
     int ilp_not_optimal = 0;
 };
+
+// The cells of a fill-based candidate (groups >= 1) over its order.
+std::vector<int> refill(const Candidate& c) {
+    const std::vector<int> cells = spin::fill(c.order, c.shape.pp, c.shape.dp, c.groups, c.whole_groups);
+    return c.reversed ? spin::reverse_stages(cells, c.shape.pp, c.shape.dp) : cells;
+}
 
 // The shares a layout actually uses, hub first, in order of first appearance.
 std::vector<spin::ClusterShare> shares_in_use(const std::vector<int>& cell_cluster, const spin::ClusterShare& hub,
@@ -84,7 +92,11 @@ private:
         last_failure_ = tpa::split_failure(total, speed, cap);
         if (!tpa::split_layers(total, speed, cap).empty()) megatron_blocked_ = last_failure_;
     }
-    std::vector<Candidate> spin_shape(const Shape& shape, int seeds, const std::vector<int>& groups_filter);
+    // seeds: positions in candidates_for(shape.tp), the strongest cluster at 0.
+    std::vector<Candidate> spin_shape(const Shape& shape, const std::vector<int>& seeds,
+                                      const std::vector<int>& groups_filter);
+    std::vector<Candidate> screen(const Shape& shape, int* seed);
+    void try_reversed(Candidate& c);
     std::vector<spin::ClusterShare> fan_out_others(int tp, int hub, int cells);
     void polish(Candidate& c);
     void polish_split(Candidate& c);  // layer moves until none helps
@@ -340,7 +352,8 @@ std::vector<spin::ClusterShare> Search::fan_out_others(int tp, int hub, int cell
     return out;
 }
 
-std::vector<Candidate> Search::spin_shape(const Shape& shape, int seeds, const std::vector<int>& groups_filter) {
+std::vector<Candidate> Search::spin_shape(const Shape& shape, const std::vector<int>& seeds,
+                                          const std::vector<int>& groups_filter) {
     std::vector<Candidate> out;
     const auto& invs = inventories(shape.tp);
     const std::vector<int> cand = candidates_for(shape.tp);
@@ -348,7 +361,8 @@ std::vector<Candidate> Search::spin_shape(const Shape& shape, int seeds, const s
     const double ref = spin::link_reference_Bps(req_.job, shape, invs[static_cast<size_t>(cand.front())].best_flops(1));
     const int cells = shape.pp * shape.dp;
     std::set<std::vector<int>> seen;
-    for (int k = 0; k < seeds && k < static_cast<int>(cand.size()); ++k) {
+    for (int k : seeds) {
+        if (k >= static_cast<int>(cand.size())) continue;
         std::vector<spin::ClusterShare> grown = spin::spin(topo_, invs, cand, k, cells, ref);
         if (grown.empty()) continue;
         std::vector<std::vector<spin::ClusterShare>> orders{grown};
@@ -379,14 +393,23 @@ std::vector<Candidate> Search::spin_shape(const Shape& shape, int seeds, const s
                                                         : groups_filter;
         for (int g : groups) {
             if (shape.dp % g != 0) continue;
-            Candidate c;
-            c.shape = shape;
-            c.groups = g;
-            c.order = order;
-            c.cell_cluster = spin::fill(order, shape.pp, shape.dp, g);
-            if (c.cell_cluster.empty() || !seen.insert(c.cell_cluster).second) continue;
-            if (realise(c, false)) out.push_back(std::move(c));
-            if (out_of_time()) return out;
+            // Mixed orientations also with groups that cross sites between stages: a cluster too
+            // small for a whole group may hold a stage of one (fragmented capacity: two replicas
+            // inside one cluster, two from an H100 cluster's stage 0 to another's stage 1, 9%
+            // faster than every whole-group fill).
+            const bool mixed = g > 1 && g < shape.dp && groups_filter.empty();
+            for (bool whole : {true, false}) {
+                if (!whole && !mixed) continue;
+                Candidate c;
+                c.shape = shape;
+                c.groups = g;
+                c.order = order;
+                c.whole_groups = whole;
+                c.cell_cluster = refill(c);
+                if (c.cell_cluster.empty() || !seen.insert(c.cell_cluster).second) continue;
+                if (realise(c, false)) out.push_back(std::move(c));
+                if (out_of_time()) return out;
+            }
         }
         }
         // Fan-out from this seed: screening tries the deepest hub-first one, the full spin all.
@@ -411,6 +434,30 @@ std::vector<Candidate> Search::spin_shape(const Shape& shape, int seeds, const s
     return out;
 }
 
+// Screening: the two pure orientations and the deepest fan-out from the strongest seed. When none
+// of them fits, from the next seeds (by compute) whose GPUs have more memory than its own, up to
+// seed_clusters seeds in all: a seed of small-memory GPUs otherwise hid every layout of a shape
+// that fits where the memory is (three fragmented clusters, the strongest of A100-40GB: no tp2
+// pp2 dp4 layout screened, none planned; the first 80 GB seed grew into the 40 GB cluster again,
+// the second one fitted). Only shapes that found nothing pay. *seed: the seed that screened.
+std::vector<Candidate> Search::screen(const Shape& shape, int* seed) {
+    const auto& invs = inventories(shape.tp);
+    const std::vector<int> cand = candidates_for(shape.tp);
+    *seed = 0;
+    std::vector<Candidate> got = spin_shape(shape, {0}, {1, shape.dp});
+    if (!got.empty() || cand.empty()) return got;
+    const double first = invs[static_cast<size_t>(cand.front())].max_memory();
+    int tries = 1;
+    for (int k = 1; k < static_cast<int>(cand.size()) && tries < opt_.seed_clusters && !out_of_time(); ++k) {
+        if (invs[static_cast<size_t>(cand[static_cast<size_t>(k)])].max_memory() <= first) continue;
+        ++tries;
+        *seed = k;
+        got = spin_shape(shape, {k}, {1, shape.dp});
+        if (!got.empty()) return got;
+    }
+    return {};
+}
+
 // Local moves: shift layers between stages as far as Megatron-LM can still launch the split
 // (tpa::split_moves); swap two neighbouring clusters in the skeleton order (which stages/groups
 // meet across which link). Kept only when the cost model says the plan got better.
@@ -432,8 +479,21 @@ void Search::polish_split(Candidate& c) {
     }
 }
 
+// The pipeline turned round (fan-outs already come in both directions), judged with its own
+// split polished.
+void Search::try_reversed(Candidate& c) {
+    if (c.fan_depth > 0 || c.shape.pp < 2 || out_of_time()) return;
+    Candidate t = c;
+    t.reversed = !c.reversed;
+    t.cell_cluster = spin::reverse_stages(c.cell_cluster, c.shape.pp, c.shape.dp);
+    if (!realise(t, c.exact)) return;
+    polish_split(t);
+    if (better(t.plan, c.plan)) c = std::move(t);
+}
+
 void Search::polish(Candidate& c) {
     polish_split(c);
+    try_reversed(c);
     for (int round = 0; round < opt_.polish_rounds && !out_of_time(); ++round) {
         bool improved = false;
         // Fan-out layouts are not fills of an order: only their layer split is polished. A swap
@@ -442,7 +502,7 @@ void Search::polish(Candidate& c) {
         for (size_t i = 0; c.fan_depth == 0 && i + 1 < c.order.size() && c.order.size() <= 16 && !out_of_time(); ++i) {
             Candidate t = c;
             std::swap(t.order[i], t.order[i + 1]);
-            t.cell_cluster = spin::fill(t.order, t.shape.pp, t.shape.dp, t.groups);
+            t.cell_cluster = refill(t);
             if (t.cell_cluster.empty() || !realise(t, c.exact)) continue;
             polish_split(t);
             if (better(t.plan, c.plan)) {
@@ -485,6 +545,7 @@ PlanResult Search::run() {
     struct Screened {
         Shape shape;
         double score;
+        int seed;  // the seed its screening layouts came from (screen())
     };
     std::vector<Screened> screened;
     std::vector<Candidate> pool;
@@ -495,13 +556,14 @@ PlanResult Search::run() {
         for (const Shape& s : pruned) memory_limited_.insert(s.key());
         for (const Shape& s : shapes) {
             ++shapes_seen;
-            std::vector<Candidate> got = spin_shape(s, 1, {1, s.dp});
+            int seed = 0;
+            std::vector<Candidate> got = screen(s, &seed);
             double best = std::numeric_limits<double>::infinity();
             for (Candidate& c : got) {
                 best = std::min(best, score(c.plan));
                 pool.push_back(std::move(c));
             }
-            if (std::isfinite(best)) screened.push_back({s, best});
+            if (std::isfinite(best)) screened.push_back({s, best, seed});
             if (out_of_time()) break;
         }
         if (out_of_time()) break;
@@ -515,8 +577,12 @@ PlanResult Search::run() {
     std::stable_sort(screened.begin(), screened.end(),
                      [](const Screened& a, const Screened& b) { return a.score < b.score; });
 
-    for (size_t i = 0; i < screened.size() && i < static_cast<size_t>(opt_.max_shapes) && !out_of_time(); ++i)
-        for (Candidate& c : spin_shape(screened[i].shape, opt_.seed_clusters, {})) pool.push_back(std::move(c));
+    for (size_t i = 0; i < screened.size() && i < static_cast<size_t>(opt_.max_shapes) && !out_of_time(); ++i) {
+        std::vector<int> seeds;
+        for (int k = 0; k < opt_.seed_clusters; ++k) seeds.push_back(k);
+        if (screened[i].seed >= opt_.seed_clusters) seeds.push_back(screened[i].seed);
+        for (Candidate& c : spin_shape(screened[i].shape, seeds, {})) pool.push_back(std::move(c));
+    }
 
     // Beam: the best few layouts get the exact level 2 (CBC) and the local moves.
     std::stable_sort(pool.begin(), pool.end(), [&](const Candidate& a, const Candidate& b) {
@@ -531,7 +597,11 @@ PlanResult Search::run() {
         if (static_cast<int>(beam.size()) >= opt_.beam_width) break;
         const Shape& s = c.shape;
         if (per_shape[{s.tp, s.pp, s.dp, s.micro_batch}] >= opt_.beam_per_shape) continue;
+        // A layout and its pipeline turned round are one beam entry: polish tries the other
+        // direction (try_reversed), and the pair otherwise filled a shape's two places (worldwide-8,
+        // gpt3-13b: the beam lost tp4 pp4 dp16, 13% slower).
         if (!seen.insert({s.tp, s.pp, s.dp, s.micro_batch, c.cell_cluster}).second) continue;
+        if (c.fan_depth == 0) seen.insert({s.tp, s.pp, s.dp, s.micro_batch, spin::reverse_stages(c.cell_cluster, s.pp, s.dp)});
         ++per_shape[{s.tp, s.pp, s.dp, s.micro_batch}];
         beam.push_back(c);
     }

@@ -3,7 +3,10 @@
 // without a time cap. SpinSearch must stay within 1% of it and never lose to greedy or first-fit.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdio>
+#include <cstdlib>
+#include <limits>
 #include <memory>
 #include <random>
 #include <string>
@@ -12,6 +15,7 @@
 #include "common/cost/cost_model.h"
 #include "common/planner/plan_job.h"
 #include "common/site/site_state.h"
+#include "common/topology/reader.h"
 #include "fixtures.h"
 
 using namespace sftest;
@@ -41,6 +45,11 @@ Topology fragmented(unsigned seed, int* free_gpus) {
     Topology view = state.free_view(0);
     *free_gpus = view.total_gpus();
     return view;
+}
+
+std::string shipped(const std::string& rel) {
+    const char* dir = std::getenv("SF_SRCDIR");
+    return std::string(dir && *dir ? dir : ".") + "/" + rel;
 }
 
 double iteration(const std::string& policy, const PlanRequest& r, const CostModel& cost) {
@@ -80,4 +89,84 @@ TEST(Fragmented, SpinSearchWithinOnePercentOfTheIlpAndNeverBehindTheGreedyOnes) 
     std::printf("fragmented: %d cases compared; spinsearch at most %.2f%% slower than global-ilp\n", compared,
                 100 * worst);
     EXPECT_GE(compared, 40);
+}
+
+namespace {
+
+// The planner's search on a fixed shape against exhaustive search, the oracle where it finishes
+// (every layout of the shape scored by the cost model): the relative gap, or -1 when exhaustive
+// refused or nothing fits.
+double gap_to_exhaustive(const PlanRequest& r, const CostModel& cost, std::string* what) {
+    PlanResult oracle;
+    try {
+        oracle = make_planner("exhaustive")->plan(r, cost);
+    } catch (const InfeasibleError&) {
+        return -1;
+    }
+    if (oracle.hit_limit) return -1;
+    PlanResult spin;
+    try {
+        spin = make_planner("spinsearch")->plan(r, cost);
+    } catch (const InfeasibleError& e) {
+        *what = std::string("spinsearch found no layout: ") + e.what();
+        return std::numeric_limits<double>::infinity();
+    }
+    *what = spin.note;
+    return spin.plan.prediction.iteration_s / oracle.plan.prediction.iteration_s - 1;
+}
+
+PlanRequest fixed_shape(const char* model, int batch, int tp, int pp, int dp) {
+    PlanRequest r = request(model, batch, tp * pp * dp);
+    r.tp = tp;
+    r.pp = pp;
+    r.dp = dp;
+    r.micro_batch = 1;
+    return r;
+}
+
+}  // namespace
+
+// Issue 38: SpinSearch within 1% of exhaustive search wherever exhaustive finishes, on fragmented
+// free capacity (three clusters of three GPU types) and on multi-region federations (the shipped
+// four-region and eight-region examples), shapes fixed so that exhaustive's space stays small.
+// Where exhaustive refuses (more than its 200,000 layouts: tp1 pp4 dp4 over three clusters, every
+// shape on worldwide-8's eight regions, tp4 pp4 dp4 on aws-4) or nothing fits, the case is counted
+// as not compared and the count printed. Two cases failed before SpinSearch turned pipelines
+// round, filled mixes stage by stage and screened from larger-memory seeds: fragmented seed 5
+// tp2 pp2 dp4 (10.5% behind) and seed 6 tp2 pp2 dp4 (no layout found).
+TEST(Fragmented, SpinSearchWithinOnePercentOfExhaustive) {
+    int compared = 0, not_compared = 0;
+    double worst = 0;
+    auto check = [&](const PlanRequest& r, const CostModel& cost, const std::string& where) {
+        std::string note;
+        const double gap = gap_to_exhaustive(r, cost, &note);
+        if (gap < -0.5) {
+            ++not_compared;
+            return;
+        }
+        ++compared;
+        worst = std::max(worst, gap);
+        EXPECT_LE(gap, 0.01) << where << ": spinsearch " << 100 * gap << "% behind exhaustive; " << note;
+    };
+    for (unsigned seed = 1; seed <= 12; ++seed) {
+        int free_gpus = 0;
+        const Topology view = fragmented(seed, &free_gpus);
+        const CostModel cost(view, Catalog::builtin());
+        for (auto [tp, pp, dp] : {std::array<int, 3>{2, 2, 4}, {1, 4, 4}, {4, 2, 2}})
+            if (tp * pp * dp <= free_gpus)
+                check(fixed_shape("llama3-8b", 128, tp, pp, dp), cost,
+                      "fragmented seed " + std::to_string(seed) + " tp" + std::to_string(tp) + " pp" +
+                          std::to_string(pp) + " dp" + std::to_string(dp));
+    }
+    for (const char* file : {"aws-4.json", "worldwide-8.json"}) {
+        const Topology t = read_topology(shipped(std::string("contrib/topologies/") + file));
+        const CostModel cost(t, Catalog::builtin());
+        for (auto [tp, pp, dp] : {std::array<int, 3>{8, 4, 2}, {4, 4, 4}, {8, 2, 4}})
+            check(fixed_shape("gpt3-1.3b", 256, tp, pp, dp), cost,
+                  std::string(file) + " tp" + std::to_string(tp) + " pp" + std::to_string(pp) + " dp" + std::to_string(dp));
+    }
+    std::printf("exhaustive: %d cases compared (%d not: exhaustive refused or nothing fits); spinsearch at most %.2f%% "
+                "behind\n",
+                compared, not_compared, 100 * worst);
+    EXPECT_GE(compared, 20);
 }
