@@ -14,6 +14,6 @@ SF_CATALOG_FILES = \
 nodist_libsf_model_la_SOURCES = common/model/catalog_data.cpp
 BUILT_SOURCES += common/model/catalog_data.cpp
 CLEANFILES += common/model/catalog_data.cpp
-EXTRA_DIST += build-aux/embed-text.sh common/model/catalog/gpus.json common/model/catalog/models.json
-common/model/catalog_data.cpp: $(SF_CATALOG_FILES) $(srcdir)/build-aux/embed-text.sh
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(SHELL) $(srcdir)/build-aux/embed-text.sh $@ $(SF_CATALOG_FILES)
+EXTRA_DIST += common/model/embed-text.sh common/model/catalog/gpus.json common/model/catalog/models.json
+common/model/catalog_data.cpp: $(SF_CATALOG_FILES) $(srcdir)/common/model/embed-text.sh
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(SHELL) $(srcdir)/common/model/embed-text.sh $@ $(SF_CATALOG_FILES)

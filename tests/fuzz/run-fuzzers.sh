@@ -44,11 +44,11 @@ cxxflags="-std=c++20 -g -O1 -fno-omit-frame-pointer $san -I$srcdir -I$work/inclu
 # Sources: the core library and the Slurm-job, co-allocation, broker-client and simulator
 # services (the agent and the broker's store need libslurm and SQLite), plus the generated builtin catalog.
 mapfile -t sources < <(cd "$srcdir" && find common services/slurmjob services/coalloc services/broker_client services/fedsim -name '*.cpp' ! -name placeholder.cpp | sort)
-if [ -x "$srcdir/build-aux/embed-text.sh" ] || [ -f "$srcdir/build-aux/embed-text.sh" ]; then
+if [ -x "$srcdir/common/model/embed-text.sh" ] || [ -f "$srcdir/common/model/embed-text.sh" ]; then
     if ls "$srcdir"/common/model/catalog/*.json >/dev/null 2>&1; then
         mkdir -p "$work/gen/common/model"
         gen="$work/gen/common/model/catalog_data.cpp"
-        sh "$srcdir/build-aux/embed-text.sh" "$gen" "$srcdir"/common/model/catalog/*.json
+        sh "$srcdir/common/model/embed-text.sh" "$gen" "$srcdir"/common/model/catalog/*.json
     fi
 fi
 
