@@ -41,9 +41,9 @@ san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 cxxflags="-std=c++20 -g -O1 -fno-omit-frame-pointer $san -I$srcdir -I$work/include -I$work/gen $pkg_cflags \
  -DSF_PKGDATADIR=\"$srcdir\" -DSF_SYSCONFDIR=\"/etc\""
 
-# Sources: the core library and the Slurm-job, co-allocation, broker-client and simulator
+# Sources: the core library and the Slurm-job, launch, co-allocation, broker-client and simulator
 # services (the agent and the broker's store need libslurm and SQLite), plus the generated builtin catalog.
-mapfile -t sources < <(cd "$srcdir" && find common services/slurmjob services/coalloc services/broker_client services/fedsim -name '*.cpp' ! -name placeholder.cpp | sort)
+mapfile -t sources < <(cd "$srcdir" && find common services/slurmjob services/launch services/coalloc services/broker_client services/fedsim -name '*.cpp' ! -name placeholder.cpp | sort)
 if [ -x "$srcdir/common/model/embed-text.sh" ] || [ -f "$srcdir/common/model/embed-text.sh" ]; then
     if ls "$srcdir"/common/model/catalog/*.json >/dev/null 2>&1; then
         mkdir -p "$work/gen/common/model"
