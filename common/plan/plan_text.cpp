@@ -67,6 +67,16 @@ std::string route_note(const Topology& t, int a, int b, RouteKind kind) {
     return out + ": " + fmt("%.2f Gbps", units::Bps_to_gbps(p.bandwidth_Bps)) + ", " + fmt("%.1f ms", p.latency_s * 1e3);
 }
 
+// The memory choices the plan was priced with, as the launch line carries them.
+std::string memory_choices(const JobSpec& job, int tp) {
+    std::string out = job.recompute == Recompute::none ? "no activation recomputation"
+                                                       : std::string(to_string(job.recompute)) + " activation recomputation";
+    if (job.sequence_parallel && tp > 1) out += ", sequence parallelism";
+    if (job.zero1) out += ", distributed optimizer";
+    if (job.flash_attention) out += ", FlashAttention";
+    return out;
+}
+
 void breakdown(std::ostringstream& o, const Prediction& q) {
     o << "  compute " << secs(q.compute_s) << ", bubble " << secs(q.bubble_s) << ", TP " << secs(q.tp_comm_s)
       << ", PP " << secs(q.pp_comm_s) << ", DP (exposed) " << secs(q.dp_comm_s) << ", optimizer "
@@ -125,6 +135,7 @@ std::string plan_to_text(const Plan& plan, const Topology& topo, const Plan* run
     if (plan.virtual_stages > 1)
         o << "Schedule: interleaved 1F1B, " << plan.virtual_stages << " model chunks per GPU (a bubble "
           << plan.virtual_stages << "x smaller for " << plan.virtual_stages << "x the pipeline messages)\n";
+    o << "Memory: " << memory_choices(plan.job, plan.tp) << "\n";
 
     // GPUs per cluster.
     std::map<int, int> gpus;

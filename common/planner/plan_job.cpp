@@ -48,7 +48,7 @@ std::string recompute_note(const std::vector<RecomputeAttempt>& attempts, size_t
                   (a.result ? seconds_on(a.result->plan) : std::string("no layout fits the GPUs' memory"));
     }
     if (!others.empty()) note += "; " + others;
-    return note + " (a job spec's \"recompute\" or --recompute decides it instead)";
+    return note + " (a job spec's \"recompute\", --recompute or sbatch's --llm-recompute decides it instead)";
 }
 
 // Activation recomputation, when the job leaves it open (plan_job's header says the rule).

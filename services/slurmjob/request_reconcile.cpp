@@ -19,6 +19,35 @@ std::string option_message(const InputError& e) {
     return "spiderflow: bad " + (e.field().empty() ? std::string("job spec") : e.field()) + ": " + e.problem();
 }
 
+// The job and memory options given beside --llm-plan that the plan says otherwise: named, since a
+// plan is used as it is (it was priced with its own).
+std::string job_clash(const JobOptions& opts, const Plan& plan) {
+    const JobSpec& job = plan.job;
+    const OptionNames& names = sbatch_option_names();
+    const auto yes_no = [](bool b) { return std::string(b ? "yes" : "no"); };
+    if (!opts.model.empty() && opts.model != job.model.name)
+        return names.model + "=" + opts.model + " but the plan trains " + job.model.name;
+    if (opts.global_batch && *opts.global_batch != job.global_batch)
+        return names.global_batch + "=" + std::to_string(*opts.global_batch) + " but the plan's global batch is " +
+               std::to_string(job.global_batch);
+    if (opts.seq_len && *opts.seq_len != job.seq_len)
+        return names.seq_len + "=" + std::to_string(*opts.seq_len) + " but the plan's sequence length is " +
+               std::to_string(job.seq_len);
+    if (opts.micro_batch && *opts.micro_batch != plan.micro_batch)
+        return names.micro_batch + "=" + std::to_string(*opts.micro_batch) + " but the plan's micro-batch is " +
+               std::to_string(plan.micro_batch);
+    if (opts.recompute && *opts.recompute != job.recompute)
+        return names.recompute + "=" + to_string(*opts.recompute) + " but the plan has " + to_string(job.recompute) +
+               " activation recomputation";
+    if (opts.sequence_parallel && *opts.sequence_parallel != job.sequence_parallel)
+        return names.sequence_parallel + "=" + yes_no(*opts.sequence_parallel) + " but the plan " +
+               (job.sequence_parallel ? "uses" : "does not use") + " sequence parallelism";
+    if (opts.zero1 && *opts.zero1 != job.zero1)
+        return names.zero1 + "=" + yes_no(*opts.zero1) + " but the plan " + (job.zero1 ? "shards" : "does not shard") +
+               " the optimizer states";
+    return "";
+}
+
 }  // namespace
 
 std::optional<Stop> plan_from_content(const JobOptions& opts, const Topology& topo, Plan* plan) {
@@ -48,6 +77,7 @@ std::optional<Stop> plan_from_content(const JobOptions& opts, const Topology& to
     else if (opts.streaming && (!sync.diloco() || *opts.streaming != sync.streaming))
         clash = names.streaming + "=" + (*opts.streaming ? "yes" : "no") + " but the plan " +
                 (sync.diloco() ? (sync.streaming ? "streams" : "blocks") : "is synchronous");
+    if (clash.empty()) clash = job_clash(opts, *plan);
     if (!clash.empty()) return Stop{Outcome::reject, where + clash + "; re-plan with those options, or drop them"};
     return std::nullopt;
 }

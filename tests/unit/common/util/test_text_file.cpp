@@ -1,6 +1,7 @@
 // The one whole-file reader.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -41,6 +42,34 @@ TEST(TextFile, AFileThatCannotBeOpenedSaysSo) {
     } catch (const InputError& e) {
         EXPECT_EQ(std::string(e.what()), "/nonexistent/sf-no-such-file: cannot open topology file");
     }
+}
+
+// slurmctld reads the admin's topology and site files under its locks: a FIFO named there (or a
+// hung device) must be refused at once, never waited on; only regular files are read.
+TEST(TextFile, OnlyRegularFilesAreReadAndAFifoIsNeverWaitedOn) {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/sf-text-fifo.XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    const std::string fifo = pattern + "/topo.fifo";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    std::string text = "kept";
+    errno = 0;
+    EXPECT_FALSE(read_whole_file(fifo, text));   // returns: a blocking open() would hang here
+    EXPECT_EQ(errno, EINVAL);
+    EXPECT_EQ(text, "kept");
+    try {
+        read_text_file(fifo, "topology file");
+        FAIL() << "a FIFO was read";
+    } catch (const InputError& e) {
+        EXPECT_EQ(std::string(e.what()), fifo + ": cannot open topology file (not a regular file)");
+    }
+    errno = 0;
+    EXPECT_FALSE(read_whole_file(pattern, text));
+    EXPECT_EQ(errno, EISDIR);
+    EXPECT_FALSE(read_whole_file("/dev/zero", text));
+    EXPECT_EQ(errno, EINVAL);
+    std::remove(fifo.c_str());
+    ::rmdir(pattern.c_str());
 }
 
 }  // namespace

@@ -178,6 +178,41 @@ TEST(RequestReconcile, DilocoSettingsBesideASynchronousPlanAreNamed) {
     EXPECT_NE(stop->message.find("--llm-streaming=yes but the plan is synchronous"), std::string::npos) << stop->message;
 }
 
+// The job and memory options beside --llm-plan that the plan says otherwise are named, never
+// silently dropped (found by hand: --llm-recompute=full beside a selective plan ran selective).
+TEST(RequestReconcile, JobAndMemoryOptionsBesideAPlanThatDisagreeAreNamed) {
+    const auto site = cluster(4);
+    JobOptions given;
+    given.plan_file = "p.json";
+    given.plan_content = encode_plan_text(carried_plan_json(site, opts("llama3-8b", 64)));
+    Plan plan;
+    ASSERT_FALSE(plan_from_content(given, site->state->topology(), &plan).has_value());
+    const Recompute other = plan.job.recompute == Recompute::full ? Recompute::none : Recompute::full;
+    const auto named = [&](JobOptions o) {
+        const auto stop = plan_from_content(o, site->state->topology(), &plan);
+        return stop ? stop->message : std::string("(accepted)");
+    };
+    JobOptions o = given;
+    o.recompute = other;
+    EXPECT_NE(named(o).find(std::string("--llm-recompute=") + to_string(other) + " but the plan has"), std::string::npos)
+        << named(o);
+    o = given;
+    o.sequence_parallel = !plan.job.sequence_parallel;
+    EXPECT_NE(named(o).find("--llm-sequence-parallel="), std::string::npos) << named(o);
+    o = given;
+    o.model = "llama3-70b";
+    EXPECT_NE(named(o).find("--llm-model=llama3-70b but the plan trains llama3-8b"), std::string::npos) << named(o);
+    o = given;
+    o.global_batch = 128;
+    EXPECT_NE(named(o).find("--llm-global-batch=128 but the plan's global batch is 64"), std::string::npos) << named(o);
+    // Options that agree with the plan are fine.
+    o = given;
+    o.model = "llama3-8b";
+    o.recompute = plan.job.recompute;
+    o.sequence_parallel = plan.job.sequence_parallel;
+    EXPECT_EQ(named(o), "(accepted)");
+}
+
 // Another cluster whose GPU nodes are all drained or down is named with the first one's reason;
 // one with a usable node, or this cluster itself, is not.
 TEST(RequestReconcile, ClustersOutNamesOnlyOtherClustersWithNoUsableNode) {
