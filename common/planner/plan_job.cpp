@@ -110,9 +110,8 @@ PlanResult plan_recompute(const PlannerPolicy& planner, const PlanRequest& reque
         throw InfeasibleError(why);
     }
     PlanResult result = *attempts[best].result;
-    if (best == 0) return result;   // nothing recomputed: no choice to explain
     result.plan.planning_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();  // all
-    prepend_note(result, recompute_note(attempts, best));
+    if (best > 0) prepend_note(result, recompute_note(attempts, best));   // none recomputed: nothing to explain
     return result;
 }
 
