@@ -1,8 +1,5 @@
 #include "common/plan/plan_transport.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include <cerrno>
@@ -10,6 +7,7 @@
 #include <vector>
 
 #include "common/util/errors.h"
+#include "common/util/text_file.h"
 
 namespace spiderflow {
 namespace {
@@ -118,38 +116,22 @@ std::string decode_plan_text(const std::string& encoded, const std::string& sour
 }
 
 std::string read_plan_file(const std::string& path) {
-    // O_NONBLOCK: opening a FIFO without a writer must not hang the user's sbatch either.
-    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) throw InputError(path, 0, "--llm-plan", std::string("cannot open the plan file: ") + std::strerror(errno));
-    struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        ::close(fd);
-        throw InputError(path, 0, "--llm-plan", "not a regular file");
-    }
-    if (static_cast<unsigned long long>(st.st_size) > kMaxPlanTextBytes) {
-        ::close(fd);
-        throw InputError(path, 0, "--llm-plan", "plan file is " + std::to_string(st.st_size) + " bytes; at most " +
-                                                    std::to_string(kMaxPlanTextBytes));
-    }
     std::string text;
-    char buf[65536];
-    for (;;) {
-        const ssize_t n = ::read(fd, buf, sizeof buf);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) {
-            ::close(fd);
-            throw InputError(path, 0, "--llm-plan", std::string("cannot read the plan file: ") + std::strerror(errno));
-        }
-        if (n == 0) break;
-        text.append(buf, static_cast<size_t>(n));
-        // A file that grows while read is cut here, never read without bound.
-        if (text.size() > kMaxPlanTextBytes) {
-            ::close(fd);
-            throw InputError(path, 0, "--llm-plan", "plan file larger than " + std::to_string(kMaxPlanTextBytes) + " bytes");
-        }
+    const FileRead r = read_regular_file(path, text, kMaxPlanTextBytes);
+    const auto fail = [&path](const std::string& what) { return InputError(path, 0, "--llm-plan", what); };
+    switch (r.status) {
+        case FileRead::Status::ok: return text;
+        case FileRead::Status::cannot_open:
+            throw fail(std::string("cannot open the plan file: ") + std::strerror(r.error));
+        case FileRead::Status::not_regular: throw fail("not a regular file");
+        case FileRead::Status::too_large:
+            if (r.size > 0)
+                throw fail("plan file is " + std::to_string(r.size) + " bytes; at most " + std::to_string(kMaxPlanTextBytes));
+            throw fail("plan file larger than " + std::to_string(kMaxPlanTextBytes) + " bytes");
+        case FileRead::Status::cannot_read:
+            throw fail(std::string("cannot read the plan file: ") + std::strerror(r.error));
     }
-    ::close(fd);
-    return text;
+    throw fail("cannot read the plan file");
 }
 
 }  // namespace spiderflow

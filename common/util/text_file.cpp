@@ -5,42 +5,65 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 
 #include "common/util/errors.h"
 
 namespace spiderflow {
 
-bool read_whole_file(const std::string& path, std::string& out) {
+FileRead read_regular_file(const std::string& path, std::string& out, unsigned long long max_bytes) {
     // O_NONBLOCK: a FIFO without a writer must not hang the reader (slurmctld reads the topology
-    // and site files under its locks); only regular files are read, so /dev/zero cannot either.
+    // and site files under its locks, sbatch the user's plan file); only regular files are read,
+    // so /dev/zero cannot either.
+    FileRead r;
     const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) return false;
+    if (fd < 0) {
+        r.status = FileRead::Status::cannot_open;
+        r.error = errno;
+        return r;
+    }
     struct stat st {};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        const int err = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+        r.status = FileRead::Status::not_regular;
+        r.error = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
         ::close(fd);
-        errno = err;
-        return false;
+        return r;
+    }
+    if (static_cast<unsigned long long>(st.st_size) > max_bytes) {
+        r.status = FileRead::Status::too_large;
+        r.size = static_cast<unsigned long long>(st.st_size);
+        ::close(fd);
+        return r;
     }
     std::string text;
     text.reserve(static_cast<size_t>(st.st_size));
     char buf[1 << 16];
     for (;;) {
         const ssize_t n = ::read(fd, buf, sizeof buf);
-        if (n > 0) {
-            text.append(buf, static_cast<size_t>(n));
-        } else if (n == 0) {
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            r.status = FileRead::Status::cannot_read;
+            r.error = errno;
             break;
-        } else if (errno != EINTR) {
-            const int err = errno;
-            ::close(fd);
-            errno = err;
-            return false;
+        }
+        if (n == 0) break;
+        text.append(buf, static_cast<size_t>(n));
+        // A file that grows while read is cut here, never read without bound.
+        if (text.size() > max_bytes) {
+            r.status = FileRead::Status::too_large;
+            break;
         }
     }
     ::close(fd);
-    out = std::move(text);
-    return true;
+    if (r.status == FileRead::Status::ok) out = std::move(text);
+    return r;
+}
+
+bool read_whole_file(const std::string& path, std::string& out) {
+    const FileRead r = read_regular_file(path, out, ULLONG_MAX);
+    if (r.status == FileRead::Status::ok) return true;
+    errno = r.error;
+    return false;
 }
 
 std::string read_text_file(const std::string& path, const std::string& what) {
