@@ -28,7 +28,7 @@ EXTRA_DIST += bench/memory_choices_bench.sh bench/data/one-cluster-1024-h100.jso
 # federation broker: write and read latency, CPU and RSS of spiderflow-brokerd at 64 clusters
 noinst_PROGRAMS += bench/broker_bench
 bench_broker_bench_SOURCES = bench/broker_bench.cpp
-bench_broker_bench_LDADD = libsf_broker_client.la libsf_site.la libsf_topology.la libsf_model.la libsf_util.la \
+bench_broker_bench_LDADD = libsf_broker_api.la libsf_probe.la libsf_coalloc.la libsf_broker_client.la libsf_site.la libsf_topology.la libsf_model.la libsf_util.la \
 	$(CURL_LIBS) $(HWLOC_LIBS) -lpthread
 EXTRA_DIST += bench/broker_bench.sh
 # By hand only, never from make check: a 64-cluster broker on loopback for about a minute.

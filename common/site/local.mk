@@ -18,4 +18,6 @@ libsf_site_la_SOURCES = \
 	common/site/node_list.h \
 	common/site/node_list.cpp \
 	common/site/node_pick.h \
-	common/site/node_pick.cpp
+	common/site/node_pick.cpp \
+	common/site/site_diff.h \
+	common/site/site_diff.cpp

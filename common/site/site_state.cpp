@@ -25,10 +25,17 @@ SiteState::SiteState(std::shared_ptr<const Topology> topology) : topology_(std::
     nodes_.resize(topology_->clusters.size());
     for (size_t c = 0; c < topology_->clusters.size(); ++c) {
         const auto& nodes = topology_->clusters[c].nodes;
-        nodes_[c].resize(nodes.size());
         for (size_t n = 0; n < nodes.size(); ++n) (*index)[c].emplace(nodes[n].name, static_cast<int>(n));
     }
     node_index_ = std::move(index);
+}
+
+const NodeUse SiteState::kUntouched{};
+
+NodeUse& SiteState::mutable_use(NodeRef ref) {
+    auto& cluster = nodes_[static_cast<size_t>(ref.cluster)];
+    if (cluster.empty()) cluster.resize(topology_->clusters[static_cast<size_t>(ref.cluster)].nodes.size());
+    return cluster[static_cast<size_t>(ref.node)];
 }
 
 // ---- lookups ----
@@ -92,7 +99,7 @@ int SiteState::free_gpus(NodeRef ref, SiteTime t) const {
 
 int SiteState::free_gpus(int cluster, SiteTime t) const {
     int sum = 0;
-    const int n = static_cast<int>(nodes_[static_cast<size_t>(cluster)].size());
+    const int n = static_cast<int>(topology_->clusters[static_cast<size_t>(cluster)].nodes.size());
     for (int i = 0; i < n; ++i) sum += free_gpus(NodeRef{cluster, i}, t);
     return sum;
 }
@@ -148,7 +155,7 @@ void SiteState::check_shares(const std::string& what, const std::vector<NodeShar
 void SiteState::add_spans(const std::vector<NodeShare>& nodes, const std::vector<NodeRef>& refs, SiteTime start,
                           SiteTime end, bool reservation, const std::string& owner) {
     for (size_t i = 0; i < nodes.size(); ++i) {
-        nodes_[refs[i].cluster][refs[i].node].spans.push_back(
+        mutable_use(refs[i]).spans.push_back(
             UsageSpan{start, end, nodes[i].gpus, nodes[i].cores, reservation, owner});
     }
 }
@@ -156,7 +163,7 @@ void SiteState::add_spans(const std::vector<NodeShare>& nodes, const std::vector
 void SiteState::remove_spans(const std::vector<NodeShare>& nodes, bool reservation, const std::string& owner) {
     for (const NodeShare& share : nodes) {
         const NodeRef ref = find(share.node);  // resolvable: checked when the spans were added
-        auto& spans = nodes_[ref.cluster][ref.node].spans;
+        auto& spans = mutable_use(ref).spans;
         std::erase_if(spans, [&](const UsageSpan& s) { return s.reservation == reservation && s.owner == owner; });
     }
 }
@@ -193,7 +200,7 @@ void SiteState::set_node_state(const NodeName& node, NodeState state, const std:
             if (f.empty()) fail("node " + node.text(), "empty feature name");
         }
     }
-    NodeUse& u = nodes_[ref->cluster][ref->node];
+    NodeUse& u = mutable_use(*ref);
     u.state = state;
     u.reason = reason;
     if (features) u.features = *features;

@@ -95,7 +95,10 @@ public:
     // Queries.
     NodeRef find(const NodeName& node) const;       // throws InputError on an unknown node
     NodeName name_of(NodeRef ref) const;
-    const NodeUse& use(NodeRef ref) const { return nodes_[ref.cluster][ref.node]; }
+    const NodeUse& use(NodeRef ref) const {
+        const auto& cluster = nodes_[static_cast<size_t>(ref.cluster)];
+        return cluster.empty() ? kUntouched : cluster[static_cast<size_t>(ref.node)];
+    }
     // GPUs held at time t by allocations and reservations whose [start, end) contains t.
     int used_gpus(NodeRef ref, SiteTime t) const;
     // GPUs a new job could get at time t: 0 on a node that is not up.
@@ -141,7 +144,13 @@ private:
     std::shared_ptr<const std::string> hash_;
     std::shared_ptr<const std::vector<std::unordered_map<std::string, int>>> node_index_;  // [cluster] name -> node
     uint64_t epoch_ = 0;
-    std::vector<std::vector<NodeUse>> nodes_;      // [cluster][node], parallel to the topology
+    // The use of a node nothing was said of: up, no reason, no features, no spans.
+    static const NodeUse kUntouched;
+    NodeUse& mutable_use(NodeRef ref);
+    // [cluster][node], parallel to the topology once something is said of one of the cluster's
+    // nodes; empty until then. A broker holds one part per cluster, each over the whole
+    // federation but saying things of its own cluster only: a part costs its own nodes.
+    std::vector<std::vector<NodeUse>> nodes_;
     std::map<std::string, JobAllocation> jobs_;
     std::map<std::string, Reservation> reservations_;
     std::map<int, LinkMeasurement> measured_;

@@ -8,12 +8,14 @@
 #include <chrono>
 #include <ctime>
 #include <iostream>
+#include <random>
 
 #include <nlohmann/json.hpp>
 
 #include "common/site/site_json.h"
 #include "common/topology/topology_json.h"
 #include "common/util/errors.h"
+#include "common/util/parse_number.h"
 #include "federation/brokerd/http_answer.h"
 #include "services/broker_client/broker_api_types.h"
 
@@ -27,11 +29,22 @@ std::string bearer(const httplib::Request& req) {
     return h.rfind(prefix, 0) == 0 ? h.substr(prefix.size()) : std::string();
 }
 
+// Names this broker process in its ETags: another process (a restart, a standby) may hold
+// another state under the same epoch.
+std::string new_instance() {
+    std::random_device rd;
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%08x%08x", rd(), rd());
+    return hex;
+}
+
 }  // namespace
 
 BrokerService::BrokerService(std::shared_ptr<const Topology> topology, std::unique_ptr<BrokerStore> store,
                              TokenTable tokens, double rate_per_s, coalloc::Policy policy, int probe_port)
     : state_(std::move(topology)),
+      instance_(new_instance()),
+      topology_text_(topology_to_json(state_.topology(), -1)),
       store_(std::move(store)),
       tokens_(std::move(tokens)),
       limiter_(rate_per_s),
@@ -69,6 +82,7 @@ void BrokerService::reload_from_store() {
     }
     fresh.restore(epoch);
     state_ = std::move(fresh);
+    ++incarnation_;
     xjobs_.reload();
 }
 
@@ -117,6 +131,9 @@ void BrokerService::install(httplib::Server& server) {
     });
     server.Get("/v1/federation", [this](const httplib::Request& q, httplib::Response& r) {
         serve("/v1/federation", q, r, &BrokerService::get_federation);
+    });
+    server.Get("/v1/federation/deltas", [this](const httplib::Request& q, httplib::Response& r) {
+        serve("/v1/federation/deltas", q, r, &BrokerService::get_federation_deltas);
     });
     server.Get("/v1/clusters", [this](const httplib::Request& q, httplib::Response& r) {
         serve("/v1/clusters", q, r, &BrokerService::get_clusters);
@@ -181,17 +198,75 @@ void BrokerService::serve(const char* route, const httplib::Request& req, httpli
     metrics_.observe(route, res.status, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 }
 
-void BrokerService::get_federation(const httplib::Request&, httplib::Response& res, const Caller&) {
-    std::string state, topology;
-    uint64_t epoch = 0;
+std::string BrokerService::etag(uint64_t epoch, uint64_t incarnation) const {
+    return "\"" + instance_ + "." + std::to_string(incarnation) + "." + std::to_string(epoch) + "\"";
+}
+
+BrokerService::View BrokerService::view_since(uint64_t epoch, uint64_t incarnation) {
+    auto fresh = [&](const View& v) { return v.body && v.incarnation == incarnation && v.epoch >= epoch; };
+    {
+        std::lock_guard<std::mutex> lock(view_mu_);
+        if (fresh(view_)) return view_;
+    }
+    // Readers that come while a view is being written wait for it rather than write their own.
+    std::lock_guard<std::mutex> building(view_build_mu_);
+    {
+        std::lock_guard<std::mutex> lock(view_mu_);
+        if (fresh(view_)) return view_;
+    }
+    View v;
+    std::shared_ptr<const SiteState> merged;
     {
         std::lock_guard<std::mutex> lock(mu_);
-        state = site_state_to_json(state_.merged(), -1);
-        topology = topology_to_json(state_.topology(), -1);
+        merged = state_.merged_snapshot();
+        v.epoch = state_.epoch();
+        v.incarnation = incarnation_;
+    }
+    v.body = std::make_shared<const std::string>(
+        broker_api::federation_to_text(v.epoch, topology_text_, site_state_to_json(*merged, -1)));
+    std::lock_guard<std::mutex> lock(view_mu_);
+    if (!view_.body || view_.incarnation != v.incarnation || view_.epoch < v.epoch) view_ = v;
+    return v;
+}
+
+void BrokerService::get_federation(const httplib::Request& req, httplib::Response& res, const Caller&) {
+    uint64_t epoch = 0, incarnation = 0;
+    {
+        std::lock_guard<std::mutex> lock(mu_);
         epoch = state_.epoch();
+        incarnation = incarnation_;
+    }
+    const std::string tag = etag(epoch, incarnation);
+    if (req.get_header_value("If-None-Match") == tag) {
+        res.status = 304;  // the reader's copy is current: no body
+        res.set_header("ETag", tag);
+        return;
+    }
+    const View v = view_since(epoch, incarnation);
+    res.status = 200;
+    res.set_header("ETag", etag(v.epoch, v.incarnation));
+    res.set_content(*v.body, "application/json");
+}
+
+void BrokerService::get_federation_deltas(const httplib::Request& req, httplib::Response& res, const Caller&) {
+    const std::string text = req.get_param_value("since");
+    const std::optional<int64_t> since = to_int<int64_t>(text, 0);
+    if (!since) throw InputError("the request", 0, "since", "needs the epoch of the reader's copy (?since=EPOCH), not '" + text + "'");
+    broker_api::FederationDeltas d;
+    d.since = static_cast<uint64_t>(*since);
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        d.epoch = state_.epoch();
+        std::optional<std::vector<SiteDelta>> changes = state_.changes_since(d.since);
+        if (!changes) {
+            error(res, 410, "this broker cannot say what changed since epoch " + text + " (it is at epoch " +
+                                std::to_string(d.epoch) + "): read /v1/federation");
+            return;
+        }
+        d.deltas = std::move(*changes);
     }
     res.status = 200;
-    res.set_content(broker_api::federation_to_text(epoch, topology, state), "application/json");
+    res.set_content(broker_api::federation_deltas_to_text(d), "application/json");
 }
 
 void BrokerService::get_clusters(const httplib::Request&, httplib::Response& res, const Caller&) {

@@ -14,7 +14,7 @@
 #include "common/util/errors.h"
 #include "common/util/text_file.h"
 #include "services/agent/part_builder.h"
-#include "services/agent/part_diff.h"
+#include "common/site/site_diff.h"
 #include "services/broker_client/broker_api_types.h"
 #include "services/slurmjob/spiderflow_conf.h"
 
@@ -197,11 +197,31 @@ void Agent::write_cache(const std::string& text, SiteTime now) {
     cache_written_at_ = now;
 }
 
+std::pair<SiteState, uint64_t> Agent::read_federation() {
+    if (cache_is_federation_ && federation_) {
+        try {
+            const broker_api::FederationDeltas d = broker_api::federation_deltas_from_text(
+                client_.get("/v1/federation/deltas?since=" + std::to_string(cached_epoch_)), "the broker's federation deltas");
+            SiteState next = federation_->clone();
+            for (const SiteDelta& delta : d.deltas) next.apply(delta);
+            next.restore_epoch(d.epoch);
+            return {std::move(next), d.epoch};
+        } catch (const BrokerError& e) {
+            if (e.status() != 410) throw;   // 410: the broker no longer reaches back to our epoch
+        } catch (const InputError& e) {
+            note_once(std::string("the broker's deltas do not apply to our copy; reading the whole federation: ") + e.what());
+        }
+    }
+    const broker_api::Federation fed = broker_api::federation_from_text(client_.get("/v1/federation"), "the broker's federation");
+    // Checked against our topology before job_submit sees it: a broker serving another
+    // federation file would otherwise make every submission fall back to the bare topology.
+    return {site_state_from_json(fed.state.dump(), setup_.topology, "the broker's federation state"), fed.epoch};
+}
+
 void Agent::refresh_cache(const SiteState& part, SiteTime now) {
     if (setup_.cache_path.empty()) return;
     try {
-        const broker_api::Federation fed = broker_api::federation_from_text(client_.get("/v1/federation"), "the broker's federation");
-        const uint64_t epoch = fed.epoch;
+        auto [merged, epoch] = read_federation();
         broker_ok_at_ = now;
         if (broker_down_logged_) log_("the broker answers again: job_submit plans on the federation's state");
         broker_down_logged_ = false;
@@ -209,10 +229,8 @@ void Agent::refresh_cache(const SiteState& part, SiteTime now) {
             write_cache(cache_text_, now);
             return;
         }
-        // Checked against our topology before job_submit sees it: a broker serving another
-        // federation file would otherwise make every submission fall back to the bare topology.
-        const SiteState merged = site_state_from_json(fed.state.dump(), setup_.topology, "the broker's federation state");
         write_cache(site_state_to_json(merged, 2), now);
+        federation_ = std::move(merged);
         cached_epoch_ = epoch;
         cache_is_federation_ = true;
         return;

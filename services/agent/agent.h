@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "services/broker_client/broker_client.h"
@@ -72,6 +73,11 @@ private:
     SiteTime started_at_ = 0;
     uint64_t cached_epoch_ = 0;
     bool cache_is_federation_ = false;
+    // The federation as the cache holds it, to bring up to date by the broker's delta reads.
+    std::optional<SiteState> federation_;
+    // The federation at the broker's epoch now: the cached one with what changed since applied,
+    // or a whole read when the broker cannot say what changed (410) or the deltas do not apply.
+    std::pair<SiteState, uint64_t> read_federation();
     std::string cache_text_;                    // what the cache file holds
     SiteTime cache_written_at_ = 0;
     bool broker_down_logged_ = false;

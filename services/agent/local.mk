@@ -6,8 +6,6 @@ libsf_agent_la_SOURCES = \
 	services/agent/cluster_observation.h \
 	services/agent/part_builder.cpp \
 	services/agent/part_builder.h \
-	services/agent/part_diff.cpp \
-	services/agent/part_diff.h \
 	services/agent/agent_conf.cpp \
 	services/agent/agent_conf.h \
 	services/agent/agent.cpp \

@@ -2,6 +2,7 @@
 
 #include <type_traits>
 
+#include "common/site/site_diff.h"
 #include "common/site/site_json.h"
 #include "common/util/errors.h"
 
@@ -9,7 +10,8 @@ namespace spiderflow::broker {
 
 std::string federation_name(const std::string& cluster, const std::string& local) { return cluster + ":" + local; }
 
-FederationState::FederationState(std::shared_ptr<const Topology> topology) : topology_(std::move(topology)) {}
+FederationState::FederationState(std::shared_ptr<const Topology> topology)
+    : topology_(std::move(topology)), blank_(topology_) {}
 
 bool FederationState::has_cluster(const std::string& name) const { return topology_->cluster_index(name) >= 0; }
 
@@ -61,10 +63,17 @@ void FederationState::replace_part(const std::string& cluster, const std::string
     if (!has_cluster(cluster)) refuse(source, "", "cluster '" + cluster + "' is not in the federation topology");
     SiteState part = site_state_from_json(snapshot_json, topology_, source);
     check_owned(cluster, part, source);
+    auto it = parts_.find(cluster);
+    const SiteState* before = it != parts_.end() ? &it->second : nullptr;
+    const auto links_before = newest_of_links(before, &part);
+    const std::vector<SiteDelta> change = diff_parts(before ? *before : blank_, part);
+    const bool sayable = deltas_reach(before ? *before : blank_, change, part);
     parts_.insert_or_assign(cluster, std::move(part));
     updated_[cluster] = now;
     ++epoch_;
     merged_.reset();
+    log_change(cluster, change, links_before);
+    if (!sayable) changes_.back().sayable = false;
 }
 
 void FederationState::apply_deltas(const std::string& cluster, const std::vector<SiteDelta>& deltas, int64_t now) {
@@ -77,7 +86,7 @@ void FederationState::apply_deltas(const std::string& cluster, const std::vector
         updated_[cluster] = now;
         return;
     }
-    SiteState part = it != parts_.end() ? it->second.clone() : SiteState(topology_);
+    SiteState part = it != parts_.end() ? it->second.clone() : blank_.clone();
     for (size_t i = 0; i < deltas.size(); ++i) {
         const std::string field = "deltas[" + std::to_string(i) + "]";
         std::visit(
@@ -102,10 +111,12 @@ void FederationState::apply_deltas(const std::string& cluster, const std::vector
             refuse(source, field, e.problem());
         }
     }
+    const auto links_before = newest_of_links(it != parts_.end() ? &it->second : nullptr, &part);
     parts_.insert_or_assign(cluster, std::move(part));
     updated_[cluster] = now;
     ++epoch_;
     merged_.reset();
+    log_change(cluster, deltas, links_before);
 }
 
 FederationState::Undo FederationState::undo_point(const std::string& cluster) const {
@@ -124,11 +135,20 @@ void FederationState::undo(Undo point) {
     }
     epoch_ = point.epoch;
     merged_.reset();
+    while (!changes_.empty() && changes_.back().epoch > epoch_) changes_.pop_back();
+    if (log_base_ > epoch_) log_base_ = epoch_;
+}
+
+void FederationState::restore(uint64_t epoch) {
+    epoch_ = epoch;
+    merged_.reset();
+    changes_.clear();
+    log_base_ = epoch;
 }
 
 std::string FederationState::part_json(const std::string& cluster) const {
     auto it = parts_.find(cluster);
-    return it == parts_.end() ? site_state_to_json(SiteState(topology_), -1) : site_state_to_json(it->second, -1);
+    return site_state_to_json(it == parts_.end() ? blank_ : it->second, -1);
 }
 
 int64_t FederationState::updated_at(const std::string& cluster) const {
@@ -136,9 +156,11 @@ int64_t FederationState::updated_at(const std::string& cluster) const {
     return it == updated_.end() ? 0 : it->second;
 }
 
-const SiteState& FederationState::merged() const {
-    if (merged_) return *merged_;
-    auto all = std::make_shared<SiteState>(topology_);
+const SiteState& FederationState::merged() const { return *merged_snapshot(); }
+
+std::shared_ptr<const SiteState> FederationState::merged_snapshot() const {
+    if (merged_) return merged_;
+    auto all = std::make_shared<SiteState>(blank_.clone());
     // In the snapshot reader's order (jobs, reservations, node states, links): a drained node
     // keeps the jobs it had, which allocate() would refuse once it is drained. Each part was
     // accepted whole over the same topology and parts share no node, so the replay cannot fail.
@@ -175,7 +197,94 @@ const SiteState& FederationState::merged() const {
     for (const auto& [li, m] : newest) all->measure_link(m);
     all->restore_epoch(epoch_);
     merged_ = all;
-    return *merged_;
+    return merged_;
+}
+
+namespace {
+
+bool newer(const LinkMeasurement& candidate, const std::optional<LinkMeasurement>& best) {
+    return !best || best->timestamp < candidate.timestamp;
+}
+
+// A part's delta in the merged view's names.
+SiteDelta in_federation_names(const std::string& cluster, SiteDelta delta) {
+    std::visit(
+        [&](auto& d) {
+            using D = std::decay_t<decltype(d)>;
+            if constexpr (std::is_same_v<D, JobAllocated>) d.allocation.job = federation_name(cluster, d.allocation.job);
+            else if constexpr (std::is_same_v<D, JobReleased>) d.job = federation_name(cluster, d.job);
+            else if constexpr (std::is_same_v<D, ReservationAdded>) d.reservation.name = federation_name(cluster, d.reservation.name);
+            else if constexpr (std::is_same_v<D, ReservationRemoved>) d.name = federation_name(cluster, d.name);
+        },
+        delta);
+    return delta;
+}
+
+}  // namespace
+
+// As merged() picks it: the first newest in the parts' (cluster name) order.
+std::optional<LinkMeasurement> FederationState::newest_measurement(int li) const {
+    const Link& l = topology_->links[static_cast<size_t>(li)];
+    std::optional<LinkMeasurement> best;
+    std::vector<const SiteState*> ends;
+    for (const std::string& name : {topology_->clusters[static_cast<size_t>(l.a)].name,
+                                    topology_->clusters[static_cast<size_t>(l.b)].name}) {
+        auto it = parts_.find(name);
+        if (it != parts_.end()) ends.push_back(&it->second);
+    }
+    if (ends.size() == 2 && topology_->clusters[static_cast<size_t>(l.b)].name < topology_->clusters[static_cast<size_t>(l.a)].name) {
+        std::swap(ends[0], ends[1]);
+    }
+    for (const SiteState* part : ends) {
+        auto m = part->measured_links().find(li);
+        if (m != part->measured_links().end() && newer(m->second, best)) best = m->second;
+    }
+    return best;
+}
+
+// The links either state measures, with their newest figure in the federation now.
+std::map<int, std::optional<LinkMeasurement>> FederationState::newest_of_links(const SiteState* a,
+                                                                               const SiteState* b) const {
+    std::map<int, std::optional<LinkMeasurement>> out;
+    for (const SiteState* s : {a, b}) {
+        if (s == nullptr) continue;
+        for (const auto& [li, m] : s->measured_links()) {
+            if (!out.count(li)) out[li] = newest_measurement(li);
+        }
+    }
+    return out;
+}
+
+void FederationState::log_change(const std::string& cluster, const std::vector<SiteDelta>& deltas,
+                                 const std::map<int, std::optional<LinkMeasurement>>& links_before) {
+    Change change;
+    change.epoch = epoch_;
+    for (const SiteDelta& d : deltas) {
+        if (std::holds_alternative<LinkMeasured>(d)) continue;  // said below, as the merged view has them
+        change.deltas.push_back(in_federation_names(cluster, d));
+    }
+    for (const auto& [li, before] : links_before) {
+        const std::optional<LinkMeasurement> now = newest_measurement(li);
+        if (now == before) continue;
+        if (now) change.deltas.push_back(LinkMeasured{*now});
+        else change.sayable = false;  // back to the declared figure: no delta says that
+    }
+    changes_.push_back(std::move(change));
+    while (changes_.size() > kChangeLogEpochs) {
+        log_base_ = changes_.front().epoch;
+        changes_.pop_front();
+    }
+}
+
+std::optional<std::vector<SiteDelta>> FederationState::changes_since(uint64_t since) const {
+    if (since > epoch_ || since < log_base_) return std::nullopt;
+    std::vector<SiteDelta> out;
+    // Epochs are consecutive from log_base_ + 1: the first change after `since` is at this index.
+    for (size_t i = static_cast<size_t>(since - log_base_); i < changes_.size(); ++i) {
+        if (!changes_[i].sayable) return std::nullopt;
+        out.insert(out.end(), changes_[i].deltas.begin(), changes_[i].deltas.end());
+    }
+    return out;
 }
 
 }  // namespace spiderflow::broker

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -51,18 +52,45 @@ public:
     // their cluster ("b:1234"), since two clusters' schedulers number jobs independently. Made
     // once per change.
     const SiteState& merged() const;
+    // The same, to read outside the broker's lock: it never changes once made.
+    std::shared_ptr<const SiteState> merged_snapshot() const;
     // Changes with every accepted write; kept by the store across restarts.
     uint64_t epoch() const { return epoch_; }
-    void restore(uint64_t epoch) { epoch_ = epoch; merged_.reset(); }
+    // After a reload from the store: the change log starts again there.
+    void restore(uint64_t epoch);
+
+    // What the merged view changed by since epoch `since`, as deltas in its own names (the
+    // federation's "b:1234"): the merged view at `since` with these applied is the merged view
+    // now (epochs aside). nullopt when the log no longer reaches back to `since` (it keeps the
+    // last kChangeLogEpochs writes) or a change since cannot be said as deltas (a measurement
+    // dropped by a new inventory): read the whole view then.
+    std::optional<std::vector<SiteDelta>> changes_since(uint64_t since) const;
+    static constexpr size_t kChangeLogEpochs = 16384;
 
 private:
     void check_owned(const std::string& cluster, const SiteState& part, const std::string& source) const;
+    // The newest measurement of link `li` over both ends' parts, as merged() picks it.
+    std::optional<LinkMeasurement> newest_measurement(int li) const;
+    std::map<int, std::optional<LinkMeasurement>> newest_of_links(const SiteState* a, const SiteState* b) const;
+    // One accepted write's change to the merged view: `deltas` (a part's own, in the part's
+    // names) renamed, and each link whose newest figure moved.
+    void log_change(const std::string& cluster, const std::vector<SiteDelta>& deltas,
+                    const std::map<int, std::optional<LinkMeasurement>>& links_before);
+
+    struct Change {
+        uint64_t epoch = 0;                // the epoch this write made
+        std::vector<SiteDelta> deltas;     // in the merged view's names
+        bool sayable = true;               // false: only a whole read says it
+    };
 
     std::shared_ptr<const Topology> topology_;
     std::map<std::string, SiteState> parts_;
     std::map<std::string, int64_t> updated_;
     uint64_t epoch_ = 0;
     mutable std::shared_ptr<const SiteState> merged_;
+    SiteState blank_;                      // an empty state over the topology, to copy: cheaper than making one
+    std::deque<Change> changes_;           // oldest first, epochs consecutive
+    uint64_t log_base_ = 0;                // changes_since reaches back to this epoch
 };
 
 // "b:1234" for job 1234 of cluster b.

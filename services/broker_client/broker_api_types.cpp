@@ -93,6 +93,30 @@ Federation federation_from_text(const std::string& text, const std::string& sour
     return f;
 }
 
+std::string federation_deltas_to_text(const FederationDeltas& d) {
+    std::string body = "{\"api_version\":" + std::to_string(kVersion) + ",\"epoch\":" + std::to_string(d.epoch) +
+                       ",\"since\":" + std::to_string(d.since) + ",\"deltas\":[";
+    for (size_t i = 0; i < d.deltas.size(); ++i) body += (i ? "," : "") + delta_to_json(d.deltas[i]);
+    return body + "]}\n";
+}
+
+FederationDeltas federation_deltas_from_text(const std::string& text, const std::string& source) {
+    const json j = jsonread::parse(text, source);
+    jsonread::require_object(j, source, "");
+    jsonread::only_keys(j, {"api_version", "epoch", "since", "deltas"}, source, "");
+    for (const char* key : {"api_version", "epoch", "since", "deltas"}) {
+        if (!j.contains(key)) throw InputError(source, 0, key, "missing: is this a SpiderFlow broker?");
+    }
+    if (j.at("api_version") != kVersion) throw InputError(source, 0, "api_version", "this spiderflow speaks broker API version 1");
+    if (!j.at("deltas").is_array()) throw InputError(source, 0, "deltas", "expected an array of site deltas");
+    FederationDeltas d;
+    d.epoch = static_cast<uint64_t>(jsonread::get_i64(j.at("epoch"), source, "epoch", 0, kI64Max));
+    d.since = static_cast<uint64_t>(jsonread::get_i64(j.at("since"), source, "since", 0, kI64Max));
+    if (d.since > d.epoch) throw InputError(source, 0, "since", "is after the answer's epoch");
+    for (const auto& delta : j.at("deltas")) d.deltas.push_back(delta_from_json(delta.dump(), source));
+    return d;
+}
+
 json clusters_to_json(const Clusters& c) {
     json list = json::array();
     for (const ClusterSummary& s : c.clusters) {

@@ -30,6 +30,16 @@ struct Federation {
 std::string federation_to_text(uint64_t epoch, const std::string& topology_json, const std::string& state_json);
 Federation federation_from_text(const std::string& text, const std::string& source);
 
+// GET /v1/federation/deltas?since=EPOCH: what the merged state changed by since that epoch, as
+// site deltas in the merged state's names; applied in order to the state of epoch `since`, they
+// give the state of `epoch`. 410 when the broker cannot say it (read /v1/federation then).
+struct FederationDeltas {
+    uint64_t epoch = 0, since = 0;
+    std::vector<SiteDelta> deltas;
+};
+std::string federation_deltas_to_text(const FederationDeltas& d);
+FederationDeltas federation_deltas_from_text(const std::string& text, const std::string& source);
+
 // GET /v1/clusters: what each cluster of the topology holds and when it last published.
 struct ClusterSummary {
     std::string name;

@@ -1,6 +1,7 @@
 #include "services/broker_client/broker_client.h"
 
 #include <curl/curl.h>
+#include <strings.h>
 
 #include <chrono>
 #include <mutex>
@@ -16,6 +17,18 @@ namespace {
 
 size_t collect(char* data, size_t size, size_t n, void* out) {
     static_cast<std::string*>(out)->append(data, size * n);
+    return size * n;
+}
+
+// The ETag header of an answer, as sent (quotes kept: If-None-Match sends it back whole).
+size_t keep_etag(char* data, size_t size, size_t n, void* out) {
+    const std::string line(data, size * n);
+    constexpr const char* kName = "etag:";
+    if (line.size() > 5 && strncasecmp(line.c_str(), kName, 5) == 0) {
+        const size_t from = line.find_first_not_of(" \t", 5);
+        const size_t to = line.find_last_not_of(" \t\r\n");
+        *static_cast<std::string*>(out) = from == std::string::npos || to < from ? "" : line.substr(from, to - from + 1);
+    }
     return size * n;
 }
 
@@ -66,18 +79,31 @@ BrokerClient::BrokerClient(BrokerEndpoint endpoint) : endpoint_(std::move(endpoi
 }
 
 std::string BrokerClient::get(const std::string& path) const { return call("GET", path, nullptr); }
+
+std::optional<std::string> BrokerClient::get_if_changed(const std::string& path, std::string* etag) const {
+    const std::string sent = *etag;
+    std::string body = call("GET", path, nullptr, etag);
+    if (!sent.empty() && *etag == sent && body.empty()) return std::nullopt;
+    return body;
+}
 std::string BrokerClient::put(const std::string& path, const std::string& body) const { return call("PUT", path, &body); }
 std::string BrokerClient::post(const std::string& path, const std::string& body) const {
     return call("POST", path, &body);
 }
 
 int BrokerClient::once(const std::string& url, const char* method, const std::string* body, std::string* answer,
-                       std::string* transport_error) const {
+                       std::string* transport_error, std::string* etag) const {
     CURL* curl = curl_easy_init();
     if (curl == nullptr) throw BrokerError(0, "libcurl could not start a call to " + url);
     curl_slist* headers = nullptr;
     if (!endpoint_.token.empty()) headers = curl_slist_append(headers, ("Authorization: Bearer " + endpoint_.token).c_str());
     headers = curl_slist_append(headers, "Content-Type: application/json");
+    std::string answered_etag;
+    if (etag != nullptr) {
+        if (!etag->empty()) headers = curl_slist_append(headers, ("If-None-Match: " + *etag).c_str());
+        curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, keep_etag);
+        curl_easy_setopt(curl, CURLOPT_HEADERDATA, &answered_etag);
+    }
     curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
     curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method);
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
@@ -97,10 +123,12 @@ int BrokerClient::once(const std::string& url, const char* method, const std::st
     else *transport_error = curl_easy_strerror(rc);
     curl_slist_free_all(headers);
     curl_easy_cleanup(curl);
+    if (etag != nullptr && status == 200) *etag = answered_etag;
     return static_cast<int>(status);
 }
 
-std::string BrokerClient::call(const char* method, const std::string& path, const std::string* body) const {
+std::string BrokerClient::call(const char* method, const std::string& path, const std::string* body,
+                               std::string* etag) const {
     global_init();
     thread_local std::mt19937 rng{std::random_device{}()};
     std::string last_error, last_url;
@@ -119,8 +147,8 @@ std::string BrokerClient::call(const char* method, const std::string& path, cons
             const size_t i = (first + k) % urls_.size();
             last_url = urls_[i] + path;
             std::string answer, transport_error;
-            last_status = once(last_url, method, body, &answer, &transport_error);
-            if (last_status >= 200 && last_status < 300) {
+            last_status = once(last_url, method, body, &answer, &transport_error, etag);
+            if ((last_status >= 200 && last_status < 300) || (last_status == 304 && etag != nullptr)) {
                 preferred_->store(i);
                 return answer;
             }

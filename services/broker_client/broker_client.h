@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -47,14 +48,20 @@ public:
     std::string get(const std::string& path) const;
     std::string put(const std::string& path, const std::string& body) const;
     std::string post(const std::string& path, const std::string& body) const;
+    // A conditional GET: with `*etag` set, nullopt when the broker's answer is unchanged (304);
+    // otherwise the body, with `*etag` now the answer's.
+    std::optional<std::string> get_if_changed(const std::string& path, std::string* etag) const;
 
     const BrokerEndpoint& endpoint() const { return endpoint_; }
 
 private:
-    std::string call(const char* method, const std::string& path, const std::string* body) const;
+    // `etag`: when set, sent as If-None-Match, and the answer's ETag written back (a 304 is then
+    // an answer, with an empty body).
+    std::string call(const char* method, const std::string& path, const std::string* body,
+                     std::string* etag = nullptr) const;
     // One request to one broker: the status (0 when no answer came), the body in `answer`.
     int once(const std::string& url, const char* method, const std::string* body, std::string* answer,
-             std::string* transport_error) const;
+             std::string* transport_error, std::string* etag) const;
     BrokerEndpoint endpoint_;
     std::vector<std::string> urls_;
     // The broker that answered last; shared by copies of this client.

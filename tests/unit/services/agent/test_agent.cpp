@@ -13,7 +13,7 @@
 #include "services/agent/agent.h"
 #include "services/agent/agent_conf.h"
 #include "services/agent/part_builder.h"
-#include "services/agent/part_diff.h"
+#include "common/site/site_diff.h"
 #include "services/agent/slurm_observer.h"
 
 using namespace spiderflow;

@@ -1,11 +1,11 @@
-#include "services/agent/part_diff.h"
+#include "common/site/site_diff.h"
 
 #include <set>
 
 #include "common/site/site_json.h"
 #include "common/util/errors.h"
 
-namespace spiderflow::agent {
+namespace spiderflow {
 namespace {
 
 // Names in `from` whose entry is gone from or different in `to`, and names in `to` that are new
@@ -84,4 +84,4 @@ bool deltas_reach(const SiteState& from, const std::vector<SiteDelta>& deltas, c
     return site_state_to_json(applied, -1) == site_state_to_json(target, -1);
 }
 
-}  // namespace spiderflow::agent
+}  // namespace spiderflow
