@@ -249,6 +249,15 @@ Options parse(int argc, char** argv) {
     return o;
 }
 
+// A whole view's epoch from its head ({"api_version":1,"epoch":N,...}): parsing 1.2 MiB of JSON
+// a read would make the load generator, not the broker, what the latency measures.
+uint64_t epoch_of_view(const std::string& body) {
+    const std::string key = "\"epoch\":";
+    const size_t at = body.find(key);
+    if (at == std::string::npos || at > 64) throw std::runtime_error("a federation view without its epoch up front");
+    return std::strtoull(body.c_str() + at + key.size(), nullptr, 10);
+}
+
 BrokerClient client(const Options& o, const std::string& token_name) {
     BrokerEndpoint e;
     e.url = o.broker;
@@ -326,7 +335,7 @@ int main(int argc, char** argv) try {
             std::string etag;
             const auto read_whole = [&] {
                 const std::string body = reader.get_if_changed("/v1/federation", &etag).value_or("");
-                epoch = broker_api::federation_from_text(body, "the federation").epoch;
+                epoch = epoch_of_view(body);
             };
             for (size_t i; (i = next_slot++) < reads_scheduled;) {
                 const auto due = t0 + std::chrono::duration_cast<Clock::duration>(
@@ -355,7 +364,7 @@ int main(int argc, char** argv) try {
                     Sample s = timed(due, [&] {
                         const std::optional<std::string> body = reader.get_if_changed("/v1/federation", &etag);
                         changed = body.has_value();
-                        if (changed) epoch = broker_api::federation_from_text(*body, "the federation").epoch;
+                        if (changed) epoch = epoch_of_view(*body);
                     });
                     (changed ? full : unchanged).push_back(s);
                 }

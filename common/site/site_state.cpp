@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <mutex>
 #include <type_traits>
 
 #include "common/site/topology_hash.h"
@@ -18,16 +20,43 @@ std::string window_text(SiteTime start, SiteTime end) { return "from " + time_te
 
 }  // namespace
 
+namespace {
+
+// What every state over one topology shares: its hash and node index. Made once per topology
+// object and kept while any state over it lives: a broker holds a state per cluster over the
+// whole federation, and each one's own copy of the index cost a megabyte at 1,024 clusters.
+struct TopologyTables {
+    std::string hash;
+    std::vector<std::unordered_map<std::string, int>> index;  // [cluster] name -> node
+};
+
+std::shared_ptr<const TopologyTables> tables_of(const Topology& topology) {
+    static std::mutex mu;
+    static std::map<const Topology*, std::weak_ptr<const TopologyTables>> made;
+    const std::lock_guard<std::mutex> lock(mu);
+    // A live entry means a live state over this topology object, which keeps the object (and so
+    // its address) from being reused by another.
+    if (auto live = made[&topology].lock()) return live;
+    auto tables = std::make_shared<TopologyTables>();
+    tables->hash = spiderflow::topology_hash(topology);
+    tables->index.resize(topology.clusters.size());
+    for (size_t c = 0; c < topology.clusters.size(); ++c) {
+        const auto& nodes = topology.clusters[c].nodes;
+        for (size_t n = 0; n < nodes.size(); ++n) tables->index[c].emplace(nodes[n].name, static_cast<int>(n));
+    }
+    std::erase_if(made, [](const auto& entry) { return entry.second.expired(); });
+    made[&topology] = tables;
+    return tables;
+}
+
+}  // namespace
+
 SiteState::SiteState(std::shared_ptr<const Topology> topology) : topology_(std::move(topology)) {
     if (!topology_ || !topology_->finalized()) fail("", "needs a finalized topology");
-    hash_ = std::make_shared<const std::string>(spiderflow::topology_hash(*topology_));
-    auto index = std::make_shared<std::vector<std::unordered_map<std::string, int>>>(topology_->clusters.size());
+    const std::shared_ptr<const TopologyTables> tables = tables_of(*topology_);
+    hash_ = std::shared_ptr<const std::string>(tables, &tables->hash);
+    node_index_ = std::shared_ptr<const std::vector<std::unordered_map<std::string, int>>>(tables, &tables->index);
     nodes_.resize(topology_->clusters.size());
-    for (size_t c = 0; c < topology_->clusters.size(); ++c) {
-        const auto& nodes = topology_->clusters[c].nodes;
-        for (size_t n = 0; n < nodes.size(); ++n) (*index)[c].emplace(nodes[n].name, static_cast<int>(n));
-    }
-    node_index_ = std::move(index);
 }
 
 const NodeUse SiteState::kUntouched{};

@@ -1,6 +1,7 @@
 #include "federation/brokerd/broker_api.h"
 
 #include "services/broker/replan.h"
+#include "services/broker/serialized_store.h"
 
 #include <httplib.h>
 
@@ -45,7 +46,8 @@ BrokerService::BrokerService(std::shared_ptr<const Topology> topology, std::uniq
     : state_(std::move(topology)),
       instance_(new_instance()),
       topology_text_(topology_to_json(state_.topology(), -1)),
-      store_(std::move(store)),
+      store_(std::make_unique<SerializedStore>(std::move(store))),
+      commits_(*store_, [this](std::exception_ptr why) { rolled_back(why); }),
       tokens_(std::move(tokens)),
       limiter_(rate_per_s),
       xjobs_(*store_, policy),
@@ -332,43 +334,58 @@ void BrokerService::lost_lease(const LeaseLost& e, httplib::Response* res) {
     if (res != nullptr) may_decide(*res);  // the 503
 }
 
-bool BrokerService::persist(const std::string& cluster, int64_t now, FederationState::Undo before,
-                            httplib::Response& res) {
+bool BrokerService::durable(uint64_t ticket, httplib::Response& res) {
     try {
-        store_->save_part({cluster, state_.part_json(cluster), now}, state_.epoch(), holder_);
+        commits_.wait(ticket);
         return true;
     } catch (const LeaseLost& e) {
-        state_.undo(std::move(before));
+        std::lock_guard<std::mutex> lock(mu_);
         lost_lease(e, &res);
         return false;
-    } catch (...) {
-        state_.undo(std::move(before));
-        throw;
+    }
+}
+
+// The store refused a batch: the state in memory holds writes it does not, and those queued
+// since. Under mu_, so nothing is queued meanwhile: they fail, and the state is the store's again.
+void BrokerService::rolled_back(std::exception_ptr why) {
+    std::lock_guard<std::mutex> lock(mu_);
+    commits_.fail_queued(why);
+    try {
+        reload_from_store();
+    } catch (const std::exception& e) {
+        std::cerr << "spiderflow: brokerd: cannot reload the state after a failed write: " << e.what() << "\n";
     }
 }
 
 void BrokerService::put_inventory(const httplib::Request& req, httplib::Response& res, const Caller& caller) {
     const std::string name = req.matches[1];
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!may_write(name, caller, res) || !may_decide(res)) return;
-    const int64_t now = unix_now();
-    FederationState::Undo before = state_.undo_point(name);
-    state_.replace_part(name, req.body, now);
-    if (!persist(name, now, std::move(before), res)) return;
-    answer(res, 200, broker_api::inventory_answer_to_json(state_.epoch()));
+    uint64_t ticket = 0, epoch = 0;
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (!may_write(name, caller, res) || !may_decide(res)) return;
+        const int64_t now = unix_now();
+        state_.replace_part(name, req.body, now);
+        epoch = state_.epoch();
+        ticket = commits_.enqueue({name, state_.part_json(name), now}, epoch, holder_);
+    }
+    if (durable(ticket, res)) answer(res, 200, broker_api::inventory_answer_to_json(epoch));
 }
 
 void BrokerService::post_deltas(const httplib::Request& req, httplib::Response& res, const Caller& caller) {
     const std::string name = req.matches[1];
     const std::string source = "deltas of " + name;
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!may_write(name, caller, res) || !may_decide(res)) return;
+    if (!may_write(name, caller, res)) return;  // the topology and the caller: no lock needed
     const std::vector<SiteDelta> deltas = broker_api::deltas_from_text(req.body, source);
-    const int64_t now = unix_now();
-    FederationState::Undo before = state_.undo_point(name);
-    state_.apply_deltas(name, deltas, now);
-    if (!persist(name, now, std::move(before), res)) return;
-    answer(res, 200, broker_api::deltas_answer_to_json(state_.epoch(), deltas.size()));
+    uint64_t ticket = 0, epoch = 0;
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (!may_decide(res)) return;
+        const int64_t now = unix_now();
+        state_.apply_deltas(name, deltas, now);
+        epoch = state_.epoch();
+        ticket = commits_.enqueue({name, state_.part_json(name), now}, epoch, holder_);
+    }
+    if (durable(ticket, res)) answer(res, 200, broker_api::deltas_answer_to_json(epoch, deltas.size()));
 }
 
 }  // namespace spiderflow::broker

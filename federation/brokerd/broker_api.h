@@ -1,6 +1,7 @@
 // The broker's HTTP API (doc/broker-api.md) on cpp-httplib: routes, authentication, limits and
-// the single lock that puts every write in one total order (state change, then durable store
-// write, then the answer).
+// the single lock that puts every write in one total order (state change and its place in the
+// commit queue under the lock, then the durable store write, batched with others, then the
+// answer).
 #pragma once
 
 #include <atomic>
@@ -14,6 +15,7 @@
 #include "services/broker/broker_store.h"
 #include "services/broker/cross_site_jobs.h"
 #include "services/broker/federation_state.h"
+#include "services/broker/group_commit.h"
 #include "services/broker/lease_keeper.h"
 #include "services/broker/metrics.h"
 #include "services/broker/probe_board.h"
@@ -85,9 +87,11 @@ private:
     bool may_write(const std::string& name, const Caller& caller, httplib::Response& res) const;
     // False, with 503 and Retry-After, while this broker is a standby. Under mu_.
     bool may_decide(httplib::Response& res) const;
-    // After a change: the part and epoch to the store, durably. The change is undone if that
-    // fails: false with a 503 in `res` when the lease was lost, an exception otherwise.
-    bool persist(const std::string& cluster, int64_t now, FederationState::Undo before, httplib::Response& res);
+    // After a change (queued under mu_ as `ticket`), outside mu_: returns once the change is
+    // durable. When its batch failed the state was reloaded from the store (rolled_back): false
+    // with a 503 in `res` when the lease was lost, the store's exception otherwise.
+    bool durable(uint64_t ticket, httplib::Response& res);
+    void rolled_back(std::exception_ptr why);
     // The state as the store holds it (start, takeover, a standby following). Under mu_.
     void reload_from_store();
 
@@ -113,7 +117,8 @@ private:
     std::mutex view_mu_;                       // guards view_
     View view_;
     std::mutex view_build_mu_;                 // one view being written at a time
-    std::unique_ptr<BrokerStore> store_;
+    std::unique_ptr<BrokerStore> store_;       // one call at a time (SerializedStore)
+    GroupCommit commits_;
     TokenTable tokens_;
     RateLimiter limiter_;
     Metrics metrics_;

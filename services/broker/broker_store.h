@@ -51,9 +51,13 @@ public:
     virtual std::vector<StoredPart> load_parts(uint64_t* epoch) = 0;
     // The stored epoch alone: a standby reloads only when it moved.
     virtual uint64_t stored_epoch() = 0;
-    // A cluster's new part with the federation's new epoch, atomically and durably. On a shared
-    // store, only while `holder` holds the lease; LeaseLost otherwise.
-    virtual void save_part(const StoredPart& part, uint64_t epoch, const std::string& holder) = 0;
+    // Clusters' new parts, in write order (a cluster twice keeps its last), with the federation's
+    // new epoch, in one transaction: atomically and durably. On a shared store, only while
+    // `holder` holds the lease; LeaseLost otherwise.
+    virtual void save_parts(const std::vector<StoredPart>& parts, uint64_t epoch, const std::string& holder) = 0;
+    void save_part(const StoredPart& part, uint64_t epoch, const std::string& holder) {
+        save_parts({part}, epoch, holder);
+    }
 
     // Every cross-site job, in arrival order.
     virtual std::vector<StoredXJob> load_xjobs() = 0;

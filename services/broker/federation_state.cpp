@@ -119,26 +119,6 @@ void FederationState::apply_deltas(const std::string& cluster, const std::vector
     log_change(cluster, deltas, links_before);
 }
 
-FederationState::Undo FederationState::undo_point(const std::string& cluster) const {
-    Undo u{cluster, std::nullopt, updated_at(cluster), epoch_};
-    if (auto it = parts_.find(cluster); it != parts_.end()) u.part = it->second;
-    return u;
-}
-
-void FederationState::undo(Undo point) {
-    if (point.part) {
-        parts_.insert_or_assign(point.cluster, std::move(*point.part));
-        updated_[point.cluster] = point.updated_at;
-    } else {
-        parts_.erase(point.cluster);
-        updated_.erase(point.cluster);
-    }
-    epoch_ = point.epoch;
-    merged_.reset();
-    while (!changes_.empty() && changes_.back().epoch > epoch_) changes_.pop_back();
-    if (log_base_ > epoch_) log_base_ = epoch_;
-}
-
 void FederationState::restore(uint64_t epoch) {
     epoch_ = epoch;
     merged_.reset();

@@ -33,17 +33,6 @@ public:
     // after a part exists only marks the part as current (a heartbeat; the epoch stays).
     void apply_deltas(const std::string& cluster, const std::vector<SiteDelta>& deltas, int64_t now);
 
-    // What a write to `cluster` would lose, to put back with undo() when the store refuses the
-    // write: only that cluster's part is kept, not the whole federation.
-    struct Undo {
-        std::string cluster;
-        std::optional<SiteState> part;
-        int64_t updated_at = 0;
-        uint64_t epoch = 0;
-    };
-    Undo undo_point(const std::string& cluster) const;
-    void undo(Undo point);
-
     // One cluster's part as a snapshot (what the store keeps), and when it last changed.
     std::string part_json(const std::string& cluster) const;
     int64_t updated_at(const std::string& cluster) const;  // 0 = never published

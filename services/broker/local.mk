@@ -21,7 +21,10 @@ libsf_broker_la_SOURCES = \
 	services/broker/rate_limit.cpp \
 	services/broker/rate_limit.h \
 	services/broker/probe_board.cpp \
-	services/broker/probe_board.h
+	services/broker/probe_board.h \
+	services/broker/group_commit.cpp \
+	services/broker/group_commit.h \
+	services/broker/serialized_store.h
 libsf_broker_la_CPPFLAGS = $(AM_CPPFLAGS) $(SQLITE_CFLAGS) $(LIBCRYPTO_CFLAGS) -include config.h
 libsf_broker_la_LIBADD = $(SQLITE_LIBS) $(LIBCRYPTO_LIBS)
 if HAVE_MARIADB

@@ -144,11 +144,13 @@ public:
         return guarded([&] { return read_epoch(); });
     }
 
-    void save_part(const StoredPart& part, uint64_t epoch, const std::string& holder) override {
+    void save_parts(const std::vector<StoredPart>& parts, uint64_t epoch, const std::string& holder) override {
         fenced(holder, [&](MYSQL* db) {
-            Statement put(db, "INSERT INTO parts (cluster, snapshot, updated_at) VALUES (?, ?, ?) "
-                              "ON DUPLICATE KEY UPDATE snapshot = VALUES(snapshot), updated_at = VALUES(updated_at)");
-            put.execute({part.cluster, part.snapshot_json, part.updated_at});
+            for (const StoredPart& part : parts) {
+                Statement put(db, "INSERT INTO parts (cluster, snapshot, updated_at) VALUES (?, ?, ?) "
+                                  "ON DUPLICATE KEY UPDATE snapshot = VALUES(snapshot), updated_at = VALUES(updated_at)");
+                put.execute({part.cluster, part.snapshot_json, part.updated_at});
+            }
             Statement meta(db, "INSERT INTO meta (name, value) VALUES ('epoch', ?) "
                                "ON DUPLICATE KEY UPDATE value = VALUES(value)");
             meta.execute({static_cast<int64_t>(epoch)});

@@ -110,15 +110,17 @@ public:
     uint64_t stored_xjobs_version() override { return meta_value("xjobs"); }
 
     // One broker per SQLite file: no lease to check.
-    void save_part(const StoredPart& part, uint64_t epoch, const std::string&) override {
+    void save_parts(const std::vector<StoredPart>& parts, uint64_t epoch, const std::string&) override {
         exec("BEGIN IMMEDIATE");
         try {
-            Statement put(db_, "INSERT INTO parts (cluster, snapshot, updated_at) VALUES (?1, ?2, ?3) "
-                               "ON CONFLICT(cluster) DO UPDATE SET snapshot = ?2, updated_at = ?3");
-            put.bind(1, part.cluster);
-            put.bind(2, part.snapshot_json);
-            put.bind(3, part.updated_at);
-            put.step();
+            for (const StoredPart& part : parts) {
+                Statement put(db_, "INSERT INTO parts (cluster, snapshot, updated_at) VALUES (?1, ?2, ?3) "
+                                   "ON CONFLICT(cluster) DO UPDATE SET snapshot = ?2, updated_at = ?3");
+                put.bind(1, part.cluster);
+                put.bind(2, part.snapshot_json);
+                put.bind(3, part.updated_at);
+                put.step();
+            }
             Statement meta(db_, "INSERT INTO meta (key, value) VALUES ('epoch', ?1) "
                                 "ON CONFLICT(key) DO UPDATE SET value = ?1");
             meta.bind(1, static_cast<int64_t>(epoch));

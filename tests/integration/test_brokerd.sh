@@ -34,8 +34,22 @@ expect "virginia has not published" grep -q '"name":"virginia","nodes":8,"publis
 expect "the federation view is served" test "$(code GET /v1/federation tok-tools)" = 200
 expect "job names carry their cluster" grep -q '"job":"oregon:train"' "$T/body"
 expect "both clusters' jobs are in it" grep -q '"job":"ohio:train"' "$T/body"
+# Conditional and delta reads: a reader's unchanged copy costs a 304; a changed one, the deltas.
+etag() { curl -s -D - -o /dev/null -H "Authorization: Bearer tok-tools" "$URL/v1/federation" | tr -d '\r' | sed -n 's/^[Ee][Tt][Aa][Gg]: //p'; }
+if_none_match() { rm -f "$T/body"; curl -s -o "$T/body" -w '%{http_code}' -H "Authorization: Bearer tok-tools" -H "If-None-Match: $1" "$URL/v1/federation"; }
+tag1=$(etag)
+epoch1=$(grep -o '"epoch":[0-9]*' "$T/body" | head -1 | cut -d: -f2)
+expect "the view has an ETag" test -n "$tag1"
+expect "an unchanged view answers 304 to If-None-Match, with no body" test "$(if_none_match "$tag1")" = 304 -a ! -s "$T/body"
+expect "nothing changed: the delta read is empty" bash -c "[ \"\$(curl -s -H 'Authorization: Bearer tok-tools' '$URL/v1/federation/deltas?since=$epoch1' | grep -o '\"deltas\":\\[\\]')\" = '\"deltas\":[]' ]"
 echo '{"deltas": [{"delta": "job_released", "job": "train"}]}' >"$T/release.json"
 expect "oregon sends a delta" test "$(code POST /v1/clusters/oregon/deltas tok-oregon "$T/release.json")" = 200
+expect "a changed view answers 200 to the old ETag" test "$(if_none_match "$tag1")" = 200
+expect "the delta read says what changed, in the federation's names" \
+    test "$(code GET "/v1/federation/deltas?since=$epoch1" tok-tools)" = 200 -a "$(grep -o '"job":"oregon:train"' "$T/body")" = '"job":"oregon:train"'
+expect "... from the epoch asked to the broker's" grep -q "\"epoch\":$((epoch1 + 1)),\"since\":$epoch1," "$T/body"
+expect "a delta read from an epoch the broker has not reached: 410" test "$(code GET "/v1/federation/deltas?since=$((epoch1 + 100))" tok-tools)" = 410
+expect "a delta read without a number: 400 naming since" test "$(code GET '/v1/federation/deltas?since=yesterday' tok-tools)" = 400 -a -n "$(grep -o since "$T/body")"
 code GET /v1/clusters tok-tools >/dev/null
 expect "the released GPUs are free again (120 of 128)" grep -q '"free_gpus":120,"gpus":128,"name":"oregon"' "$T/body"
 expect "metrics count requests by route and status" bash -c "[ \$(curl -s -H 'Authorization: Bearer tok-tools' $URL/metrics | grep -c 'spiderflow_broker_requests_total{route=\"/v1/clusters/{name}/inventory\",status=\"200\"} 2') = 1 ]"
@@ -84,6 +98,8 @@ start || exit 1
 code GET /v1/federation tok-tools >/dev/null
 expect "after a restart: the same epoch" test "$(grep -o '"epoch":[0-9]*' "$T/body" | head -1)" = "$(cat "$T/epoch.before")"
 expect "after a restart: ohio's job is there" grep -q '"job":"ohio:train"' "$T/body"
+expect "after a restart: the old ETag gets the whole view" test "$(if_none_match "$tag1")" = 200
+expect "after a restart: a delta read from before it is 410 (read the whole view)" test "$(code GET "/v1/federation/deltas?since=$epoch1" tok-tools)" = 410
 # A new federation topology (ohio's nodes changed, so another hash): stored parts no longer fit it.
 stop
 python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); t["clusters"][2]["nodes"][0].update(gpus=4, nvlink_domain=4); json.dump(t, open(sys.argv[2], "w"))' "$TOPO" "$T/changed.json"

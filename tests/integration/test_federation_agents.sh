@@ -62,6 +62,20 @@ expect "24 GPUs on alpha: refused naming alpha's 16 and the federation's 24 free
 SLURM_CONF=$B/slurm.conf scontrol update nodename=bn3 state=drain reason="bad DIMM"
 expect "a drained node (beta:bn3) is drained in the broker" within 10 node_state_is beta bn3 drained
 expect "beta has no GPU free with bn3 drained and 2 nodes busy" test "$(free_gpus beta)" = 0
+# alpha's agent keeps its cache by delta reads (GET /v1/federation/deltas) since its first whole
+# read: at the same epoch its cache must be the broker's whole view, job for job, node for node.
+cache_is_view() {
+    curl -sf -H "Authorization: Bearer tok-tools" "$URL/v1/federation" >"$SF_TMP/view.json" || return 1
+    python3 - "$SF_TMP/view.json" "$A/federation-state.json" <<'PY'
+import json, sys
+view = json.load(open(sys.argv[1]))["state"]
+cache = json.load(open(sys.argv[2]))
+sys.exit(0 if view == cache else 1)
+PY
+}
+expect "alpha's cache, kept by delta reads, equals the broker's whole view at the same epoch" within 20 cache_is_view
+deltas_read() { curl -s -H "Authorization: Bearer tok-tools" "$URL/metrics" | grep -q 'route="/v1/federation/deltas",status="200"'; }
+expect "... and the agents read deltas, not whole views, once they hold one" deltas_read
 SLURM_CONF=$B/slurm.conf scontrol update nodename=bn3 state=resume
 
 # --- 5. an agent restarted after changes it missed resyncs -------------------------------------

@@ -163,20 +163,6 @@ TEST(SqliteStore, PartsAndEpochSurviveReopening) {
     std::system(("rm -rf " + std::string(dir)).c_str());
 }
 
-// A write the store refused is undone: only the written cluster's part comes back.
-TEST(FederationState, UndoPutsBackOnlyTheWrittenPart) {
-    const auto t = aws4();
-    FederationState f(t);
-    f.replace_part("ohio", snapshot(t, [](SiteState& s) { s.allocate("keep", {{{"ohio", "oh-gpu001"}, 8, 0}}, 0); }), 1);
-    auto point = f.undo_point("oregon");
-    f.replace_part("oregon", snapshot(t, [](SiteState& s) { s.allocate("gone", {{{"oregon", "or-gpu001"}, 8, 0}}, 0); }), 2);
-    f.undo(std::move(point));
-    EXPECT_EQ(f.epoch(), 1u);
-    EXPECT_EQ(f.updated_at("oregon"), 0);
-    EXPECT_EQ(f.merged().jobs().count("oregon:gone"), 0u);
-    EXPECT_EQ(f.merged().jobs().count("ohio:keep"), 1u);
-}
-
 TEST(MariadbUrl, PartsAndClearErrors) {
     MariadbLocation l = parse_mariadb_url("mysql://spiderflow@db.example.org:3307/broker");
     EXPECT_EQ(l.user, "spiderflow");
@@ -233,7 +219,7 @@ struct FakeShared : BrokerStore {
         return {};
     }
     uint64_t stored_epoch() override { return w->epoch; }
-    void save_part(const StoredPart&, uint64_t, const std::string&) override {}
+    void save_parts(const std::vector<StoredPart>&, uint64_t, const std::string&) override {}
     std::vector<StoredXJob> load_xjobs() override { return {}; }
     void save_xjobs(const std::vector<StoredXJob>&, const std::string&) override {}
     uint64_t stored_xjobs_version() override { return 0; }

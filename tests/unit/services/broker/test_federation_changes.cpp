@@ -117,18 +117,3 @@ TEST(FederationChanges, AnInventoryDroppingAMeasurementOrAReloadAsksForAWholeRea
     EXPECT_FALSE(f.changes_since(e3).has_value());
     EXPECT_TRUE(f.changes_since(f.epoch()).has_value());
 }
-
-TEST(FederationChanges, AnUndoneWriteLeavesTheLog) {
-    const auto t = aws4();
-    FederationState f(t);
-    f.apply_deltas("oregon", {NodeStateChanged{{"oregon", "or-gpu001"}, NodeState::drained, "a", std::nullopt}}, 1);
-    const uint64_t e1 = f.epoch();
-    const auto point = f.undo_point("ohio");
-    f.apply_deltas("ohio", {NodeStateChanged{{"ohio", "oh-gpu001"}, NodeState::down, "b", std::nullopt}}, 2);
-    f.undo(point);
-    ASSERT_TRUE(f.changes_since(e1).has_value());
-    EXPECT_TRUE(f.changes_since(e1)->empty());
-    f.apply_deltas("ohio", {NodeStateChanged{{"ohio", "oh-gpu002"}, NodeState::down, "c", std::nullopt}}, 3);
-    ASSERT_EQ(f.changes_since(e1)->size(), 1u);
-    EXPECT_EQ(std::get<NodeStateChanged>(f.changes_since(e1)->front()).node.node, "oh-gpu002");
-}
