@@ -187,7 +187,8 @@ TESTS += tests/integration/test_slurm_submit.sh
 # broker: the broker's state, tokens, config and store (no HTTP)
 check_PROGRAMS += tests/unit/test_broker
 TESTS += tests/unit/test_broker
-tests_unit_test_broker_SOURCES = tests/unit/services/broker/test_broker.cpp tests/unit/services/broker/test_federation_changes.cpp
+tests_unit_test_broker_SOURCES = tests/unit/services/broker/test_broker.cpp tests/unit/services/broker/test_federation_changes.cpp \
+	tests/unit/services/broker/test_group_commit.cpp
 tests_unit_test_broker_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_broker_LDADD = libsf_broker.la libsf_coalloc.la libsf_site.la libsf_topology.la libsf_model.la libsf_util.la \
 	$(SQLITE_LIBS) $(MARIADB_LIBS) $(LIBCRYPTO_LIBS) $(HWLOC_LIBS) $(GTEST_LIBS_ALL)
