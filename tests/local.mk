@@ -338,3 +338,8 @@ tests_unit_test_broker_client_SOURCES = tests/unit/services/broker_client/loopba
 tests_unit_test_broker_client_CPPFLAGS = $(AM_CPPFLAGS) $(HTTPLIB_CFLAGS)
 tests_unit_test_broker_client_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_broker_client_LDADD = libsf_broker_client.la libsf_util.la $(CURL_LIBS) $(HTTPLIB_LIBS) -lpthread $(GTEST_LIBS_ALL)
+
+# spiderflow doctor on a real site (a cluster, the broker, its agent): nothing found as set up,
+# then nine misconfigurations planted one at a time, each found with its fix
+TESTS += tests/integration/test_doctor.sh
+EXTRA_DIST += tests/integration/test_doctor.sh
