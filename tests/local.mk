@@ -342,7 +342,7 @@ tests_unit_test_broker_client_LDADD = libsf_broker_client.la libsf_util.la $(CUR
 # spiderflow doctor on a real site (a cluster, the broker, its agent): nothing found as set up,
 # then nine misconfigurations planted one at a time, each found with its fix
 TESTS += tests/integration/test_doctor.sh
-EXTRA_DIST += tests/integration/test_doctor.sh
+EXTRA_DIST += tests/integration/test_doctor.sh tests/data/doctor tests/data/topocheck
 # spiderflow doctor: its readers (plugin files, plugstack.conf, libslurm's report) and each check
 # on planted facts (tools/spiderflow/doctor)
 check_PROGRAMS += tests/unit/test_doctor
