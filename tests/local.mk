@@ -339,3 +339,18 @@ tests_unit_test_broker_client_SOURCES = tests/unit/services/broker_client/loopba
 tests_unit_test_broker_client_CPPFLAGS = $(AM_CPPFLAGS) $(HTTPLIB_CFLAGS)
 tests_unit_test_broker_client_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_broker_client_LDADD = libsf_broker_client.la libsf_util.la $(CURL_LIBS) $(HTTPLIB_LIBS) -lpthread $(GTEST_LIBS_ALL)
+
+# spiderflow doctor on a real site (a cluster, the broker, its agent): nothing found as set up,
+# then nine misconfigurations planted one at a time, each found with its fix
+TESTS += tests/integration/test_doctor.sh
+EXTRA_DIST += tests/integration/test_doctor.sh tests/data/doctor tests/data/topocheck
+# spiderflow doctor: its readers (plugin files, plugstack.conf, libslurm's report) and each check
+# on planted facts (tools/spiderflow/doctor)
+check_PROGRAMS += tests/unit/test_doctor
+TESTS += tests/unit/test_doctor
+tests_unit_test_doctor_SOURCES = tests/unit/tools/spiderflow/doctor/test_doctor_files.cpp \
+	tests/unit/tools/spiderflow/doctor/test_doctor_checks.cpp $(DOCTOR_SOURCES) \
+	tools/spiderflow/doctor/libslurm_view.h tools/spiderflow/doctor/libslurm_view.cpp \
+	tools/spiderflow/topo_check.h tools/spiderflow/topo_check.cpp
+tests_unit_test_doctor_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_doctor_LDADD = libsf_agent.la libsf_slurmjob.la libsf_launch_env.la libspiderflow.la $(SLURM_LIBS) $(GTEST_LIBS_ALL)

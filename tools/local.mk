@@ -36,3 +36,21 @@ spiderflow_LDADD += libsf_broker_client.la libsf_broker_api.la libsf_coalloc.la 
 # probe command: measures a link with iperf3 (services/probe) and publishes it to the broker.
 spiderflow_SOURCES += tools/spiderflow/cmd_probe.cpp
 spiderflow_LDADD += libsf_probe.la libspiderflow.la
+
+# doctor command: one site's setup checked end to end (doctor/: the facts it gathers, one file per
+# check, the report). libslurm reads slurm.conf in a child process (doctor/libslurm_view.cpp).
+DOCTOR_SOURCES = tools/spiderflow/doctor/checks.h tools/spiderflow/doctor/checks.cpp \
+	tools/spiderflow/doctor/site_facts.h tools/spiderflow/doctor/site_facts.cpp \
+	tools/spiderflow/doctor/plugin_file.h tools/spiderflow/doctor/plugin_file.cpp \
+	tools/spiderflow/doctor/plugstack.h tools/spiderflow/doctor/plugstack.cpp \
+	tools/spiderflow/doctor/check_slurm_conf.cpp tools/spiderflow/doctor/check_plugins.cpp \
+	tools/spiderflow/doctor/check_plugstack.cpp tools/spiderflow/doctor/check_job_submit.cpp \
+	tools/spiderflow/doctor/check_topology_plugin.cpp tools/spiderflow/doctor/check_spiderflow_conf.cpp \
+	tools/spiderflow/doctor/check_topology.cpp tools/spiderflow/doctor/check_token.cpp \
+	tools/spiderflow/doctor/check_broker.cpp tools/spiderflow/doctor/check_agent.cpp \
+	tools/spiderflow/doctor/check_clock.cpp tools/spiderflow/doctor/check_job_requeue.cpp \
+	tools/spiderflow/doctor/report.h tools/spiderflow/doctor/report.cpp
+spiderflow_SOURCES += tools/spiderflow/cmd_doctor.cpp $(DOCTOR_SOURCES) \
+	tools/spiderflow/doctor/gather_site.h tools/spiderflow/doctor/gather_site.cpp \
+	tools/spiderflow/doctor/libslurm_view.h tools/spiderflow/doctor/libslurm_view.cpp
+spiderflow_LDADD += libsf_agent.la libsf_broker_client.la libsf_util.la $(CURL_LIBS) $(SLURM_LIBS)

@@ -306,6 +306,7 @@ SlurmConf parse_slurm_conf(const std::string& text, const std::string& source) {
         } else {
             // Global keys may share a line with others; look at every key of the line.
             for (const auto& [k, v] : e.kv) {
+                conf.settings[k] = Setting{v, e.line};
                 if (k == "clustername") {
                     conf.cluster_name = v;
                     conf.cluster_name_line = e.line;

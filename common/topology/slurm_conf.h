@@ -46,6 +46,12 @@ struct PartitionLine {
     bool all_nodes = false;
 };
 
+// A global key=value of slurm.conf as written (the last one given wins, as in Slurm).
+struct Setting {
+    std::string value;
+    int line = 0;
+};
+
 struct SlurmConf {
     std::string path;
     std::string cluster_name;
@@ -57,6 +63,10 @@ struct SlurmConf {
     std::vector<PartitionLine> partitions;
     std::vector<std::string> nodesets;    // NodeSet= names (partitions may name them)
     std::vector<int> includes;            // lines of Include directives (not followed)
+    // Every global key (lower-case) -> its value and line: what `spiderflow doctor` reads when no
+    // Slurm library can (PluginDir, JobSubmitPlugins, JobRequeue, ...). Node and partition lines
+    // are not in it.
+    std::map<std::string, Setting> settings;
 };
 
 struct GresLine {

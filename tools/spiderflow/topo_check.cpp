@@ -65,15 +65,7 @@ void print_json(nlohmann::ordered_json j, const std::vector<Finding>& findings, 
     j["errors"] = count_errors(findings);
     j["warnings"] = findings.size() - count_errors(findings);
     j["findings"] = nlohmann::ordered_json::array();
-    for (const auto& f : findings) {
-        nlohmann::ordered_json e;
-        e["severity"] = severity_name(f.severity);
-        e["what"] = f.what;
-        e["message"] = f.message;
-        e["fix"] = f.fix;
-        if (!f.where.empty()) e["where"] = f.where;
-        j["findings"].push_back(std::move(e));
-    }
+    for (const auto& f : findings) j["findings"].push_back(finding_to_json(f));
     out << j.dump(2) << "\n";
 }
 
@@ -114,41 +106,60 @@ int parse_options(const std::vector<std::string>& args, Options& o) {
 }
 
 int run_compare(const Options& o) {
-    const Topology ours = read_topology(o.topology, "spiderflow");
-    const slurm::SlurmFiles site = slurm::load_slurm_files(o.slurm_conf);
+    const SlurmComparison c = compare_topology_with_slurm(o.topology, "spiderflow", o.slurm_conf, o.cluster);
+    if (!c.error.empty()) {
+        std::cerr << "spiderflow: error: " << c.error << "\n";
+        return kExitBadInput;
+    }
+    if (o.format == "json") {
+        nlohmann::ordered_json head;
+        head["topology"] = o.topology;
+        head["cluster"] = c.cluster;
+        head["slurm_conf"] = o.slurm_conf;
+        print_json(std::move(head), c.findings, std::cout);
+    } else {
+        print_text(o.topology + " (cluster " + c.cluster + ") vs " + o.slurm_conf, c.findings, std::cout);
+    }
+    return c.findings.empty() ? kExitOk : kExitFindings;
+}
+
+}  // namespace
+
+nlohmann::ordered_json finding_to_json(const Finding& f) {
+    nlohmann::ordered_json e;
+    e["severity"] = severity_name(f.severity);
+    e["what"] = f.what;
+    e["message"] = f.message;
+    e["fix"] = f.fix;
+    if (!f.where.empty()) e["where"] = f.where;
+    return e;
+}
+
+SlurmComparison compare_topology_with_slurm(const std::string& topology, const std::string& reader,
+                                            const std::string& slurm_conf, const std::string& cluster) {
+    SlurmComparison out;
+    const Topology ours = read_topology(topology, reader);
+    const slurm::SlurmFiles site = slurm::load_slurm_files(slurm_conf);
     Topology theirs;
     try {
         theirs = topology_from_slurm_files(site);
     } catch (const InputError& e) {
-        std::cerr << "spiderflow: error: " << e.what() << "\n(run 'spiderflow topo check " << o.slurm_conf
-                  << "' for every finding in the Slurm files)\n";
-        return kExitBadInput;
+        out.error = std::string(e.what()) + "\n(run 'spiderflow topo check " + slurm_conf + "' for every finding in the Slurm files)";
+        return out;
     }
-    const std::string name = o.cluster.empty() ? site.slurm.cluster_name : o.cluster;
-    const int c = ours.cluster_index(name);
+    out.cluster = cluster.empty() ? site.slurm.cluster_name : cluster;
+    const int c = ours.cluster_index(out.cluster);
     if (c < 0) {
         std::string names;
         for (const Cluster& k : ours.clusters) names += (names.empty() ? "" : ", ") + k.name;
-        std::cerr << "spiderflow: error: " << o.topology << " has no cluster '" << name << "' ("
-                  << (o.cluster.empty() ? "ClusterName in " + o.slurm_conf : std::string("--cluster")) << "); its clusters: "
-                  << names << (o.cluster.empty() ? "; name one with --cluster" : "") << "\n";
-        return kExitBadInput;
+        out.error = topology + " has no cluster '" + out.cluster + "' (" +
+                    (cluster.empty() ? "ClusterName in " + slurm_conf : std::string("--cluster")) + "); its clusters: " + names +
+                    (cluster.empty() ? "; name one with --cluster" : "");
+        return out;
     }
-    const std::vector<Finding> findings =
-        compare_with_slurm(ours.clusters[static_cast<size_t>(c)], o.topology, theirs.clusters.front(), site);
-    if (o.format == "json") {
-        nlohmann::ordered_json head;
-        head["topology"] = o.topology;
-        head["cluster"] = name;
-        head["slurm_conf"] = o.slurm_conf;
-        print_json(std::move(head), findings, std::cout);
-    } else {
-        print_text(o.topology + " (cluster " + name + ") vs " + o.slurm_conf, findings, std::cout);
-    }
-    return findings.empty() ? kExitOk : kExitFindings;
+    out.findings = compare_with_slurm(ours.clusters[static_cast<size_t>(c)], topology, theirs.clusters.front(), site);
+    return out;
 }
-
-}  // namespace
 
 int run_topo_check(const std::vector<std::string>& args) {
     Options o;
