@@ -72,7 +72,7 @@ BrokerService::~BrokerService() {
 void BrokerService::reload_from_store() {
     FederationState fresh(state_.shared_topology());
     uint64_t epoch = 0;
-    for (const StoredPart& p : store_->load_parts(&epoch)) {
+    for (const StoredPart& p : store_->load_parts(0, &epoch)) {
         // A part stored over an older federation topology (a cluster added, a node renamed) is
         // dropped, not fatal: its cluster's next snapshot brings it back.
         try {
@@ -86,6 +86,19 @@ void BrokerService::reload_from_store() {
     state_ = std::move(fresh);
     ++incarnation_;
     xjobs_.reload();
+}
+
+void BrokerService::follow_store() {
+    uint64_t epoch = 0;
+    std::vector<std::pair<std::string, std::pair<std::string, int64_t>>> parts;
+    for (StoredPart& p : store_->load_parts(state_.epoch(), &epoch)) {
+        parts.push_back({p.cluster, {std::move(p.snapshot_json), p.updated_at}});
+    }
+    std::vector<std::string> dropped;
+    state_.follow(parts, epoch, &dropped);
+    for (const std::string& c : dropped) {
+        std::cerr << "spiderflow: brokerd: standby: stored part of cluster '" << c << "' does not fit the topology; left out\n";
+    }
 }
 
 void BrokerService::keep_lease(std::unique_ptr<BrokerStore> lease_store, const std::string& holder, int ttl_s) {
@@ -106,7 +119,13 @@ void BrokerService::keep_lease(std::unique_ptr<BrokerStore> lease_store, const s
     };
     hooks.follow = [this](uint64_t stored_epoch) {
         std::lock_guard<std::mutex> lock(mu_);
-        if (!writable_ && (stored_epoch != state_.epoch() || xjobs_.stale())) reload_from_store();
+        if (writable_) return;
+        if (stored_epoch < state_.epoch()) {
+            reload_from_store();  // the store went back (restored from a backup): start again from it
+            return;
+        }
+        if (stored_epoch != state_.epoch()) follow_store();
+        if (xjobs_.stale()) xjobs_.reload();
     };
     keeper_ = std::make_unique<LeaseKeeper>(std::move(lease_store), holder, ttl_s, std::move(hooks));
     keeper_->start();
@@ -366,7 +385,7 @@ void BrokerService::put_inventory(const httplib::Request& req, httplib::Response
         const int64_t now = unix_now();
         state_.replace_part(name, req.body, now);
         epoch = state_.epoch();
-        ticket = commits_.enqueue({name, state_.part_json(name), now}, epoch, holder_);
+        ticket = commits_.enqueue({name, state_.part_json(name), now, epoch}, holder_);
     }
     if (durable(ticket, res)) answer(res, 200, broker_api::inventory_answer_to_json(epoch));
 }
@@ -383,7 +402,7 @@ void BrokerService::post_deltas(const httplib::Request& req, httplib::Response& 
         const int64_t now = unix_now();
         state_.apply_deltas(name, deltas, now);
         epoch = state_.epoch();
-        ticket = commits_.enqueue({name, state_.part_json(name), now}, epoch, holder_);
+        ticket = commits_.enqueue({name, state_.part_json(name), now, epoch}, holder_);
     }
     if (durable(ticket, res)) answer(res, 200, broker_api::deltas_answer_to_json(epoch, deltas.size()));
 }

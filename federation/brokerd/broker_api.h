@@ -92,8 +92,10 @@ private:
     // with a 503 in `res` when the lease was lost, the store's exception otherwise.
     bool durable(uint64_t ticket, httplib::Response& res);
     void rolled_back(std::exception_ptr why);
-    // The state as the store holds it (start, takeover, a standby following). Under mu_.
+    // The state as the store holds it (start, takeover, the store gone back). Under mu_.
     void reload_from_store();
+    // A standby: only the parts written since its epoch, from the store. Under mu_.
+    void follow_store();
 
     // The whole federation view as served: built once per epoch by one reader, outside mu_,
     // and shared by every reader that asks meanwhile (a view takes tens of milliseconds to write

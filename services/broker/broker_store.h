@@ -22,6 +22,7 @@ struct StoredPart {
     std::string cluster;
     std::string snapshot_json;
     int64_t updated_at = 0;
+    uint64_t epoch = 0;  // the federation's epoch after the write that stored it (0: before it was kept)
 };
 
 // A write refused because this broker no longer holds the lease; `holder` is who does (empty
@@ -47,17 +48,17 @@ struct StoredXJob {
 class BrokerStore {
 public:
     virtual ~BrokerStore() = default;
-    // Every part and the federation's epoch, for a (re)start or a standby's refresh.
-    virtual std::vector<StoredPart> load_parts(uint64_t* epoch) = 0;
+    // The parts written after epoch `since` (every part for 0) and the federation's epoch, read
+    // together from one snapshot of the store: a (re)start, and a standby following the active
+    // broker (only what changed, so its state at an epoch is exactly the active one's).
+    virtual std::vector<StoredPart> load_parts(uint64_t since, uint64_t* epoch) = 0;
     // The stored epoch alone: a standby reloads only when it moved.
     virtual uint64_t stored_epoch() = 0;
-    // Clusters' new parts, in write order (a cluster twice keeps its last), with the federation's
-    // new epoch, in one transaction: atomically and durably. On a shared store, only while
+    // Clusters' new parts, in write order (a cluster twice keeps its last), each with its write's
+    // epoch, and the federation's new epoch, in one transaction: atomically and durably. On a shared store, only while
     // `holder` holds the lease; LeaseLost otherwise.
     virtual void save_parts(const std::vector<StoredPart>& parts, uint64_t epoch, const std::string& holder) = 0;
-    void save_part(const StoredPart& part, uint64_t epoch, const std::string& holder) {
-        save_parts({part}, epoch, holder);
-    }
+    void save_part(const StoredPart& part, const std::string& holder) { save_parts({part}, part.epoch, holder); }
 
     // Every cross-site job, in arrival order.
     virtual std::vector<StoredXJob> load_xjobs() = 0;

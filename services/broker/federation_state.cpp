@@ -1,5 +1,7 @@
 #include "services/broker/federation_state.h"
 
+#include <algorithm>
+#include <iterator>
 #include <type_traits>
 
 #include "common/site/site_diff.h"
@@ -256,11 +258,41 @@ void FederationState::log_change(const std::string& cluster, const std::vector<S
     }
 }
 
+void FederationState::follow(const std::vector<std::pair<std::string, std::pair<std::string, int64_t>>>& parts,
+                             uint64_t epoch, std::vector<std::string>* dropped) {
+    Change folded;
+    folded.epoch = epoch;
+    size_t logged = 0;
+    for (const auto& [cluster, snapshot] : parts) {
+        try {
+            replace_part(cluster, snapshot.first, snapshot.second);
+            ++logged;
+        } catch (const InputError&) {
+            folded.sayable = false;
+            if (dropped) dropped->push_back(cluster);
+        }
+    }
+    // The replaces logged one change each, at epochs of their own: one change at the store's.
+    const size_t from = changes_.size() - std::min(logged, changes_.size());
+    for (size_t i = from; i < changes_.size(); ++i) {
+        folded.deltas.insert(folded.deltas.end(), changes_[i].deltas.begin(), changes_[i].deltas.end());
+        folded.sayable = folded.sayable && changes_[i].sayable;
+    }
+    changes_.resize(from);
+    if (epoch > epoch_ || logged > 0) changes_.push_back(std::move(folded));
+    epoch_ = std::max(epoch_, epoch);
+    merged_.reset();
+}
+
 std::optional<std::vector<SiteDelta>> FederationState::changes_since(uint64_t since) const {
     if (since > epoch_ || since < log_base_) return std::nullopt;
+    // The first change after `since`; `since` must be an epoch this state was at: the log's
+    // base or the epoch of a change.
+    const auto first = std::upper_bound(changes_.begin(), changes_.end(), since,
+                                        [](uint64_t e, const Change& c) { return e < c.epoch; });
+    if (since != log_base_ && (first == changes_.begin() || std::prev(first)->epoch != since)) return std::nullopt;
     std::vector<SiteDelta> out;
-    // Epochs are consecutive from log_base_ + 1: the first change after `since` is at this index.
-    for (size_t i = static_cast<size_t>(since - log_base_); i < changes_.size(); ++i) {
+    for (size_t i = static_cast<size_t>(first - changes_.begin()); i < changes_.size(); ++i) {
         if (!changes_[i].sayable) return std::nullopt;
         out.insert(out.end(), changes_[i].deltas.begin(), changes_[i].deltas.end());
     }

@@ -47,11 +47,19 @@ public:
     uint64_t epoch() const { return epoch_; }
     // After a reload from the store: the change log starts again there.
     void restore(uint64_t epoch);
+    // A standby following the active broker through the store: the parts written since this
+    // state's epoch (cluster, snapshot, updated_at), and the store's epoch. One entry of the
+    // change log says them all, so delta reads work on a standby too, from any epoch it served.
+    // A part that no longer fits the topology is left out (`dropped` names it); a whole read
+    // covers the gap then.
+    void follow(const std::vector<std::pair<std::string, std::pair<std::string, int64_t>>>& parts, uint64_t epoch,
+                std::vector<std::string>* dropped);
 
     // What the merged view changed by since epoch `since`, as deltas in its own names (the
     // federation's "b:1234"): the merged view at `since` with these applied is the merged view
     // now (epochs aside). nullopt when the log no longer reaches back to `since` (it keeps the
-    // last kChangeLogEpochs writes) or a change since cannot be said as deltas (a measurement
+    // last kChangeLogEpochs writes), `since` is no epoch this state was at (a standby steps over
+    // the active broker's epochs between two looks at the store), or a change since cannot be said as deltas (a measurement
     // dropped by a new inventory): read the whole view then.
     std::optional<std::vector<SiteDelta>> changes_since(uint64_t since) const;
     static constexpr size_t kChangeLogEpochs = 16384;
@@ -67,7 +75,7 @@ private:
                     const std::map<int, std::optional<LinkMeasurement>>& links_before);
 
     struct Change {
-        uint64_t epoch = 0;                // the epoch this write made
+        uint64_t epoch = 0;                // the epoch this write made (increasing along the log)
         std::vector<SiteDelta> deltas;     // in the merged view's names
         bool sayable = true;               // false: only a whole read says it
     };

@@ -8,9 +8,9 @@ namespace spiderflow::broker {
 GroupCommit::GroupCommit(BrokerStore& store, std::function<void(std::exception_ptr)> rolled_back)
     : store_(store), rolled_back_(std::move(rolled_back)) {}
 
-uint64_t GroupCommit::enqueue(StoredPart part, uint64_t epoch, const std::string& holder) {
+uint64_t GroupCommit::enqueue(StoredPart part, const std::string& holder) {
     std::lock_guard<std::mutex> lock(mu_);
-    queue_.push_back({next_, std::move(part), epoch, holder});
+    queue_.push_back({next_, std::move(part), holder});
     return next_++;
 }
 
@@ -39,10 +39,10 @@ void GroupCommit::wait(uint64_t ticket) {
         try {
             std::vector<StoredPart> parts;
             parts.reserve(batch.size());
-            for (Queued& q : batch) parts.push_back(std::move(q.part));
+            for (const Queued& q : batch) parts.push_back(q.part);
             // Parts in write order: a cluster written twice keeps its last. The epoch and the
             // lease holder are the last write's (a broker's holder does not change while it writes).
-            store_.save_parts(parts, batch.back().epoch, batch.back().holder);
+            store_.save_parts(parts, batch.back().part.epoch, batch.back().holder);
         } catch (...) {
             why = std::current_exception();
         }

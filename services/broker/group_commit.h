@@ -28,7 +28,8 @@ public:
     GroupCommit(BrokerStore& store, std::function<void(std::exception_ptr)> rolled_back);
 
     // Queues a write; call under the broker's lock so tickets follow the state's order.
-    uint64_t enqueue(StoredPart part, uint64_t epoch, const std::string& holder);
+    // `part.epoch` is the epoch the write made.
+    uint64_t enqueue(StoredPart part, const std::string& holder);
     // Returns once `ticket` is durable; rethrows what the store threw (LeaseLost among them)
     // when its batch failed, and for every write queued after it (the reload undid those too).
     void wait(uint64_t ticket);
@@ -39,7 +40,6 @@ private:
     struct Queued {
         uint64_t ticket;
         StoredPart part;
-        uint64_t epoch;
         std::string holder;
     };
     BrokerStore& store_;

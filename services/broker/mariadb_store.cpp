@@ -129,14 +129,27 @@ public:
     }
     ~MariadbStore() override { disconnect(); }
 
-    std::vector<StoredPart> load_parts(uint64_t* epoch) override {
+    std::vector<StoredPart> load_parts(uint64_t since, uint64_t* epoch) override {
         return guarded([&] {
-            std::vector<StoredPart> out;
-            Statement parts(connection(), "SELECT cluster, snapshot, updated_at FROM parts ORDER BY cluster");
-            parts.execute({});
-            for (const Row& r : parts.rows()) out.push_back({r[0], r[1], column_int(r[2], "parts.updated_at")});
-            *epoch = read_epoch();
-            return out;
+            MYSQL* db = connection();
+            // One snapshot (InnoDB, repeatable read): the epoch and the parts agree.
+            query(db, "START TRANSACTION WITH CONSISTENT SNAPSHOT");
+            try {
+                std::vector<StoredPart> out;
+                *epoch = read_epoch();
+                Statement parts(db, "SELECT cluster, snapshot, updated_at, epoch FROM parts WHERE epoch > ? OR ? = 0 "
+                                    "ORDER BY cluster");
+                parts.execute({static_cast<int64_t>(since), static_cast<int64_t>(since)});
+                for (const Row& r : parts.rows()) {
+                    out.push_back({r[0], r[1], column_int(r[2], "parts.updated_at"),
+                                   static_cast<uint64_t>(column_int(r[3], "parts.epoch"))});
+                }
+                query(db, "COMMIT");
+                return out;
+            } catch (...) {
+                mysql_query(db, "ROLLBACK");
+                throw;
+            }
         });
     }
 
@@ -147,9 +160,10 @@ public:
     void save_parts(const std::vector<StoredPart>& parts, uint64_t epoch, const std::string& holder) override {
         fenced(holder, [&](MYSQL* db) {
             for (const StoredPart& part : parts) {
-                Statement put(db, "INSERT INTO parts (cluster, snapshot, updated_at) VALUES (?, ?, ?) "
-                                  "ON DUPLICATE KEY UPDATE snapshot = VALUES(snapshot), updated_at = VALUES(updated_at)");
-                put.execute({part.cluster, part.snapshot_json, part.updated_at});
+                Statement put(db, "INSERT INTO parts (cluster, snapshot, updated_at, epoch) VALUES (?, ?, ?, ?) "
+                                  "ON DUPLICATE KEY UPDATE snapshot = VALUES(snapshot), updated_at = VALUES(updated_at), "
+                                  "epoch = VALUES(epoch)");
+                put.execute({part.cluster, part.snapshot_json, part.updated_at, static_cast<int64_t>(part.epoch)});
             }
             Statement meta(db, "INSERT INTO meta (name, value) VALUES ('epoch', ?) "
                                "ON DUPLICATE KEY UPDATE value = VALUES(value)");
@@ -286,7 +300,8 @@ private:
         db_ = db;
         try {
             query(db, "CREATE TABLE IF NOT EXISTS parts (cluster VARCHAR(190) PRIMARY KEY, snapshot LONGTEXT NOT NULL, "
-                      "updated_at BIGINT NOT NULL) ENGINE=InnoDB");
+                      "updated_at BIGINT NOT NULL, epoch BIGINT NOT NULL DEFAULT 0) ENGINE=InnoDB");
+            query(db, "ALTER TABLE parts ADD COLUMN IF NOT EXISTS epoch BIGINT NOT NULL DEFAULT 0");  // a store from before
             query(db, "CREATE TABLE IF NOT EXISTS meta (name VARCHAR(64) PRIMARY KEY, value BIGINT NOT NULL) "
                       "ENGINE=InnoDB");
             query(db, "CREATE TABLE IF NOT EXISTS lease (name VARCHAR(64) PRIMARY KEY, holder VARCHAR(255) NOT NULL, "

@@ -22,7 +22,9 @@ class SerializedStore : public BrokerStore {
 public:
     explicit SerializedStore(std::unique_ptr<BrokerStore> store) : store_(std::move(store)) {}
 
-    std::vector<StoredPart> load_parts(uint64_t* epoch) override { return one([&] { return store_->load_parts(epoch); }); }
+    std::vector<StoredPart> load_parts(uint64_t since, uint64_t* epoch) override {
+        return one([&] { return store_->load_parts(since, epoch); });
+    }
     uint64_t stored_epoch() override { return one([&] { return store_->stored_epoch(); }); }
     void save_parts(const std::vector<StoredPart>& parts, uint64_t epoch, const std::string& holder) override {
         one([&] { store_->save_parts(parts, epoch, holder); });

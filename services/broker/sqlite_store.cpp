@@ -59,18 +59,30 @@ public:
         exec("PRAGMA journal_mode=WAL");
         exec("PRAGMA synchronous=FULL");
         exec("CREATE TABLE IF NOT EXISTS parts (cluster TEXT PRIMARY KEY, snapshot TEXT NOT NULL, "
-             "updated_at INTEGER NOT NULL)");
+             "updated_at INTEGER NOT NULL, epoch INTEGER NOT NULL DEFAULT 0)");
+        if (!has_column("parts", "epoch")) exec("ALTER TABLE parts ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0");  // a store from before
         exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)");
         exec("CREATE TABLE IF NOT EXISTS xjobs (id TEXT PRIMARY KEY, seq INTEGER NOT NULL, doc TEXT NOT NULL)");
     }
     ~SqliteStore() override { sqlite3_close(db_); }
 
-    std::vector<StoredPart> load_parts(uint64_t* epoch) override {
-        std::vector<StoredPart> out;
-        Statement parts(db_, "SELECT cluster, snapshot, updated_at FROM parts ORDER BY cluster");
-        while (parts.step()) out.push_back({parts.text(0), parts.text(1), parts.integer(2)});
-        *epoch = stored_epoch();
-        return out;
+    std::vector<StoredPart> load_parts(uint64_t since, uint64_t* epoch) override {
+        exec("BEGIN");  // one snapshot (WAL): the epoch and the parts agree
+        try {
+            std::vector<StoredPart> out;
+            *epoch = stored_epoch();
+            Statement parts(db_, "SELECT cluster, snapshot, updated_at, epoch FROM parts WHERE epoch > ?1 OR ?1 = 0 "
+                                 "ORDER BY cluster");
+            parts.bind(1, static_cast<int64_t>(since));
+            while (parts.step()) {
+                out.push_back({parts.text(0), parts.text(1), parts.integer(2), static_cast<uint64_t>(parts.integer(3))});
+            }
+            exec("COMMIT");
+            return out;
+        } catch (...) {
+            sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+            throw;
+        }
     }
 
     uint64_t stored_epoch() override { return meta_value("epoch"); }
@@ -114,11 +126,12 @@ public:
         exec("BEGIN IMMEDIATE");
         try {
             for (const StoredPart& part : parts) {
-                Statement put(db_, "INSERT INTO parts (cluster, snapshot, updated_at) VALUES (?1, ?2, ?3) "
-                                   "ON CONFLICT(cluster) DO UPDATE SET snapshot = ?2, updated_at = ?3");
+                Statement put(db_, "INSERT INTO parts (cluster, snapshot, updated_at, epoch) VALUES (?1, ?2, ?3, ?4) "
+                                   "ON CONFLICT(cluster) DO UPDATE SET snapshot = ?2, updated_at = ?3, epoch = ?4");
                 put.bind(1, part.cluster);
                 put.bind(2, part.snapshot_json);
                 put.bind(3, part.updated_at);
+                put.bind(4, static_cast<int64_t>(part.epoch));
                 put.step();
             }
             Statement meta(db_, "INSERT INTO meta (key, value) VALUES ('epoch', ?1) "
@@ -135,6 +148,13 @@ public:
     std::string describe() const override { return "sqlite:" + path_; }
 
 private:
+    bool has_column(const char* table, const std::string& column) {
+        Statement info(db_, (std::string("PRAGMA table_info(") + table + ")").c_str());
+        while (info.step()) {
+            if (info.text(1) == column) return true;
+        }
+        return false;
+    }
     uint64_t meta_value(const std::string& key) {
         Statement meta(db_, "SELECT value FROM meta WHERE key = ?1");
         meta.bind(1, key);

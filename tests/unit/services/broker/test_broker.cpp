@@ -136,21 +136,27 @@ TEST(SqliteStore, PartsAndEpochSurviveReopening) {
     const std::string db = std::string(dir) + "/broker.db";
     {
         auto store = open_store(db);
-        store->save_part({"oregon", "{\"a\":1}", 10}, 1, "");
-        store->save_part({"ohio", "{\"b\":2}", 11}, 2, "");
-        store->save_part({"oregon", "{\"a\":3}", 12}, 3, "");
+        store->save_part({"oregon", "{\"a\":1}", 10, 1}, "");
+        store->save_part({"ohio", "{\"b\":2}", 11, 2}, "");
+        store->save_part({"oregon", "{\"a\":3}", 12, 3}, "");
         EXPECT_FALSE(store->shared());
         std::string who;
         EXPECT_TRUE(store->hold_lease("anyone", 5, &who));
     }
     auto store = open_store("sqlite:" + db);
     uint64_t epoch = 0;
-    const auto parts = store->load_parts(&epoch);
+    const auto parts = store->load_parts(0, &epoch);
     EXPECT_EQ(epoch, 3u);
     ASSERT_EQ(parts.size(), 2u);
     EXPECT_EQ(parts[0].cluster, "ohio");
     EXPECT_EQ(parts[1].snapshot_json, "{\"a\":3}");
     EXPECT_EQ(parts[1].updated_at, 12);
+    EXPECT_EQ(parts[1].epoch, 3u);
+    // A standby following from epoch 2 reads only what was written after it.
+    const auto since2 = store->load_parts(2, &epoch);
+    ASSERT_EQ(since2.size(), 1u);
+    EXPECT_EQ(since2[0].cluster, "oregon");
+    EXPECT_TRUE(store->load_parts(3, &epoch).empty());
     EXPECT_EQ(store->stored_epoch(), 3u);
     EXPECT_THROW(open_store("mysql://db/spiderflow"), std::runtime_error);  // no user
     EXPECT_THROW(open_store("postgres://u@db/spiderflow"), std::runtime_error);
@@ -214,7 +220,7 @@ struct FakeShared : BrokerStore {
         bool down = false;
     };
     explicit FakeShared(std::shared_ptr<World> w) : w(std::move(w)) {}
-    std::vector<StoredPart> load_parts(uint64_t* epoch) override {
+    std::vector<StoredPart> load_parts(uint64_t, uint64_t* epoch) override {
         *epoch = w->epoch;
         return {};
     }

@@ -2,7 +2,10 @@
 // a reader held, gives the merged view now, byte for byte, whatever the clusters wrote between.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <map>
+#include <tuple>
 #include <memory>
 #include <random>
 #include <string>
@@ -116,4 +119,67 @@ TEST(FederationChanges, AnInventoryDroppingAMeasurementOrAReloadAsksForAWholeRea
     f.restore(f.epoch());  // what a reload from the store does
     EXPECT_FALSE(f.changes_since(e3).has_value());
     EXPECT_TRUE(f.changes_since(f.epoch()).has_value());
+}
+
+// A standby follows the active broker through the store: the parts written since its epoch, at
+// random moments. At each epoch it reaches it holds exactly the active broker's view of that
+// epoch, and its delta reads bring a copy of any epoch it was at up to date.
+TEST(FederationChanges, AStandbyFollowingTheStoreServesTheActiveViewAndItsDeltas) {
+    const auto t = aws4();
+    FederationState active(t), standby(t);
+    std::map<std::string, std::tuple<std::string, int64_t, uint64_t>> store;  // cluster -> (part, updated_at, epoch)
+    std::map<uint64_t, std::string> active_views;                            // epoch -> merged JSON
+    std::vector<std::pair<uint64_t, std::string>> standby_copies;
+    std::mt19937 rng(5);
+    std::vector<SiteState> parts;
+    for (int c = 0; c < 4; ++c) parts.emplace_back(t);
+    for (int step = 0; step < 300; ++step) {
+        const int c = static_cast<int>(rng() % 4);
+        const NodeName n = node_of(c, 1 + static_cast<int>(rng() % 4));
+        std::vector<SiteDelta> batch;
+        SiteState& part = parts[static_cast<size_t>(c)];
+        if (rng() % 2 && !part.jobs().empty()) {
+            batch.push_back(JobReleased{part.jobs().begin()->first});
+        } else if (rng() % 3 == 0) {
+            batch.push_back(NodeStateChanged{n, static_cast<NodeState>(rng() % 3), "s" + std::to_string(step), std::nullopt});
+        } else {
+            JobAllocated a;
+            a.allocation = {"j" + std::to_string(step), step, kForever, {{n, 1, 0}}};
+            batch.push_back(a);
+        }
+        SiteState trial = part.clone();
+        try {
+            for (const SiteDelta& d : batch) trial.apply(d);
+        } catch (const InputError&) {
+            continue;
+        }
+        part = std::move(trial);
+        active.apply_deltas(kClusters[c], batch, step);
+        store[kClusters[c]] = {active.part_json(kClusters[c]), step, active.epoch()};
+        active_views[active.epoch()] = site_state_to_json(active.merged(), -1);
+
+        if (rng() % 4 != 0) continue;  // the standby looks at the store now and then
+        std::vector<std::pair<std::string, std::pair<std::string, int64_t>>> since;
+        for (const auto& [cluster, row] : store) {
+            if (std::get<2>(row) > standby.epoch()) since.push_back({cluster, {std::get<0>(row), std::get<1>(row)}});
+        }
+        standby.follow(since, active.epoch(), nullptr);
+        const std::string now = site_state_to_json(standby.merged(), -1);
+        ASSERT_EQ(now, active_views.at(standby.epoch())) << "step " << step;
+        for (const auto& [epoch, copy] : standby_copies) {
+            const auto changes = standby.changes_since(epoch);
+            ASSERT_TRUE(changes.has_value()) << "an epoch the standby served: " << epoch;
+            ASSERT_EQ(caught_up(t, copy, *changes, standby.epoch()), now) << "step " << step << ", copy of " << epoch;
+        }
+        standby_copies.emplace_back(standby.epoch(), now);
+    }
+    ASSERT_GE(standby_copies.size(), 20u);
+    // An epoch the standby stepped over is not one it can answer from.
+    for (uint64_t e = 1; e < standby.epoch(); ++e) {
+        const bool served = std::any_of(standby_copies.begin(), standby_copies.end(), [&](const auto& c) { return c.first == e; });
+        if (!served) {
+            EXPECT_FALSE(standby.changes_since(e).has_value()) << e;
+            break;
+        }
+    }
 }

@@ -19,7 +19,7 @@ namespace {
 // A store whose commits wait until the test lets them go, and fail when told to.
 class GatedStore : public BrokerStore {
 public:
-    std::vector<StoredPart> load_parts(uint64_t*) override { return {}; }
+    std::vector<StoredPart> load_parts(uint64_t, uint64_t*) override { return {}; }
     uint64_t stored_epoch() override { return 0; }
     void save_parts(const std::vector<StoredPart>& parts, uint64_t epoch, const std::string&) override {
         std::unique_lock<std::mutex> lock(mu);
@@ -64,12 +64,12 @@ TEST(GroupCommit, WritesQueuedDuringACommitGoOutTogetherInOrder) {
     GatedStore store;
     int rollbacks = 0;
     GroupCommit commits(store, [&](std::exception_ptr) { ++rollbacks; });
-    const uint64_t first = commits.enqueue({"a", "{}", 1}, 1, "");
+    const uint64_t first = commits.enqueue({"a", "{}", 1, 1}, "");
     auto w1 = std::async(std::launch::async, [&] { commits.wait(first); });
     store.wait_entered(1);  // the first commit holds the store: the next writes queue behind it
-    const uint64_t t2 = commits.enqueue({"b", "{}", 2}, 2, "");
-    const uint64_t t3 = commits.enqueue({"c", "{}", 3}, 3, "");
-    const uint64_t t4 = commits.enqueue({"b", "{}", 4}, 4, "");
+    const uint64_t t2 = commits.enqueue({"b", "{}", 2, 2}, "");
+    const uint64_t t3 = commits.enqueue({"c", "{}", 3, 3}, "");
+    const uint64_t t4 = commits.enqueue({"b", "{}", 4, 4}, "");
     auto w2 = std::async(std::launch::async, [&] { commits.wait(t2); });
     auto w3 = std::async(std::launch::async, [&] { commits.wait(t3); });
     auto w4 = std::async(std::launch::async, [&] { commits.wait(t4); });
@@ -91,18 +91,18 @@ TEST(GroupCommit, ARefusedBatchFailsItsWritesAndThoseQueuedAfterOnce) {
         self->fail_queued(why);  // what the broker does under its lock, after reloading
     });
     self = &commits;
-    const uint64_t first = commits.enqueue({"a", "{}", 1}, 1, "");
+    const uint64_t first = commits.enqueue({"a", "{}", 1, 1}, "");
     store.fail_next = true;
     auto w1 = std::async(std::launch::async, [&] { commits.wait(first); });
     store.wait_entered(1);
-    const uint64_t queued = commits.enqueue({"b", "{}", 2}, 2, "");  // applied in memory after the failed one
+    const uint64_t queued = commits.enqueue({"b", "{}", 2, 2}, "");  // applied in memory after the failed one
     store.let_go();
     EXPECT_THROW(w1.get(), std::runtime_error);
     EXPECT_THROW(commits.wait(queued), std::runtime_error) << "the rollback undid it too";
     EXPECT_EQ(rollbacks, 1);
     EXPECT_TRUE(store.batches.empty());
     // The store takes writes again afterwards.
-    const uint64_t again = commits.enqueue({"c", "{}", 3}, 3, "");
+    const uint64_t again = commits.enqueue({"c", "{}", 3, 3}, "");
     EXPECT_NO_THROW(commits.wait(again));
     ASSERT_EQ(store.batches.size(), 1u);
     EXPECT_EQ(store.batches[0], std::vector<std::string>{"c"});
