@@ -57,6 +57,26 @@ chmod 644 "$T/reader.token"
 expect "a token file others can read is refused" bash -c "! '$S' federation --broker '$URL' --token-file '$T/reader.token' 2>&1 | grep -q oregon"
 chmod 600 "$T/reader.token"
 
+# --- 1c. one broker per SQLite file, and one per address ----------------------------------------
+# second_broker CONFIG NAME: runs another broker on CONFIG (bounded: a second broker that starts
+# would serve forever) and leaves its exit status in $T/NAME.rc and its words in $T/NAME.err.
+second_broker() {
+    timeout 10 "$B" --config "$1" >"$T/$2.err" 2>&1
+    echo $? >"$T/$2.rc"
+}
+second_broker "$T/brokerd.conf" same
+expect "a second broker on the same config exits 1 ($(cat "$T/same.rc"))" test "$(cat "$T/same.rc")" = 1
+expect "it names the first broker's pid and address" grep -q "in use by another broker (.*:$PORT pid $PID" "$T/same.err"
+sed "s/^port = .*/port = $(free_port)/" "$T/brokerd.conf" >"$T/other_port.conf"
+second_broker "$T/other_port.conf" other_port
+expect "a second broker on the same database but another port exits 1 ($(cat "$T/other_port.rc"))" test "$(cat "$T/other_port.rc")" = 1
+expect "it names the first broker too" grep -q "pid $PID" "$T/other_port.err"
+sed "s#^db = .*#db = $T/other.db#" "$T/brokerd.conf" >"$T/other_db.conf"
+second_broker "$T/other_db.conf" other_db
+expect "a second broker on another database but the same address exits 1 ($(cat "$T/other_db.rc"))" test "$(cat "$T/other_db.rc")" = 1
+expect "it says the address is taken" grep -q "cannot listen on 127.0.0.1:$PORT" "$T/other_db.err"
+expect "the first broker still answers" test "$(code GET /healthz '')" = 200
+
 # --- 2. refused requests change nothing ------------------------------------------------------
 before=$(store_sum)
 head -c 70000 /dev/zero | tr '\0' ' ' >"$T/big.json"
