@@ -193,6 +193,10 @@ expect "the batch scripts see their part's place (got: $hp $hb $hw / $bp $bb $bw
 first_addr=$(xjob_field "alpha:$home" "b['parts'][0]['address']")
 expect "... and the same master in both ($hm, $bm): part 0's first node at the address its agent gives other sites ($first_addr)" \
     test "$hm" = "$bm" -a "${hm%%:*}" = "$first_addr" -a "${first_addr#*.}" != "$first_addr"
+want=$(xjob_field "alpha:$home" "' '.join(b['step_env'][k] for k in ('SPIDERFLOW_TP', 'SPIDERFLOW_PP', 'SPIDERFLOW_DP', 'SPIDERFLOW_CLUSTERS')) + ' 1'")
+expect "the home part's batch script sees the plan's variables on the first run ($(cat "$X/plan-alpha.txt"), want $want)" \
+    test "$(cat "$X/plan-alpha.txt")" = "$want"
+expect "... as the other part's does ($(cat "$X/plan-beta.txt"))" test "$(cat "$X/plan-beta.txt")" = "$want"
 skew=$(start_skew "$X")
 echo "# sbatch cross-site: sbatch to both parts running ${took:-?} s; skew between the parts' first ranks $skew s"
 beta_part=$(xjob_field "alpha:$home" "[p['job_id'] for p in b['parts'] if p['cluster'] == 'beta'][0]")
