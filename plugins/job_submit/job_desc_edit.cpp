@@ -103,7 +103,12 @@ void apply_rewrite(job_desc_msg_t* job, const SubmitRewrite& r, bool constrain_g
     replace_string(&job->admin_comment, r.summary);
     // A home part waits for the broker: held here (a user hold, which the agent turns into an
     // admin hold when it takes the job over) and released by the agent into its reservation.
-    if (r.hold) job->priority = 0;
+    // Slurm never requeues it (whatever JobRequeue says): on a lost node it ends NODE_FAIL and
+    // the broker requeues the whole cross-site job, as it does for the parts it submits.
+    if (r.hold) {
+        job->priority = 0;
+        job->requeue = 0;
+    }
 }
 
 }  // namespace spiderflow::plugin

@@ -174,7 +174,9 @@ std::vector<Report> PartRunner::watch(const std::vector<PartJob>& jobs) {
         }
         if (j.state == PartJob::State::Pending || j.state == PartJob::State::Completing) continue;
         const int state = static_cast<int>(j.state);
-        if (reported_.count({j.job_id, state}) != 0) continue;
+        const bool told = reported_.count({j.job_id, state}) != 0;
+        if (told && j.requeued) end_requeued(j);
+        if (told) continue;
         Report r;
         r.xjob = j.xjob;
         r.part = j.part;
@@ -187,6 +189,19 @@ std::vector<Report> PartRunner::watch(const std::vector<PartJob>& jobs) {
         out.push_back(r);
     }
     return out;
+}
+
+void PartRunner::end_requeued(const PartJob& j) {
+    // Only once the broker has its end: cancelled earlier, the part would show CANCELLED, the
+    // user's word, should the report be lost. Again every round until Slurm has it ended.
+    try {
+        hands_.cancel(j.job_id, "cross-site job " + j.xjob + ": Slurm requeued this part, which ends it");
+        log_("part " + std::to_string(j.part) + " of " + j.xjob + " (job " + std::to_string(j.job_id) + "): " + j.reason +
+             "; cancelled, the broker ends or requeues the whole job");
+    } catch (const std::exception& e) {
+        log_("part " + std::to_string(j.part) + " of " + j.xjob + " (job " + std::to_string(j.job_id) +
+             "): requeued by Slurm, not cancelled yet: " + e.what());
+    }
 }
 
 std::vector<Report> PartRunner::round(const std::vector<Order>& orders) {

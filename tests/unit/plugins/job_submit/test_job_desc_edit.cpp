@@ -24,6 +24,7 @@ struct JobDesc {
         d.num_tasks = NO_VAL;
         d.ntasks_per_node = NO_VAL16;
         d.priority = NO_VAL;
+        d.requeue = NO_VAL16;
     }
     ~JobDesc() {
         for (char** f : {&d.tres_per_job, &d.tres_per_node, &d.features, &d.admin_comment}) std::free(*f);
@@ -143,6 +144,7 @@ TEST(JobDescEdit, RewriteSetsOneLayoutAndCarriesThePlan) {
     EXPECT_TRUE(has(env, "SPIDERFLOW_TP=8")) << "the batch script reads the plan under its own names";
     EXPECT_EQ(j.d.env_size, env.size());
     EXPECT_EQ(j.d.priority, NO_VAL) << "a one-cluster job is not held";
+    EXPECT_EQ(j.d.requeue, NO_VAL16) << "a one-cluster job keeps Slurm's requeue";
 }
 
 TEST(JobDescEdit, ACrossSitePartIsHeldAndTheTypeConstraintIsTheSitesChoice) {
@@ -161,4 +163,5 @@ TEST(JobDescEdit, ACrossSitePartIsHeldAndTheTypeConstraintIsTheSitesChoice) {
     EXPECT_STREQ(j.d.tres_per_node, "gres:gpu:8");
     EXPECT_EQ(j.d.features, nullptr);
     EXPECT_EQ(j.d.priority, 0u);
+    EXPECT_EQ(j.d.requeue, 0) << "Slurm must not requeue one part of a cross-site job on its own";
 }
