@@ -105,6 +105,48 @@ TEST(Agent, AClusterWhoseSpiderflowIsOffIsOfferedAsDrainedUntilItIsFixed) {
     ::rmdir(dir);
 }
 
+// A link this agent's probe measured is published again after the agent restarts (it was
+// back to its declared figure until the next probe), unless it is older than
+// measured_link_max_age; without a file to keep it in nothing is kept.
+TEST(Agent, ItsMeasuredLinksSurviveARestartWithinTheirMaxAge) {
+    char dir[] = "/tmp/sf-agent-links.XXXXXX";
+    ASSERT_NE(::mkdtemp(dir), nullptr);
+    AgentSetup setup;
+    setup.conf.spiderflow_conf = std::string(dir) + "/no-spiderflow.conf";
+    setup.topology = aws4();
+    setup.cluster = "oregon";
+    setup.measured_links_path = measured_links_path(std::string(dir) + "/federation-state.json");
+    setup.measured_link_max_age_s = 3600;
+    std::vector<std::string> log;
+    auto make = [&](const AgentSetup& s) {
+        return std::make_unique<Agent>(s, BrokerClient(BrokerEndpoint{"http://127.0.0.1:9", "t", ""}),
+                                       [](SiteTime) { return all_up(); }, [&](const std::string& l) { log.push_back(l); });
+    };
+    auto measured = [&](Agent& a, SiteTime now) {
+        return site_state_from_json(a.preview(now), setup.topology, "preview").measured_links();
+    };
+    {
+        auto first = make(setup);
+        EXPECT_TRUE(measured(*first, 1000).empty());
+        first->add_measurement({"oregon", "ohio", 1.2e8, 0.03, 1000, "spiderflow-probe"});
+        ASSERT_EQ(measured(*first, 1001).size(), 1u);
+    }
+    auto again = make(setup);  // the agent restarted
+    const auto back = measured(*again, 2000);
+    ASSERT_EQ(back.size(), 1u);
+    EXPECT_DOUBLE_EQ(back.begin()->second.bandwidth_Bps, 1.2e8);
+    EXPECT_EQ(back.begin()->second.timestamp, 1000);
+    EXPECT_NE(log.back().find("restored 1 measured link figure(s)"), std::string::npos) << log.back();
+    // Past measured_link_max_age: left out, and said so.
+    auto late = make(setup);
+    EXPECT_TRUE(measured(*late, 1000 + 3601).empty());
+    EXPECT_NE(log.back().find("older than measured_link_max_age"), std::string::npos) << log.back();
+    AgentSetup none = setup;
+    none.measured_links_path.clear();
+    EXPECT_TRUE(measured(*make(none), 2000).empty());
+    std::system(("rm -rf " + std::string(dir)).c_str());
+}
+
 TEST(PartBuilder, DisagreementsWithTheTopologyAreFittedAndNoted) {
     const auto t = aws4();
     ClusterObservation o = all_up();
