@@ -207,8 +207,14 @@ void PartRunner::end_requeued(const PartJob& j) {
 std::vector<Report> PartRunner::round(const std::vector<Order>& orders) {
     const std::vector<PartJob> jobs = hands_.part_jobs();
     std::vector<Report> reports = carry_out(orders, jobs);
-    const std::vector<Report> seen = watch(jobs);
-    reports.insert(reports.end(), seen.begin(), seen.end());
+    // A cancel order for a part that ended on its own reports that end already: watching it too
+    // would tell the broker twice in one batch (one history line printed twice).
+    for (const Report& r : watch(jobs)) {
+        const bool told = std::any_of(reports.begin(), reports.end(), [&](const Report& o) {
+            return o.job_id != 0 && o.job_id == r.job_id && o.kind == r.kind;
+        });
+        if (!told) reports.push_back(r);
+    }
     return reports;
 }
 
