@@ -47,6 +47,17 @@ chmod 600 "$T/reader.token"
 "$S" federation --broker "$URL" --token-file "$T/reader.token" >"$T/federation.txt" 2>&1
 expect "spiderflow federation: oregon's free GPUs and drained node" grep -qE '^oregon +[0-9]+ s ago +120 H100-SXM +1 drained, 0 down' "$T/federation.txt"
 expect "spiderflow federation: virginia never published" grep -qE '^virginia +never' "$T/federation.txt"
+# A live agent on a quiet cluster publishes nothing new, but calls every cycle: it is heard from.
+# ohio publishes once and is silent after; oregon's agent only reads the federation later.
+printf 'allocate train ohio:oh-gpu001=8\nsnapshot\n' | snapshot >"$T/ohio.json"
+code PUT /v1/clusters/ohio/inventory tok-ohio "$T/ohio.json" >/dev/null
+sleep 3
+code GET /v1/federation tok-oregon >/dev/null
+"$S" federation --broker "$URL" --token-file "$T/reader.token" --format json >"$T/heard.json" 2>&1
+heard=$(python3 -c 'import json,sys; c={x["name"]: x for x in json.load(open(sys.argv[1]))["clusters"]}; print(c["oregon"]["heard_age_s"], c["oregon"]["age_s"], c["ohio"]["heard_age_s"])' "$T/heard.json" 2>&1)
+read -r oregon_heard oregon_age ohio_heard <<<"$heard"
+expect "spiderflow federation: oregon, which read the federation just now, was heard from after its last change (heard, changed, ohio heard: $heard)" \
+    test "${oregon_heard:-x}" -lt "${oregon_age:-0}" -a "${oregon_heard:-x}" -lt "${ohio_heard:-0}"
 "$S" plan --broker "$URL" --token-file "$T/reader.token" --model llama3-8b --global-batch 256 --gpus 32 --allow ohio \
     --format text --no-timing >"$T/plan.txt" 2>"$T/plan.err"
 expect "plan --broker: ohio has 24 free GPUs, so 32 there is refused naming them" grep -q 'the allowed clusters have 24' "$T/plan.err"
