@@ -180,7 +180,8 @@ SLURM_CONF=$A/slurm.conf sbatch --parsable --llm-model=llama3-8b --llm-global-ba
 home=$(tr -d '[:space:]' <"$X/sbatch.out")
 expect "sbatch --gpus=32 on alpha (16 GPUs) is accepted as a cross-site job (got '$home': $(head -c 300 "$X/sbatch.err"))" test -n "$home"
 expect "... sbatch names every part's cluster and GPUs" grep -q "across 2 clusters: .*alpha .* GPUs, ranks .* (this job)" "$X/sbatch.err"
-expect "... and where the other parts' output goes" grep -q "output goes to your home directory on their clusters (JOBID is this job.s id): beta: ~/spiderflow-alpha_JOBID-a1-p[0-9].out" "$X/sbatch.err"
+expect "... and where the other parts' output goes, with no literal JOBID" bash -c \
+    "grep -q 'output goes to your home directory on their clusters (beta part [0-9]), as ~/spiderflow-alpha_<job id>-a<attempt>-p<part>.out' '$X/sbatch.err' && ! grep -q JOBID '$X/sbatch.err'"
 held_reason=$(SLURM_CONF=$A/slurm.conf squeue -h -j "$home" -o %r)
 expect "... the home job waits, held (reason: $held_reason)" test "${held_reason#JobHeld}" != "$held_reason"
 took=$(wait_for 90 xjob_state_is "alpha:$home" running)
@@ -203,6 +204,8 @@ beta_part=$(xjob_field "alpha:$home" "[p['job_id'] for p in b['parts'] if p['clu
 beta_k=$(xjob_field "alpha:$home" "[k for k, p in enumerate(b['parts']) if p['cluster'] == 'beta'][0]")
 expect "beta's part writes its output under its name in the user's home (~/spiderflow-alpha_$home-a1-p$beta_k.out)" \
     test -f "/root/spiderflow-alpha_$home-a1-p$beta_k.out"
+"$SF_BUILDDIR/spiderflow" jobs --broker "$URL" --token-file "$SF_TMP/reader.token" "alpha:$home" >"$X/jobs.txt" 2>&1
+expect "... and spiderflow jobs names that file" grep -q "output on beta: ~/spiderflow-alpha_$home-a1-p$beta_k.out" "$X/jobs.txt"
 SLURM_CONF=$A/slurm.conf scancel "$home"
 expect "scancel of the home job ends the cross-site job" within 30 xjob_state_is "alpha:$home" failed
 beta_gone() { [ -z "$(SLURM_CONF=$B/slurm.conf squeue -h -j "$beta_part" -t R,PD,CG -o %i 2>/dev/null)" ]; }
