@@ -79,6 +79,17 @@ void Agent::note_once(const std::string& text) {
     if (noted_.insert(text).second) log_(text);
 }
 
+void Agent::reconfigure(AgentSetup setup, BrokerClient client) {
+    setup_ = std::move(setup);
+    client_ = std::move(client);
+    site_conf_ = slurmjob::ConfErrorWatch(setup_.conf.spiderflow_conf);
+    kept_links_ = MeasuredLinkFile(setup_.measured_links_path, setup_.measured_link_max_age_s, log_);
+    links_text_.clear();
+    links_.clear();
+    noted_.clear();  // what was said of the old configuration may not hold now: said again
+    need_snapshot_ = true;
+}
+
 void Agent::add_measurement(const LinkMeasurement& m) {
     keep_newest(probed_, m);
     kept_links_.save(probed_);

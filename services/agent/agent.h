@@ -45,6 +45,9 @@ public:
     void cycle(SiteTime now);
     // The next cycle sends a full snapshot (SIGHUP, or after the broker refused deltas).
     void force_snapshot() { need_snapshot_ = true; }
+    // Goes on with a configuration read again (SIGHUP, agent_reload.h): same cluster and cache;
+    // the links file is read afresh and the next cycle sends a full snapshot.
+    void reconfigure(AgentSetup setup, BrokerClient client);
     // The part the next cycle would publish, as a snapshot (--dry-run).
     std::string preview(SiteTime now);
     // A link figure this cluster's probe measured (probe_runner.h): published from the next cycle

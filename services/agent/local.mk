@@ -14,6 +14,8 @@ libsf_agent_la_SOURCES = \
 	services/agent/agent.h \
 	services/agent/agent_setup.cpp \
 	services/agent/agent_setup.h \
+	services/agent/agent_reload.cpp \
+	services/agent/agent_reload.h \
 	services/agent/slurm_observer.cpp \
 	services/agent/slurm_observer.h \
 	services/agent/part_runner.cpp \

@@ -24,6 +24,12 @@ PartRunner::PartRunner(std::string cluster, BrokerClient client, SlurmHands& han
     : cluster_(std::move(cluster)), client_(std::move(client)), hands_(hands), policy_(std::move(policy)),
       log_(std::move(log)), site_conf_(policy_.site_conf) {}
 
+void PartRunner::reconfigure(BrokerClient client, PartPolicy policy) {
+    client_ = std::move(client);
+    policy_ = std::move(policy);
+    site_conf_ = slurmjob::ConfErrorWatch(policy_.site_conf);
+}
+
 std::string PartRunner::site_off() {
     const std::string& error = site_conf_.error();
     if (error.empty()) return "";

@@ -104,6 +104,9 @@ public:
     // One round: orders in, actions, reports out. Never throws; failures are logged and the next
     // round tries again.
     void cycle();
+    // Goes on with agent.conf read again (SIGHUP), remembering what it told the broker and which
+    // parts it is ending.
+    void reconfigure(BrokerClient client, PartPolicy policy);
 
     // The round without the broker: carries `orders` out and adds what changed in the part jobs
     // since the broker last acknowledged. Throws when slurmctld cannot list the jobs.

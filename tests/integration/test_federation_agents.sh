@@ -213,9 +213,18 @@ expect "... and beta's part ($beta_part) with it" within 30 beta_gone
 expect "... and no reservation is left behind" within 20 no_reservation_left
 rm -f /root/spiderflow-alpha_*.out 2>/dev/null
 
-# A site that does not take the user's parts: the held job is cancelled, and says why.
-echo "part_users = sf-somebody-else" >>"$B/agent.conf"
-restart_agent beta
+# A site that does not take the user's parts: the held job is cancelled, and says why. The running
+# agent reads agent.conf again on SIGHUP (as slurmctld on reconfigure), naming what changed; a
+# typo there first is refused and the running configuration kept.
+echo "part_usres = sf-somebody-else" >>"$B/agent.conf"
+kill -HUP "$AGENT_beta"
+hup_refused() { grep -q "SIGHUP: the configuration does not load, the running one stays: .*part_usres" "$B/agent.log"; }
+expect "SIGHUP with a typo in agent.conf: the agent says so and keeps running" within 20 hup_refused
+expect "... still running" kill -0 "$AGENT_beta"
+sed -i 's/^part_usres = /part_users = /' "$B/agent.conf"
+kill -HUP "$AGENT_beta"
+hup_applied() { grep -q "SIGHUP: part_users: (any) -> sf-somebody-else" "$B/agent.log"; }
+expect "SIGHUP: beta's agent reads agent.conf again and names the change" within 20 hup_applied
 home=$(SLURM_CONF=$A/slurm.conf sbatch --parsable --llm-model=llama3-8b --llm-global-batch=64 --gpus=32 -o /dev/null "$X/train.sh" 2>/dev/null)
 expect "beta refuses root's part: the cross-site job fails with beta's reason" within 30 bash -c \
     "curl -s -H 'Authorization: Bearer tok-tools' '$URL/v1/xjobs/alpha:$home' | grep -q 'part_users'"
