@@ -6,6 +6,8 @@ libsf_util_la_SOURCES = \
 	common/util/did_you_mean.cpp \
 	common/util/did_you_mean.h \
 	common/util/errors.h \
+	common/util/file_lock.cpp \
+	common/util/file_lock.h \
 	common/util/file_stamp.cpp \
 	common/util/file_stamp.h \
 	common/util/human_format.cpp \

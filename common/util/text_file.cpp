@@ -66,6 +66,28 @@ bool read_whole_file(const std::string& path, std::string& out) {
     return false;
 }
 
+bool write_whole_file(const std::string& path, const std::string& text, unsigned mode) {
+    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, static_cast<mode_t>(mode));
+    bool ok = fd >= 0;
+    size_t done = 0;
+    while (ok && done < text.size()) {
+        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        ok = n > 0;
+        if (ok) done += static_cast<size_t>(n);
+    }
+    ok = ok && ::fsync(fd) == 0;
+    if (fd >= 0) ok = ::close(fd) == 0 && ok;
+    ok = ok && ::rename(tmp.c_str(), path.c_str()) == 0;
+    if (!ok) {
+        const int error = errno;
+        ::unlink(tmp.c_str());
+        errno = error;
+    }
+    return ok;
+}
+
 std::string read_text_file(const std::string& path, const std::string& what) {
     std::string text;
     if (!read_whole_file(path, text)) {

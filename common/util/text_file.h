@@ -1,5 +1,6 @@
 // A whole file in memory, for the small files SpiderFlow reads (configs, topologies, plans,
-// catalogs, snapshots): the one place that opens and slurps a file.
+// catalogs, snapshots): the one place that opens and slurps a file, and the one that writes one
+// whole (the agent's site-state cache and its measured links).
 #pragma once
 
 #include <string>
@@ -26,5 +27,10 @@ bool read_whole_file(const std::string& path, std::string& out);
 // Throws InputError(path, 0, "", "cannot open " + what), saying "(not a regular file)" or "(a
 // directory)" after it when that is why.
 std::string read_text_file(const std::string& path, const std::string& what = "file");
+
+// Replaces `path` with `text`: written beside it, synced and renamed over it, so that a reader
+// never sees half a file and a crash leaves the old one or the new one. False, with errno saying
+// why, when it cannot.
+bool write_whole_file(const std::string& path, const std::string& text, unsigned mode = 0644);
 
 }  // namespace spiderflow

@@ -1,6 +1,7 @@
 // spiderflow-agent: one per cluster, beside slurmctld. Publishes the cluster's nodes, jobs,
 // reservations and measured links to spiderflow-brokerd and keeps job_submit's site-state cache
-// fresh, until SIGTERM/SIGINT; SIGHUP sends a full snapshot on the next cycle.
+// fresh, until SIGTERM/SIGINT; SIGHUP reads agent.conf again (agent_reload.h) and sends a full
+// snapshot on the next cycle.
 #include <unistd.h>
 
 #include <atomic>
@@ -15,6 +16,7 @@
 #include "common/util/errors.h"
 #include "common/util/human_format.h"
 #include "services/agent/agent.h"
+#include "services/agent/agent_reload.h"
 #include "services/agent/agent_setup.h"
 #include "services/agent/home_jobs.h"
 #include "services/agent/part_runner.h"
@@ -46,6 +48,20 @@ std::atomic<bool> g_stop{false};
 std::atomic<bool> g_resync{false};
 void on_stop(int) { g_stop = true; }
 void on_hup(int) { g_resync = true; }
+
+// This cluster measures the links the topology names it first in (A of A-B); the far end serves.
+spiderflow::agent::ProbeSettings probe_settings_of(const spiderflow::agent::AgentSetup& setup) {
+    spiderflow::agent::ProbeSettings s{setup.conf.probe_command, setup.conf.probe_interval_s, {}};
+    for (const spiderflow::Link& l : setup.topology->links) {
+        const std::string a = setup.topology->clusters[static_cast<size_t>(l.a)].name;
+        if (a == setup.cluster) s.links.push_back(a + "-" + setup.topology->clusters[static_cast<size_t>(l.b)].name);
+    }
+    return s;
+}
+
+spiderflow::agent::PartPolicy part_policy_of(const spiderflow::agent::AgentConf& c) {
+    return {c.part_users, c.part_accounts, c.spiderflow_conf, c.part_end_grace_s};
+}
 
 spiderflow::SiteTime unix_now() { return static_cast<spiderflow::SiteTime>(std::time(nullptr)); }
 
@@ -81,17 +97,26 @@ int main(int argc, char** argv) {
     }
     Agent agent(setup, BrokerClient(endpoint), observe_slurm, log_line);
     LibslurmHands hands(setup.cluster, setup.conf.part_min_uid, setup.conf.wan_address);
-    PartRunner parts(setup.cluster, BrokerClient(endpoint), hands, PartPolicy{setup.conf.part_users, setup.conf.part_accounts, setup.conf.spiderflow_conf, setup.conf.part_end_grace_s},
-                     log_line);
+    PartRunner parts(setup.cluster, BrokerClient(endpoint), hands, part_policy_of(setup.conf), log_line);
     HomeJobHandoff handoff(setup.cluster, BrokerClient(endpoint), hands, setup.conf.default_time_limit_s, log_line);
-    // This cluster measures the links the topology names it first in (A of A-B); the far end serves.
-    ProbeSettings probe_settings{setup.conf.probe_command, setup.conf.probe_interval_s, {}};
-    for (const Link& l : setup.topology->links) {
-        const std::string a = setup.topology->clusters[static_cast<size_t>(l.a)].name;
-        if (a == setup.cluster) probe_settings.links.push_back(a + "-" + setup.topology->clusters[static_cast<size_t>(l.b)].name);
-    }
-    ProbeRunner probes(setup.cluster, BrokerClient(endpoint), hands, probe_settings,
+    ProbeRunner probes(setup.cluster, BrokerClient(endpoint), hands, probe_settings_of(setup),
                        [&agent](const LinkMeasurement& m) { agent.add_measurement(m); }, log_line);
+    // SIGHUP: agent.conf (and its token file) read again; each piece goes on with it, keeping what
+    // it remembers (parts being ended, jobs handed on, probes asked for).
+    LoadedAgent running{setup, endpoint};
+    auto reload = [&] {
+        const std::string cluster = running.setup.cluster;
+        auto fresh = reload_agent(running, [&] { return load_agent(config_path, [&] { return cluster; }, true, log_line); },
+                                  log_line);
+        if (!fresh) return;
+        running = std::move(*fresh);
+        const AgentSetup& s = running.setup;
+        agent.reconfigure(s, BrokerClient(running.endpoint));
+        hands = LibslurmHands(s.cluster, s.conf.part_min_uid, s.conf.wan_address);
+        parts.reconfigure(BrokerClient(running.endpoint), part_policy_of(s.conf));
+        handoff.reconfigure(BrokerClient(running.endpoint), s.conf.default_time_limit_s);
+        probes.reconfigure(BrokerClient(running.endpoint), probe_settings_of(s));
+    };
     if (dry_run) {
         try {
             std::cout << agent.preview(unix_now()) << "\n";
@@ -109,10 +134,13 @@ int main(int argc, char** argv) {
              format_number("%g", setup.conf.interval_s) + " s");
     using clock = std::chrono::steady_clock;
     while (!g_stop) {
-        const auto next = clock::now() + std::chrono::duration<double>(setup.conf.interval_s);
-        if (g_resync.exchange(false)) agent.force_snapshot();
+        if (g_resync.exchange(false)) {
+            reload();
+            agent.force_snapshot();
+        }
+        const auto next = clock::now() + std::chrono::duration<double>(running.setup.conf.interval_s);
         agent.cycle(unix_now());
-        if (setup.conf.cross_site_parts) {
+        if (running.setup.conf.cross_site_parts) {
             handoff.cycle();
             parts.cycle();
         }

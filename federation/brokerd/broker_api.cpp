@@ -203,6 +203,13 @@ void BrokerService::install(httplib::Server& server) {
 void BrokerService::serve(const char* route, const httplib::Request& req, httplib::Response& res, Handler handler) {
     const auto t0 = std::chrono::steady_clock::now();
     const std::optional<Caller> caller = tokens_.find(bearer(req));
+    if (caller && caller->role == Caller::Role::cluster) {
+        // Any call with a cluster's token is word from its agent (it reads the federation every
+        // cycle, publishes only on change or heartbeat): what `spiderflow federation` shows as
+        // last heard, and what the co-allocator's silence is measured from.
+        std::lock_guard<std::mutex> lock(mu_);
+        seen_[caller->name] = unix_now();
+    }
     if (!caller) {
         error(res, 401, "a valid token is required (Authorization: Bearer TOKEN)");
     } else if (!limiter_.allow(caller->name)) {
@@ -305,6 +312,7 @@ void BrokerService::get_clusters(const httplib::Request&, httplib::Response& res
         s.free_gpus = merged.free_gpus(static_cast<int>(c), now);
         s.updated_at = std::max<int64_t>(state_.updated_at(s.name), 0);
         s.age_s = now - s.updated_at;
+        if (const auto heard = seen_.find(s.name); heard != seen_.end()) s.contact_at = std::max(heard->second, s.updated_at);
         answered.clusters.push_back(std::move(s));
     }
     answer(res, 200, broker_api::clusters_to_json(answered));

@@ -130,7 +130,7 @@ private:
     std::unique_ptr<LeaseKeeper> keeper_;
     CrossSiteJobs xjobs_;                      // under mu_
     ProbeBoard probes_;                        // under mu_
-    std::map<std::string, int64_t> seen_;      // a cluster's last orders or reports call (under mu_)
+    std::map<std::string, int64_t> seen_;      // a cluster's last call with its token (under mu_)
     int64_t deciding_since_ = 0;               // under mu_
     std::mutex decider_mu_;
     std::condition_variable decider_wake_;

@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include <climits>
+#include <cstring>
+#include <cerrno>
 
 #include "common/topology/reader.h"
 #include "common/util/cli_options.h"
@@ -33,14 +35,25 @@ constexpr const char* kHelp =
     "  --hash-token    read a token on standard input and print its SHA-256, the form the\n"
     "                  tokens file keeps ('cluster NAME HASH' or 'reader NAME HASH')\n"
     "  --help          this text\n\n"
+    "One broker per SQLite file: a second one on the same file, or on the same address, exits 1\n"
+    "naming the first (several brokers share only a MariaDB database).\n\n"
     "Exit status: 0 after a clean stop (SIGTERM, SIGINT), 2 on a bad config, topology, token\n"
-    "file or database, 1 when the address cannot be bound.\n";
+    "file or database, 1 when the database is another broker's or the address cannot be bound.\n";
 
 // How this broker names itself in the lease row, so a standby can say who is active.
 std::string lease_holder(const spiderflow::broker::BrokerdConf& conf) {
     char host[HOST_NAME_MAX + 1] = {};
     ::gethostname(host, sizeof host - 1);
     return std::string(host) + ":" + std::to_string(conf.port) + " pid " + std::to_string(::getpid());
+}
+
+// httplib's default socket options set SO_REUSEPORT, under which every broker started on one
+// address listens on it and the kernel spreads requests between them (three brokers answered on
+// one port, each with its own state). SO_REUSEADDR alone lets a restart bind past TIME_WAIT but
+// refuses a second listener.
+void plain_bind_options(socket_t sock) {
+    int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
 }
 
 std::atomic<bool> g_stop{false};
@@ -75,7 +88,7 @@ int main(int argc, char** argv) {
         if (!db_override.empty()) conf.db = db_override;
         auto topology = std::make_shared<const Topology>(read_topology(conf.topology, ""));
         TokenTable tokens = TokenTable::load(conf.tokens);
-        const StoreOptions options{conf.db_password_file};
+        const StoreOptions options{conf.db_password_file, lease_holder(conf)};
         std::unique_ptr<BrokerStore> store = open_store(conf.db, options);
         const bool shared = store->shared();
         const std::string where = store->describe();
@@ -84,6 +97,9 @@ int main(int argc, char** argv) {
         std::cerr << "spiderflow: brokerd: " << topology->clusters.size() << " clusters in " << conf.topology
                   << ", state in " << where << " (epoch " << service->epoch() << ")\n";
         if (shared) service->keep_lease(open_store(conf.db, options), lease_holder(conf), conf.lease_ttl_s);
+    } catch (const StoreInUse& e) {
+        std::cerr << "spiderflow: brokerd: " << e.what() << "\n";
+        return 1;
     } catch (const std::exception& e) {
         std::cerr << "spiderflow: brokerd: " << e.what() << "\n";
         return 2;
@@ -95,13 +111,15 @@ int main(int argc, char** argv) {
         std::cerr << "spiderflow: brokerd: cannot use TLS certificate " << conf.tls_cert << " / key " << conf.tls_key << "\n";
         return 2;
     }
+    server->set_socket_options(plain_bind_options);
     server->set_payload_max_length(static_cast<size_t>(conf.max_body_bytes));
     server->new_task_queue = [threads = conf.threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
     server->set_read_timeout(10, 0);
     server->set_write_timeout(10, 0);
     service->install(*server);
     if (!server->bind_to_port(conf.listen.c_str(), conf.port)) {
-        std::cerr << "spiderflow: brokerd: cannot listen on " << conf.listen << ":" << conf.port << "\n";
+        std::cerr << "spiderflow: brokerd: cannot listen on " << conf.listen << ":" << conf.port << ": "
+                  << std::strerror(errno) << " (another broker or program holds the address?)\n";
         return 1;
     }
     std::signal(SIGTERM, on_signal);

@@ -60,7 +60,6 @@ void BrokerService::post_xjob(const httplib::Request& req, httplib::Response& re
         error(res, 409, "cross-site job '" + job.id + "' exists already");
         return;
     }
-    seen_[caller.name] = unix_now();
     try {
         const coalloc::XJob& added = xjobs_.submit(std::move(job), unix_now(), holder_);
         answer(res, 201, broker_api::submitted_to_json(added));
@@ -119,7 +118,6 @@ void BrokerService::get_orders(const httplib::Request& req, httplib::Response& r
     const std::string name = req.matches[1];
     std::lock_guard<std::mutex> lock(mu_);
     if (!may_write(name, caller, res) || !may_decide(res)) return;
-    seen_[name] = unix_now();
     answer(res, 200, broker_api::orders_to_json(xjobs_.orders_for(name)));
 }
 
@@ -129,7 +127,6 @@ void BrokerService::post_reports(const httplib::Request& req, httplib::Response&
     std::lock_guard<std::mutex> lock(mu_);
     if (!may_write(name, caller, res) || !may_decide(res)) return;
     const std::vector<coalloc::Report> reports = broker_api::reports_from_text(req.body, source);
-    seen_[name] = unix_now();
     try {
         const auto [accepted, ignored] = xjobs_.report(name, reports, unix_now(), holder_);
         answer(res, 200, broker_api::tally_to_json({static_cast<int>(accepted), static_cast<int>(ignored)}));

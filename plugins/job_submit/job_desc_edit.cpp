@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "plugins/slurm_host.h"
+#include "services/launch/launch_contract.h"
 
 namespace spiderflow::plugin {
 
@@ -90,14 +91,24 @@ void apply_rewrite(job_desc_msg_t* job, const SubmitRewrite& r, bool constrain_g
         if (job->environment != nullptr) slurm_unsetenvp(job->environment, name.c_str());
     }
     for (const auto& [k, v] : r.slurm_env) slurm_env_array_overwrite(&job->environment, k.c_str(), v.c_str());
+    // The batch script sees the plan under its own names too (SPIDERFLOW_TP, ...), as every task
+    // and every other cluster's part of a cross-site job does: a script that starts its framework
+    // itself ("--tensor-model-parallel-size $SPIDERFLOW_TP") would otherwise read nothing on the
+    // home cluster's first run.
     for (const auto& [k, v] : r.job_env) {
-        slurm_env_array_overwrite(&job->environment, ("SLURM_SPANK_" + k).c_str(), v.c_str());
+        slurm_env_array_overwrite(&job->environment, (env::kSlurmSpankPrefix + k).c_str(), v.c_str());
+        slurm_env_array_overwrite(&job->environment, k.c_str(), v.c_str());
     }
     job->env_size = count(job->environment);
     replace_string(&job->admin_comment, r.summary);
     // A home part waits for the broker: held here (a user hold, which the agent turns into an
     // admin hold when it takes the job over) and released by the agent into its reservation.
-    if (r.hold) job->priority = 0;
+    // Slurm never requeues it (whatever JobRequeue says): on a lost node it ends NODE_FAIL and
+    // the broker requeues the whole cross-site job, as it does for the parts it submits.
+    if (r.hold) {
+        job->priority = 0;
+        job->requeue = 0;
+    }
 }
 
 }  // namespace spiderflow::plugin

@@ -72,13 +72,28 @@ void keep_newest(std::vector<LinkMeasurement>& list, const LinkMeasurement& m) {
 
 Agent::Agent(AgentSetup setup, BrokerClient client, Observe observe, Log log)
     : setup_(std::move(setup)), client_(std::move(client)), observe_(std::move(observe)), log_(std::move(log)),
-      site_conf_(setup_.conf.spiderflow_conf) {}
+      site_conf_(setup_.conf.spiderflow_conf),
+      kept_links_(setup_.measured_links_path, setup_.measured_link_max_age_s, log_) {}
 
 void Agent::note_once(const std::string& text) {
     if (noted_.insert(text).second) log_(text);
 }
 
-void Agent::add_measurement(const LinkMeasurement& m) { keep_newest(probed_, m); }
+void Agent::reconfigure(AgentSetup setup, BrokerClient client) {
+    setup_ = std::move(setup);
+    client_ = std::move(client);
+    site_conf_ = slurmjob::ConfErrorWatch(setup_.conf.spiderflow_conf);
+    kept_links_ = MeasuredLinkFile(setup_.measured_links_path, setup_.measured_link_max_age_s, log_);
+    links_text_.clear();
+    links_.clear();
+    noted_.clear();  // what was said of the old configuration may not hold now: said again
+    need_snapshot_ = true;
+}
+
+void Agent::add_measurement(const LinkMeasurement& m) {
+    keep_newest(probed_, m);
+    kept_links_.save(probed_);
+}
 
 std::vector<LinkMeasurement> Agent::measured_links() {
     std::vector<LinkMeasurement> out = links_from_file();
@@ -103,6 +118,11 @@ std::vector<LinkMeasurement> Agent::links_from_file() {
 
 std::optional<SiteState> Agent::look(SiteTime now) {
     if (started_at_ == 0) started_at_ = now;
+    if (!restored_) {
+        // A figure measured since this agent started is newer than any kept one.
+        for (const LinkMeasurement& m : kept_links_.restore(now)) keep_newest(probed_, m);
+        restored_ = true;
+    }
     try {
         const ClusterObservation obs = observe_(now);
         if (!obs.cluster.empty() && obs.cluster != setup_.cluster) {
@@ -174,23 +194,8 @@ void Agent::write_cache(const std::string& text, SiteTime now) {
         return;
     }
     // Written beside the cache and renamed over it: job_submit never reads half a file.
-    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    bool ok = fd >= 0;
-    size_t done = 0;
-    while (ok && done < text.size()) {
-        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        ok = n > 0;
-        if (ok) done += static_cast<size_t>(n);
-    }
-    ok = ok && ::fsync(fd) == 0;
-    if (fd >= 0) ok = ::close(fd) == 0 && ok;
-    ok = ok && ::rename(tmp.c_str(), path.c_str()) == 0;
-    if (!ok) {
-        const std::string why = std::strerror(errno);
-        ::unlink(tmp.c_str());
-        note_once("cannot write the site state cache " + path + ": " + why);
+    if (!write_whole_file(path, text)) {
+        note_once("cannot write the site state cache " + path + ": " + std::strerror(errno));
         return;
     }
     cache_text_ = text;

@@ -19,6 +19,7 @@
 #include "common/site/site_state.h"
 #include "services/agent/agent_conf.h"
 #include "services/agent/cluster_observation.h"
+#include "services/agent/measured_links.h"
 #include "services/slurmjob/spiderflow_conf.h"
 
 namespace spiderflow::agent {
@@ -28,6 +29,9 @@ struct AgentSetup {
     std::shared_ptr<const Topology> topology;   // the federation's (spiderflow.conf's topology=)
     std::string cluster;                        // this cluster's name in it
     std::string cache_path;                     // spiderflow.conf's site_state=; empty = none kept
+    // This agent's probes' figures, kept across restarts (measured_links.h); empty = not kept.
+    std::string measured_links_path;
+    double measured_link_max_age_s = 86400;     // spiderflow.conf's: older figures are not restored
 };
 
 class Agent {
@@ -42,10 +46,14 @@ public:
     void cycle(SiteTime now);
     // The next cycle sends a full snapshot (SIGHUP, or after the broker refused deltas).
     void force_snapshot() { need_snapshot_ = true; }
+    // Goes on with a configuration read again (SIGHUP, agent_reload.h): same cluster and cache;
+    // the links file is read afresh and the next cycle sends a full snapshot.
+    void reconfigure(AgentSetup setup, BrokerClient client);
     // The part the next cycle would publish, as a snapshot (--dry-run).
     std::string preview(SiteTime now);
     // A link figure this cluster's probe measured (probe_runner.h): published from the next cycle
-    // on with the links file's figures (a newer figure of the same link wins), snapshots included.
+    // on with the links file's figures (a newer figure of the same link wins), snapshots included,
+    // and kept in setup.measured_links_path, so that a restarted agent publishes it again.
     void add_measurement(const LinkMeasurement& m);
 
 private:
@@ -84,6 +92,8 @@ private:
     std::string links_text_;
     std::vector<LinkMeasurement> links_;
     std::vector<LinkMeasurement> probed_;  // this agent's probes, the newest of each link
+    MeasuredLinkFile kept_links_;          // probed_, across restarts
+    bool restored_ = false;                // kept_links_ read back (at the first look)
 };
 
 // Reads a links file: one JSON object per line in the site-delta format, each a

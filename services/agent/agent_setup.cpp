@@ -19,6 +19,8 @@ LoadedAgent load_agent(const std::string& agent_conf_path, const std::function<s
     }
     setup.topology = std::make_shared<const Topology>(read_topology(site.topology, site.topology_format));
     setup.cache_path = site.site_state;
+    setup.measured_links_path = measured_links_path(site.site_state);
+    setup.measured_link_max_age_s = site.measured_link_max_age_s;
     setup.cluster = site.cluster;
     if (setup.cluster.empty() && cluster_from_slurm) setup.cluster = cluster_from_slurm();
     if (setup.cluster.empty()) setup.cluster = setup.topology->clusters.front().name;

@@ -29,6 +29,11 @@ public:
     HomeJobHandoff(std::string cluster, BrokerClient client, SlurmHands& hands, int64_t default_time_limit_s, Log log);
     // Never throws; what fails is tried again next cycle.
     void cycle();
+    // agent.conf read again (SIGHUP): the jobs handed on already stay handed.
+    void reconfigure(BrokerClient client, int64_t default_time_limit_s) {
+        client_ = std::move(client);
+        default_time_limit_s_ = default_time_limit_s;
+    }
 
 private:
     void hand_over(const HomeJob& job);

@@ -12,6 +12,8 @@ libsf_agent_la_SOURCES = \
 	services/agent/agent.h \
 	services/agent/agent_setup.cpp \
 	services/agent/agent_setup.h \
+	services/agent/agent_reload.cpp \
+	services/agent/agent_reload.h \
 	services/agent/slurm_observer.cpp \
 	services/agent/slurm_observer.h \
 	services/agent/part_runner.cpp \
@@ -20,6 +22,8 @@ libsf_agent_la_SOURCES = \
 	services/agent/probe_runner.h \
 	services/agent/home_jobs.cpp \
 	services/agent/home_jobs.h \
+	services/agent/measured_links.cpp \
+	services/agent/measured_links.h \
 	services/agent/slurm_hands.cpp \
 	services/agent/slurm_hands.h
 libsf_agent_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)

@@ -24,6 +24,12 @@ PartRunner::PartRunner(std::string cluster, BrokerClient client, SlurmHands& han
     : cluster_(std::move(cluster)), client_(std::move(client)), hands_(hands), policy_(std::move(policy)),
       log_(std::move(log)), site_conf_(policy_.site_conf) {}
 
+void PartRunner::reconfigure(BrokerClient client, PartPolicy policy) {
+    client_ = std::move(client);
+    policy_ = std::move(policy);
+    site_conf_ = slurmjob::ConfErrorWatch(policy_.site_conf);
+}
+
 std::string PartRunner::site_off() {
     const std::string& error = site_conf_.error();
     if (error.empty()) return "";
@@ -174,7 +180,9 @@ std::vector<Report> PartRunner::watch(const std::vector<PartJob>& jobs) {
         }
         if (j.state == PartJob::State::Pending || j.state == PartJob::State::Completing) continue;
         const int state = static_cast<int>(j.state);
-        if (reported_.count({j.job_id, state}) != 0) continue;
+        const bool told = reported_.count({j.job_id, state}) != 0;
+        if (told && j.requeued) end_requeued(j);
+        if (told) continue;
         Report r;
         r.xjob = j.xjob;
         r.part = j.part;
@@ -189,11 +197,30 @@ std::vector<Report> PartRunner::watch(const std::vector<PartJob>& jobs) {
     return out;
 }
 
+void PartRunner::end_requeued(const PartJob& j) {
+    // Only once the broker has its end: cancelled earlier, the part would show CANCELLED, the
+    // user's word, should the report be lost. Again every round until Slurm has it ended.
+    try {
+        hands_.cancel(j.job_id, "cross-site job " + j.xjob + ": Slurm requeued this part, which ends it");
+        log_("part " + std::to_string(j.part) + " of " + j.xjob + " (job " + std::to_string(j.job_id) + "): " + j.reason +
+             "; cancelled, the broker ends or requeues the whole job");
+    } catch (const std::exception& e) {
+        log_("part " + std::to_string(j.part) + " of " + j.xjob + " (job " + std::to_string(j.job_id) +
+             "): requeued by Slurm, not cancelled yet: " + e.what());
+    }
+}
+
 std::vector<Report> PartRunner::round(const std::vector<Order>& orders) {
     const std::vector<PartJob> jobs = hands_.part_jobs();
     std::vector<Report> reports = carry_out(orders, jobs);
-    const std::vector<Report> seen = watch(jobs);
-    reports.insert(reports.end(), seen.begin(), seen.end());
+    // A cancel order for a part that ended on its own reports that end already: watching it too
+    // would tell the broker twice in one batch (one history line printed twice).
+    for (const Report& r : watch(jobs)) {
+        const bool told = std::any_of(reports.begin(), reports.end(), [&](const Report& o) {
+            return o.job_id != 0 && o.job_id == r.job_id && o.kind == r.kind;
+        });
+        if (!told) reports.push_back(r);
+    }
     return reports;
 }
 

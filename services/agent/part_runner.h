@@ -39,6 +39,9 @@ struct PartJob {
     bool completed = false;  // ended with exit code 0
     std::string reason;      // Slurm's state and reason when it ended
     bool still_running = false;  // ended: its batch script failed, its job waits for the verdict
+    // ended: Slurm queued it again itself (pending after it ran: coalloc::kRequeuedBySlurm); the
+    // agent cancels it once the broker has the report, so it never runs alone later.
+    bool requeued = false;
     std::vector<std::string> unconfirmed;  // completing: its nodes that have not confirmed the end
 };
 
@@ -101,6 +104,9 @@ public:
     // One round: orders in, actions, reports out. Never throws; failures are logged and the next
     // round tries again.
     void cycle();
+    // Goes on with agent.conf read again (SIGHUP), remembering what it told the broker and which
+    // parts it is ending.
+    void reconfigure(BrokerClient client, PartPolicy policy);
 
     // The round without the broker: carries `orders` out and adds what changed in the part jobs
     // since the broker last acknowledged. Throws when slurmctld cannot list the jobs.
@@ -112,6 +118,8 @@ private:
     std::vector<coalloc::Report> carry_out(const std::vector<coalloc::Order>& orders,
                                            const std::vector<PartJob>& jobs);
     std::vector<coalloc::Report> watch(const std::vector<PartJob>& jobs);
+    // Cancels a part Slurm requeued itself, once the broker has its end.
+    void end_requeued(const PartJob& j);
     // Empty when allowed; otherwise why not.
     std::string refusal(const coalloc::Order& o) const;
     // Empty while this cluster's SpiderFlow config parses; otherwise why no part is taken.

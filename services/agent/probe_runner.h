@@ -56,6 +56,11 @@ public:
 
     // The schedule, then one round of orders and reports. Never throws.
     void cycle(int64_t now);
+    // agent.conf read again (SIGHUP): when each link was last asked for is kept.
+    void reconfigure(BrokerClient client, ProbeSettings settings) {
+        client_ = std::move(client);
+        settings_ = std::move(settings);
+    }
     // One round: orders in, jobs started or read, reports out (unit-testable).
     std::vector<probe::ProbeReport> round(const std::vector<probe::ProbeOrder>& orders);
     // The links whose probe is due at `now` (each asked for once per interval).

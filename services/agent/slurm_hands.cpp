@@ -25,6 +25,7 @@ char* slurm_job_state_string(uint32_t state);
 #include <vector>
 
 #include "services/agent/slurm_observer.h"
+#include "services/coalloc/end_causes.h"
 #include "services/launch/launch_contract.h"
 #include "services/slurmjob/hostlist.h"
 #include "services/slurmjob/part_comment.h"
@@ -252,6 +253,10 @@ uint32_t LibslurmHands::submit(const coalloc::Order& o) {
     d.ntasks_per_node = static_cast<uint16_t>(o.one_task_per_node || o.gpus_per_node < 1 ? 1 : o.gpus_per_node);
     d.num_tasks = static_cast<uint32_t>(o.nodes) * d.ntasks_per_node;
     d.name = name.data();
+    // Never requeued by Slurm (whatever JobRequeue says): a lost node ends the part NODE_FAIL at
+    // once, and the broker requeues the whole job; a part pending again alone would keep its
+    // peers waiting.
+    d.requeue = 0;
     // The part's output under its name in the user's home here (sbatch's message says where),
     // not as slurm-<id>.out of a job id the user never saw.
     std::string out = a.home + "/" + o.job_name + ".out";
@@ -331,6 +336,13 @@ std::vector<PartJob> LibslurmHands::part_jobs() {
             p.reason = "FAILED, " + c.ended;
         } else if (base == JOB_RUNNING || base == JOB_SUSPENDED) {
             p.state = PartJob::State::Running;
+        } else if (base == JOB_PENDING && j.restart_cnt > 0) {
+            // Slurm requeued it (JobRequeue=1 and a lost node, a requeueing preemption, scontrol
+            // requeue): its peers cannot wait for it, so it ended for the cross-site job.
+            p.state = PartJob::State::Ended;
+            p.requeued = true;
+            p.reason = std::string(coalloc::kRequeuedBySlurm) + " (restart " + std::to_string(j.restart_cnt) +
+                       (j.state_desc != nullptr && *j.state_desc != '\0' ? ": " + std::string(j.state_desc) : "") + ")";
         } else if (ended_state(j.job_state) && (j.job_state & JOB_COMPLETING) != 0) {
             p.state = PartJob::State::Completing;
             if (j.nodes != nullptr) p.unconfirmed = unconfirmed_nodes(j.nodes);

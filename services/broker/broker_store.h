@@ -38,6 +38,13 @@ private:
     std::string holder_;
 };
 
+// The store is another broker's: a SQLite file has one broker, and its lock file (FILE.lock)
+// names the one that holds it. brokerd exits 1 on it, as on an address in use.
+class StoreInUse : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
 // A cross-site job as the co-allocator left it: its JSON (services/coalloc/xjob_json.h).
 struct StoredXJob {
     std::string id;
@@ -62,7 +69,7 @@ public:
 
     // Every cross-site job, in arrival order.
     virtual std::vector<StoredXJob> load_xjobs() = 0;
-    // The jobs one decision changed, atomically and durably, with the lease fence of save_part.
+    // The jobs one decision changed, atomically and durably, with the lease fence of save_parts.
     virtual void save_xjobs(const std::vector<StoredXJob>& jobs, const std::string& holder) = 0;
     // Moves with every save_xjobs: a standby re-reads the jobs only when it moved.
     virtual uint64_t stored_xjobs_version() = 0;
@@ -83,10 +90,15 @@ public:
 
 struct StoreOptions {
     std::string password_file;  // MariaDB: the password, in a file only its owner may read
+    // SQLite: who opens the file ("HOST:PORT pid N"), written into its lock file so that a
+    // second broker on the same file can say who holds it.
+    std::string owner;
 };
 
 // "FILE", "sqlite:FILE" or "mysql://USER@HOST[:PORT]/DATABASE[?socket=PATH]" (mariadb:// too).
-// Throws std::runtime_error with the reason (unreadable file, unreachable server, bad URL).
+// Throws std::runtime_error with the reason (unreadable file, unreachable server, bad URL), and
+// StoreInUse when a SQLite file is held by another broker (its lock, FILE.lock, is exclusive for
+// as long as the store is open, so two brokers never write one file: no split brain).
 std::unique_ptr<BrokerStore> open_store(const std::string& location, const StoreOptions& options = {});
 
 // The parts of a mysql:// URL; throws std::runtime_error naming what is wrong.

@@ -2,8 +2,12 @@
 // the process or the machine; prepared statements only.
 #include <sqlite3.h>
 
+#include <unistd.h>
+
+#include <optional>
 #include <stdexcept>
 
+#include "common/util/file_lock.h"
 #include "services/broker/broker_store.h"
 #include "services/broker/store_backends.h"
 
@@ -48,7 +52,7 @@ private:
 
 class SqliteStore : public BrokerStore {
 public:
-    explicit SqliteStore(const std::string& path) : path_(path) {
+    SqliteStore(const std::string& path, const std::string& owner) : path_(path), lock_(lock_file(path, owner)) {
         if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
                             nullptr) != SQLITE_OK) {
             const std::string why = db_ ? sqlite3_errmsg(db_) : "out of memory";
@@ -155,6 +159,23 @@ private:
         }
         return false;
     }
+    // The lock beside the file, taken before the file is opened and held while it is: SQLite's
+    // own locks order transactions but let a second broker run over the same state, each with
+    // its own view in memory (jobs flipping between them, deltas refused, reservations left).
+    static FileLock lock_file(const std::string& path, const std::string& owner) {
+        const std::string lock_path = path + ".lock";
+        std::string holder;
+        std::optional<FileLock> lock =
+            FileLock::try_exclusive(lock_path, owner.empty() ? "pid " + std::to_string(::getpid()) : owner, &holder);
+        if (!lock) {
+            throw StoreInUse("database " + path + " is in use by another broker (" +
+                             (holder.empty() ? "starting" : holder) + ", per " + lock_path +
+                             "); one broker per SQLite file: stop it, or give this one its own db, "
+                             "or share a MariaDB database (several brokers under its lease)");
+        }
+        return std::move(*lock);
+    }
+
     uint64_t meta_value(const std::string& key) {
         Statement meta(db_, "SELECT value FROM meta WHERE key = ?1");
         meta.bind(1, key);
@@ -169,11 +190,14 @@ private:
         }
     }
     std::string path_;
+    FileLock lock_;
     sqlite3* db_ = nullptr;
 };
 
 }  // namespace
 
-std::unique_ptr<BrokerStore> make_sqlite_store(const std::string& path) { return std::make_unique<SqliteStore>(path); }
+std::unique_ptr<BrokerStore> make_sqlite_store(const std::string& path, const std::string& owner) {
+    return std::make_unique<SqliteStore>(path, owner);
+}
 
 }  // namespace spiderflow::broker

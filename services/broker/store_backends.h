@@ -8,7 +8,7 @@
 
 namespace spiderflow::broker {
 
-std::unique_ptr<BrokerStore> make_sqlite_store(const std::string& path);
+std::unique_ptr<BrokerStore> make_sqlite_store(const std::string& path, const std::string& owner);
 #ifdef SF_HAVE_MARIADB
 std::unique_ptr<BrokerStore> make_mariadb_store(const MariadbLocation& where, const std::string& password);
 #endif

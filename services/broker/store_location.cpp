@@ -92,7 +92,7 @@ std::unique_ptr<BrokerStore> open_store(const std::string& location, const Store
         throw std::runtime_error("db_password_file is set but db '" + location +
                                  "' is a SQLite file; for MariaDB set db = mysql://USER@HOST/DATABASE");
     }
-    return make_sqlite_store(path);
+    return make_sqlite_store(path, options.owner);
 }
 
 }  // namespace spiderflow::broker

@@ -126,6 +126,7 @@ json clusters_to_json(const Clusters& c) {
             entry["updated_at"] = s.updated_at;
             entry["age_s"] = s.age_s;
         }
+        if (s.contact_at > 0) entry["contact_at"] = s.contact_at;
         list.push_back(entry);
     }
     return json{{"api_version", kVersion}, {"epoch", c.epoch}, {"clusters", list}};
@@ -137,7 +138,7 @@ Clusters clusters_from_text(const std::string& text, const std::string& source) 
     check_version(o);
     Clusters c;
     c.epoch = static_cast<uint64_t>(o.i64("epoch", 0, kI64Max));
-    for (const Object& e : o.objects("clusters", {"name", "nodes", "gpus", "free_gpus", "published", "updated_at", "age_s"})) {
+    for (const Object& e : o.objects("clusters", {"name", "nodes", "gpus", "free_gpus", "published", "updated_at", "age_s", "contact_at"})) {
         ClusterSummary s;
         s.name = e.name("name");
         s.nodes = e.integer("nodes", 0, kIntMax);
@@ -149,6 +150,7 @@ Clusters clusters_from_text(const std::string& text, const std::string& source) 
         } else if (e.has("updated_at") || e.has("age_s")) {
             e.fail("a cluster that never published has no updated_at or age_s");
         }
+        if (e.has("contact_at")) s.contact_at = e.i64("contact_at", 1, kI64Max);
         c.clusters.push_back(std::move(s));
     }
     return c;

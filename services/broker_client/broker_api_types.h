@@ -46,6 +46,10 @@ struct ClusterSummary {
     int nodes = 0, gpus = 0, free_gpus = 0;
     int64_t updated_at = 0;  // 0: never published (then no updated_at and age_s in the body)
     int64_t age_s = 0;
+    // The last call of its agent with its token (a heartbeat, a read of the federation, orders),
+    // which publishes only when something changed: 0 when this broker has not heard it since it
+    // started (then no contact_at in the body).
+    int64_t contact_at = 0;
     bool published() const { return updated_at > 0; }
 };
 struct Clusters {

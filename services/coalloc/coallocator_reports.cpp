@@ -95,6 +95,11 @@ bool Coallocator::report(const std::string& cluster, const Report& r, int64_t no
         if (part.job_id != 0 && r.job_id != 0 && part.job_id != r.job_id) return false;
         if (r.still_running && part.ended) return false;  // heard already, or ended by us since
         if (r.still_running && !part.end_reason.empty()) return true;  // the same failure, reported again
+        // The same end again (a report whose answer the agent did not get, sent once more):
+        // taken, but not a second line in the job's history.
+        if (!r.still_running && part.ended && part.job_id != 0 && r.job_id == part.job_id && part.end_reason == r.reason) {
+            return true;
+        }
         // A part whose script failed but whose job waits for the verdict is still to be ended
         // (a Cancel order tells its output why).
         part.ended = !r.still_running;

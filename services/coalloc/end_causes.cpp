@@ -22,6 +22,7 @@ bool requeueable(const std::string& job_reason) {
                               " not heard from for over "}) {
         if (job_reason.find(cause) != std::string::npos) return true;
     }
+    if (job_reason.find(std::string(" ended: ") + kRequeuedBySlurm) != std::string::npos) return true;
     return false;
 }
 

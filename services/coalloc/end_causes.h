@@ -8,12 +8,17 @@
 
 namespace spiderflow::coalloc {
 
+// How an agent's Ended report starts for a part Slurm queued again itself (JobRequeue=1 and a lost
+// node, a requeueing preemption, an admin's `scontrol requeue`): pending again after it ran, it
+// can never rejoin its world, so it is a failed part (the agent then cancels it).
+inline constexpr const char* kRequeuedBySlurm = "REQUEUED by Slurm";
+
 // The job ends because a part's own program failed (" ended: FAILED...").
 bool program_failure(const std::string& job_reason);
 // Slurm ended the part (an Ended report's reason), not its program, nor this broker.
 bool ended_by_slurm(const std::string& reason);
 // Causes that are not the user's: Slurm took the part (a node lost, a preemption, a node that
-// did not boot), the part's program died (ranks die with their lost peers, and the cause may show
+// did not boot, a part it requeued itself), the part's program died (ranks die with their lost peers, and the cause may show
 // only later, or never: a part ended on this broker's order hides its own), or its cluster fell
 // silent. Not: the user's scancel (CANCELLED), the time limit, a refusal, a completion.
 bool requeueable(const std::string& job_reason);

@@ -1,15 +1,12 @@
 #include "services/slurmjob/job_traffic.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <exception>
 
 #include "common/coflow/tc_state.h"
 #include "common/util/errors.h"
+#include "common/util/file_lock.h"
 #include "services/launch/launch_env.h"
 
 namespace spiderflow::slurmjob {
@@ -17,22 +14,6 @@ namespace spiderflow::slurmjob {
 using namespace spiderflow::coflow;
 
 namespace {
-
-// Holds an exclusive flock while alive; without a lock file (no /run/lock) it runs unlocked.
-class NodeLock {
-public:
-    explicit NodeLock(const std::string& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600)) {
-        if (fd_ >= 0) ::flock(fd_, LOCK_EX);
-    }
-    ~NodeLock() {
-        if (fd_ >= 0) ::close(fd_);   // closing releases the flock
-    }
-    NodeLock(const NodeLock&) = delete;
-    NodeLock& operator=(const NodeLock&) = delete;
-
-private:
-    int fd_;
-};
 
 std::string minor_hex(int job) {
     char buf[16];
@@ -93,7 +74,7 @@ TcOutcome start_job_traffic(const SpiderflowConf& config, int job, const std::st
             note = std::string(" (") + e.what() + "; using best effort)";
         }
         const TrafficClass c = class_for_level(job, level);
-        const NodeLock lock(lock_path);
+        const FileLock lock = FileLock::wait_for(lock_path);  // no /run/lock: unlocked
         const bool root = has_htb_root(show(runner, {"tc", "qdisc", "show", "dev", config.wan_interface}));
         const std::string err = run_tc_commands(job_start_commands(config, c, root), runner, nullptr);
         if (!err.empty()) return {false, err};
@@ -108,7 +89,7 @@ TcOutcome start_job_traffic(const SpiderflowConf& config, int job, const std::st
 TcOutcome end_job_traffic(const SpiderflowConf& config, int job, CommandRunner& runner, const std::string& lock_path) {
     if (!config.traffic_control) return {false, "traffic control is off (traffic_control = no)"};
     try {
-        const NodeLock lock(lock_path);
+        const FileLock lock = FileLock::wait_for(lock_path);  // no /run/lock: unlocked
         std::vector<int> minors = job_class_minors(show(runner, {"tc", "class", "show", "dev", config.wan_interface}));
         minors.erase(std::remove(minors.begin(), minors.end(), tc_minor(job)), minors.end());
         const bool others = !minors.empty();

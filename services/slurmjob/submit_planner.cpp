@@ -162,10 +162,12 @@ SubmitDecision decide_uncached(const JobOptions& opts, const SlurmRequest& req,
             r.summary = format_plan_summary(summary);
             std::string where, outputs;
             int first = 0;
+            // The job's id is Slurm's to give after this plugin returns, and the co-allocation
+            // attempt that starts the parts is the broker's: the file names say where they go
+            // in, and `spiderflow jobs` names each file once its part is submitted.
             for (size_t k = 0; k < r.parts.size(); ++k) {
                 if (r.parts[k].cluster == here.name) continue;
-                outputs += (outputs.empty() ? "" : ", ") + r.parts[k].cluster + ": ~/spiderflow-" + here.name +
-                           "_JOBID-a1-p" + std::to_string(k) + ".out";
+                outputs += (outputs.empty() ? "" : ", ") + r.parts[k].cluster + " part " + std::to_string(k);
             }
             for (const auto& p : r.parts) {
                 where += (where.empty() ? "" : "; ") + p.cluster + " " + std::to_string(p.nodes) + " node(s) x " +
@@ -183,7 +185,9 @@ SubmitDecision decide_uncached(const JobOptions& opts, const SlurmRequest& req,
                                  "restarted, at most " + std::to_string(summary.failure_requeues) + " times, with "
                                  "SPIDERFLOW_ATTEMPT=2, ...: load your checkpoint then."
                                : "") + " The other parts' output goes to your home directory on their "
-                          "clusters (JOBID is this job's id): " + outputs + chosen_count_words(req, plan) +
+                          "clusters (" + outputs + "), as ~/spiderflow-" + here.name + "_<job id>-a<attempt>-p<part>.out "
+                          "(<job id>: the one sbatch prints next); `spiderflow jobs " + here.name +
+                          ":<job id>` names each file once its part is submitted." + chosen_count_words(req, plan) +
                           (verdict.empty() ? "" : "\n" + verdict);
             return finish(Outcome::rewrite, "");
         }

@@ -61,6 +61,17 @@ chmod 600 "$T/reader.token"
 "$S" federation --broker "$URL" --token-file "$T/reader.token" >"$T/federation.txt" 2>&1
 expect "spiderflow federation: oregon's free GPUs and drained node" grep -qE '^oregon +[0-9]+ s ago +120 H100-SXM +1 drained, 0 down' "$T/federation.txt"
 expect "spiderflow federation: virginia never published" grep -qE '^virginia +never' "$T/federation.txt"
+# A live agent on a quiet cluster publishes nothing new, but calls every cycle: it is heard from.
+# ohio publishes once and is silent after; oregon's agent only reads the federation later.
+printf 'allocate train ohio:oh-gpu001=8\nsnapshot\n' | snapshot >"$T/ohio.json"
+code PUT /v1/clusters/ohio/inventory tok-ohio "$T/ohio.json" >/dev/null
+sleep 3
+code GET /v1/federation tok-oregon >/dev/null
+"$S" federation --broker "$URL" --token-file "$T/reader.token" --format json >"$T/heard.json" 2>&1
+heard=$(python3 -c 'import json,sys; c={x["name"]: x for x in json.load(open(sys.argv[1]))["clusters"]}; print(c["oregon"]["heard_age_s"], c["oregon"]["age_s"], c["ohio"]["heard_age_s"])' "$T/heard.json" 2>&1)
+read -r oregon_heard oregon_age ohio_heard <<<"$heard"
+expect "spiderflow federation: oregon, which read the federation just now, was heard from after its last change (heard, changed, ohio heard: $heard)" \
+    test "${oregon_heard:-x}" -lt "${oregon_age:-0}" -a "${oregon_heard:-x}" -lt "${ohio_heard:-0}"
 "$S" plan --broker "$URL" --token-file "$T/reader.token" --model llama3-8b --global-batch 256 --gpus 32 --allow ohio \
     --format text --no-timing >"$T/plan.txt" 2>"$T/plan.err"
 expect "plan --broker: ohio has 24 free GPUs, so 32 there is refused naming them" grep -q 'the allowed clusters have 24' "$T/plan.err"
@@ -70,6 +81,26 @@ expect "plan --broker: 16 GPUs fit ohio's free ones" grep -q '"world_size": 16' 
 chmod 644 "$T/reader.token"
 expect "a token file others can read is refused" bash -c "! '$S' federation --broker '$URL' --token-file '$T/reader.token' 2>&1 | grep -q oregon"
 chmod 600 "$T/reader.token"
+
+# --- 1c. one broker per SQLite file, and one per address ----------------------------------------
+# second_broker CONFIG NAME: runs another broker on CONFIG (bounded: a second broker that starts
+# would serve forever) and leaves its exit status in $T/NAME.rc and its words in $T/NAME.err.
+second_broker() {
+    timeout 10 "$B" --config "$1" >"$T/$2.err" 2>&1
+    echo $? >"$T/$2.rc"
+}
+second_broker "$T/brokerd.conf" same
+expect "a second broker on the same config exits 1 ($(cat "$T/same.rc"))" test "$(cat "$T/same.rc")" = 1
+expect "it names the first broker's pid and address" grep -q "in use by another broker (.*:$PORT pid $PID" "$T/same.err"
+sed "s/^port = .*/port = $(free_port)/" "$T/brokerd.conf" >"$T/other_port.conf"
+second_broker "$T/other_port.conf" other_port
+expect "a second broker on the same database but another port exits 1 ($(cat "$T/other_port.rc"))" test "$(cat "$T/other_port.rc")" = 1
+expect "it names the first broker too" grep -q "pid $PID" "$T/other_port.err"
+sed "s#^db = .*#db = $T/other.db#" "$T/brokerd.conf" >"$T/other_db.conf"
+second_broker "$T/other_db.conf" other_db
+expect "a second broker on another database but the same address exits 1 ($(cat "$T/other_db.rc"))" test "$(cat "$T/other_db.rc")" = 1
+expect "it says the address is taken" grep -q "cannot listen on 127.0.0.1:$PORT" "$T/other_db.err"
+expect "the first broker still answers" test "$(code GET /healthz '')" = 200
 
 # --- 2. refused requests change nothing ------------------------------------------------------
 before=$(store_sum)

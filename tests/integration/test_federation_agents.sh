@@ -194,7 +194,8 @@ SLURM_CONF=$A/slurm.conf sbatch --parsable --llm-model=llama3-8b --llm-global-ba
 home=$(tr -d '[:space:]' <"$X/sbatch.out")
 expect "sbatch --gpus=32 on alpha (16 GPUs) is accepted as a cross-site job (got '$home': $(head -c 300 "$X/sbatch.err"))" test -n "$home"
 expect "... sbatch names every part's cluster and GPUs" grep -q "across 2 clusters: .*alpha .* GPUs, ranks .* (this job)" "$X/sbatch.err"
-expect "... and where the other parts' output goes" grep -q "output goes to your home directory on their clusters (JOBID is this job.s id): beta: ~/spiderflow-alpha_JOBID-a1-p[0-9].out" "$X/sbatch.err"
+expect "... and where the other parts' output goes, with no literal JOBID" bash -c \
+    "grep -q 'output goes to your home directory on their clusters (beta part [0-9]), as ~/spiderflow-alpha_<job id>-a<attempt>-p<part>.out' '$X/sbatch.err' && ! grep -q JOBID '$X/sbatch.err'"
 held_reason=$(SLURM_CONF=$A/slurm.conf squeue -h -j "$home" -o %r)
 expect "... the home job waits, held (reason: $held_reason)" test "${held_reason#JobHeld}" != "$held_reason"
 took=$(wait_for 90 xjob_state_is "alpha:$home" running)
@@ -207,12 +208,18 @@ expect "the batch scripts see their part's place (got: $hp $hb $hw / $bp $bb $bw
 first_addr=$(xjob_field "alpha:$home" "b['parts'][0]['address']")
 expect "... and the same master in both ($hm, $bm): part 0's first node at the address its agent gives other sites ($first_addr)" \
     test "$hm" = "$bm" -a "${hm%%:*}" = "$first_addr" -a "${first_addr#*.}" != "$first_addr"
+want=$(xjob_field "alpha:$home" "' '.join(b['step_env'][k] for k in ('SPIDERFLOW_TP', 'SPIDERFLOW_PP', 'SPIDERFLOW_DP', 'SPIDERFLOW_CLUSTERS')) + ' 1'")
+expect "the home part's batch script sees the plan's variables on the first run ($(cat "$X/plan-alpha.txt"), want $want)" \
+    test "$(cat "$X/plan-alpha.txt")" = "$want"
+expect "... as the other part's does ($(cat "$X/plan-beta.txt"))" test "$(cat "$X/plan-beta.txt")" = "$want"
 skew=$(start_skew "$X")
 echo "# sbatch cross-site: sbatch to both parts running ${took:-?} s; skew between the parts' first ranks $skew s"
 beta_part=$(xjob_field "alpha:$home" "[p['job_id'] for p in b['parts'] if p['cluster'] == 'beta'][0]")
 beta_k=$(xjob_field "alpha:$home" "[k for k, p in enumerate(b['parts']) if p['cluster'] == 'beta'][0]")
 expect "beta's part writes its output under its name in the user's home (~/spiderflow-alpha_$home-a1-p$beta_k.out)" \
     test -f "/root/spiderflow-alpha_$home-a1-p$beta_k.out"
+"$SF_BUILDDIR/spiderflow" jobs --broker "$URL" --token-file "$SF_TMP/reader.token" "alpha:$home" >"$X/jobs.txt" 2>&1
+expect "... and spiderflow jobs names that file" grep -q "output on beta: ~/spiderflow-alpha_$home-a1-p$beta_k.out" "$X/jobs.txt"
 SLURM_CONF=$A/slurm.conf scancel "$home"
 expect "scancel of the home job ends the cross-site job" within 30 xjob_state_is "alpha:$home" failed
 beta_gone() { [ -z "$(SLURM_CONF=$B/slurm.conf squeue -h -j "$beta_part" -t R,PD,CG -o %i 2>/dev/null)" ]; }
@@ -220,9 +227,18 @@ expect "... and beta's part ($beta_part) with it" within 30 beta_gone
 expect "... and no reservation is left behind" within 20 no_reservation_left
 rm -f /root/spiderflow-alpha_*.out 2>/dev/null
 
-# A site that does not take the user's parts: the held job is cancelled, and says why.
-echo "part_users = sf-somebody-else" >>"$B/agent.conf"
-restart_agent beta
+# A site that does not take the user's parts: the held job is cancelled, and says why. The running
+# agent reads agent.conf again on SIGHUP (as slurmctld on reconfigure), naming what changed; a
+# typo there first is refused and the running configuration kept.
+echo "part_usres = sf-somebody-else" >>"$B/agent.conf"
+kill -HUP "$AGENT_beta"
+hup_refused() { grep -q "SIGHUP: the configuration does not load, the running one stays: .*part_usres" "$B/agent.log"; }
+expect "SIGHUP with a typo in agent.conf: the agent says so and keeps running" within 20 hup_refused
+expect "... still running" kill -0 "$AGENT_beta"
+sed -i 's/^part_usres = /part_users = /' "$B/agent.conf"
+kill -HUP "$AGENT_beta"
+hup_applied() { grep -q "SIGHUP: part_users: (any) -> sf-somebody-else" "$B/agent.log"; }
+expect "SIGHUP: beta's agent reads agent.conf again and names the change" within 20 hup_applied
 home=$(SLURM_CONF=$A/slurm.conf sbatch --parsable --llm-model=llama3-8b --llm-global-batch=64 --gpus=32 -o /dev/null "$X/train.sh" 2>/dev/null)
 expect "beta refuses root's part: the cross-site job fails with beta's reason" within 30 bash -c \
     "curl -s -H 'Authorization: Bearer tok-tools' '$URL/v1/xjobs/alpha:$home' | grep -q 'part_users'"

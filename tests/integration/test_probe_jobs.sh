@@ -69,7 +69,21 @@ expect "a serve job that cannot run fails the probe, naming beta's job (exit $rc
     bash -c "[ $rc = 3 ] && grep -q 'failed: beta: the serve job [0-9]* ended before it served' '$SF_TMP/fail.txt'"
 
 expect "no agent crashed" bash -c "! grep -qi 'terminate\|abort\|segmentation' $SF_TMP/*/agent.log"
+# probe_jobs_output: every probe job either cluster ran that did not complete, with its state, its
+# reason and its own output (the node's /tmp file the agent named), so a failed check says why.
+probe_jobs_output() {
+    local c line out
+    for c in alpha beta; do
+        SLURM_CONF=$SF_TMP/$c/slurm.conf scontrol -o show job 2>/dev/null | grep 'JobName=spiderflow-probe-' |
+            grep -v 'JobState=COMPLETED' | while read -r line; do
+                out=$(grep -o 'StdOut=[^ ]*' <<<"$line" | cut -d= -f2)
+                echo "--- $c: $(grep -oE '(JobId|JobName|JobState|Reason|ExitCode)=[^ ]*' <<<"$line" | tr '\n' ' ')"
+                if [ -n "$out" ] && [ -r "$out" ]; then tail -20 "$out"; else echo "(no output file ${out:-named})"; fi
+            done
+    done
+}
 if [ "$FAILS" -ne 0 ]; then
+    probe_jobs_output
     for c in alpha beta; do echo "--- $c agent log"; tail -15 "$SF_TMP/$c/agent.log"; done
     echo "--- broker log"; tail -15 "$SF_TMP/brokerd.log"
     curl -s -H 'Authorization: Bearer tok-tools' "$URL/v1/probes"

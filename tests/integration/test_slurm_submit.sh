@@ -23,7 +23,7 @@ echo "node=$SLURMD_NODENAME rank=$RANK local=$LOCAL_RANK world=$WORLD_SIZE maste
      "lid=$SLURM_LOCALID pid=$SLURM_PROCID cvd=$CUDA_VISIBLE_DEVICES nto=$SPIDERFLOW_NCCL_TIMEOUT_S"
 SCRIPT
 chmod +x "$SF_TMP/report.sh"
-printf '#!/bin/bash\necho "batch rank=$RANK world=$WORLD_SIZE"\n%q job-plan > %q\nsrun %s\n' \
+printf '#!/bin/bash\necho "batch rank=$RANK world=$WORLD_SIZE tp=$SPIDERFLOW_TP pp=$SPIDERFLOW_PP dp=$SPIDERFLOW_DP"\n%q job-plan > %q\nsrun %s\n' \
     "$SF_BUILDDIR/spiderflow" "$SF_TMP/out/good.plan.json" "$SF_TMP/report.sh" > "$SF_TMP/train.sh"
 # rank -> node of the plan's rank table, one "rank node" line each
 plan_ranks() { python3 -c 'import json,sys; [print(r["rank"], r["node"]) for r in json.load(open(sys.argv[1]))["ranks"]]' "$1"; }
@@ -50,7 +50,11 @@ else
     # One function decides rank order: the plan's rank table and the ranks steps get agree.
     expect "job-plan prints the job's plan" test -s "$SF_TMP/out/good.plan.json"
     expect "ranks on the nodes the plan's rank table names" test "$(task_ranks "$out")" = "$(plan_ranks "$SF_TMP/out/good.plan.json" | sort -n)"
-    expect "the batch step is not rank 0 of the world" grep -q '^batch rank= world=$' "$out"
+    expect "the batch step is not rank 0 of the world" grep -q '^batch rank= world= ' "$out"
+    batch_plan=$(grep -o '^batch .* \(tp=.*\)' "$out" | sed 's/^batch rank= world= //')
+    task_plan=$(grep -m1 '^node=' "$out" | grep -o 'tp=[0-9]* pp=[0-9]* dp=[0-9]*')
+    expect "the batch script sees the plan's degrees, as its tasks do ('$batch_plan', tasks '$task_plan')" \
+        test -n "$task_plan" -a "$batch_plan" = "$task_plan"
     # A NodeName need not resolve: MASTER_ADDR is the node's NodeAddr.
     expect "MASTER_ADDR is rank 0's NodeAddr" test "$(grep -c ' master=127.0.0.1 ' "$out")" = 32
     expect "LOCAL_RANK is SLURM_LOCALID" test "$(grep -cE ' local=([0-9]*) .* lid=\1 ' "$out")" = 32

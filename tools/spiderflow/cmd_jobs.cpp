@@ -143,6 +143,11 @@ void print_job(const coalloc::XJob& j, const std::optional<std::vector<probe::De
         std::printf("  part %zu  %-14s %3d nodes x %d GPUs  ranks %d-%d  job %-8s %-8s %s\n", k, p.spec.cluster.c_str(),
                     p.spec.nodes, p.spec.gpus_per_node, first, first + p.spec.ranks - 1,
                     p.job_id ? std::to_string(p.job_id).c_str() : "-", state.c_str(), nodes.c_str());
+        // Where a part the agent submitted writes (its job name in its user's home there, as the
+        // agent submits it); sbatch could only describe the name before the job had an id.
+        if (p.job_id != 0 && !coalloc::uses_home_job(j, k)) {
+            std::printf("          output on %s: ~/%s.out\n", p.spec.cluster.c_str(), coalloc::part_tag(j, k).c_str());
+        }
     }
     const std::string rendezvous = coalloc::rendezvous(j);
     if (!rendezvous.empty()) std::printf("  rendezvous %s (MASTER_ADDR:MASTER_PORT in every part)\n", rendezvous.c_str());

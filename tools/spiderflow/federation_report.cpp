@@ -19,6 +19,8 @@ ClusterRow cluster_row(const Topology& t, const SiteState& state, size_t c, cons
         if (b.name != row.name) continue;
         row.published = b.published();
         if (row.published) row.age_s = b.age_s;
+        // On the broker's clock, as age_s is: its now is updated_at + age_s.
+        if (row.published && b.contact_at > 0) row.heard_age_s = b.age_s - (b.contact_at - b.updated_at);
     }
     return row;
 }
@@ -68,6 +70,7 @@ nlohmann::json report_to_json(const FederationReport& r) {
         nlohmann::json entry = {{"name", c.name}, {"free_gpus", c.free_gpus}, {"drained_nodes", c.drained_nodes},
                                 {"down_nodes", c.down_nodes}, {"published", c.published}};
         if (c.published) entry["age_s"] = c.age_s;
+        if (c.heard_age_s >= 0) entry["heard_age_s"] = c.heard_age_s;
         out["clusters"].push_back(entry);
     }
     for (const LinkRow& l : r.links) {
@@ -86,11 +89,14 @@ nlohmann::json report_to_json(const FederationReport& r) {
 
 std::string report_to_text(const FederationReport& r, const std::string& broker_url) {
     std::string out = "federation at " + broker_url + ", epoch " + std::to_string(r.epoch) + "\n\n";
-    out += line("%-16s %-10s %-28s %s\n", "cluster", "updated", "free GPUs", "nodes out");
+    out += line("%-16s %-10s %-28s %s\n", "cluster", "heard", "free GPUs", "nodes out");
     for (const ClusterRow& c : r.clusters) {
         std::string free;
         for (const auto& [type, n] : c.free_gpus) free += (free.empty() ? "" : ", ") + std::to_string(n) + " " + type;
-        const std::string age = c.published ? std::to_string(c.age_s) + " s ago" : "never";
+        // When its agent last called, not when something last changed: a live agent on a quiet
+        // cluster publishes only a heartbeat a minute, and would look silent.
+        const int64_t heard = c.heard_age_s >= 0 ? c.heard_age_s : c.age_s;
+        const std::string age = c.published ? std::to_string(heard) + " s ago" : "never";
         out += line("%-16s %-10s %-28s %d drained, %d down\n", c.name.c_str(), age.c_str(), free.c_str(), c.drained_nodes,
                     c.down_nodes);
     }

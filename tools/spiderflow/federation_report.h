@@ -21,6 +21,9 @@ struct ClusterRow {
     int drained_nodes = 0, down_nodes = 0;
     bool published = false;
     int64_t age_s = 0;                       // since its last publication, when published
+    // Since its agent last called the broker (it publishes only on a change or a heartbeat); -1
+    // when the broker has not heard it since it started (or is older and does not say).
+    int64_t heard_age_s = -1;
 };
 
 struct LinkRow {

@@ -24,6 +24,7 @@ struct JobDesc {
         d.num_tasks = NO_VAL;
         d.ntasks_per_node = NO_VAL16;
         d.priority = NO_VAL;
+        d.requeue = NO_VAL16;
     }
     ~JobDesc() {
         for (char** f : {&d.tres_per_job, &d.tres_per_node, &d.features, &d.admin_comment}) std::free(*f);
@@ -140,8 +141,10 @@ TEST(JobDescEdit, RewriteSetsOneLayoutAndCarriesThePlan) {
     EXPECT_TRUE(has(env, "HOME=/home/alice"));
     EXPECT_TRUE(has(env, "SLURM_GPUS_PER_NODE=8"));
     EXPECT_TRUE(has(env, "SLURM_SPANK_SPIDERFLOW_TP=8"));
+    EXPECT_TRUE(has(env, "SPIDERFLOW_TP=8")) << "the batch script reads the plan under its own names";
     EXPECT_EQ(j.d.env_size, env.size());
     EXPECT_EQ(j.d.priority, NO_VAL) << "a one-cluster job is not held";
+    EXPECT_EQ(j.d.requeue, NO_VAL16) << "a one-cluster job keeps Slurm's requeue";
 }
 
 TEST(JobDescEdit, ACrossSitePartIsHeldAndTheTypeConstraintIsTheSitesChoice) {
@@ -149,8 +152,16 @@ TEST(JobDescEdit, ACrossSitePartIsHeldAndTheTypeConstraintIsTheSitesChoice) {
     j.d.tres_per_node = dup("gres:gpu:8");
     SubmitRewrite rw = eight_per_node(1);
     rw.hold = true;
+    rw.job_env = {{"SPIDERFLOW_TP", "2"}, {"SPIDERFLOW_PP", "4"}, {"SPIDERFLOW_DP", "4"},
+                  {"SPIDERFLOW_CLUSTERS", "alpha,beta"}, {"SPIDERFLOW_XJOB_HOME", "1"}};
+    slurm_env_array_overwrite(&j.d.environment, "SPIDERFLOW_TP", "8");  // the user's own, stale
     apply_rewrite(&j.d, rw, false);
+    // The home part's batch script starts with the plan's variables, as the other parts' do.
+    const auto env = entries(j.d.environment);
+    for (const auto& [k, v] : rw.job_env) EXPECT_TRUE(has(env, k + "=" + v)) << k;
+    EXPECT_FALSE(has(env, "SPIDERFLOW_TP=8")) << "the plan's value replaces what the user's environment had";
     EXPECT_STREQ(j.d.tres_per_node, "gres:gpu:8");
     EXPECT_EQ(j.d.features, nullptr);
     EXPECT_EQ(j.d.priority, 0u);
+    EXPECT_EQ(j.d.requeue, 0) << "Slurm must not requeue one part of a cross-site job on its own";
 }

@@ -12,6 +12,7 @@
 #include "common/util/errors.h"
 #include "services/agent/agent.h"
 #include "services/agent/agent_conf.h"
+#include "services/agent/agent_reload.h"
 #include "services/agent/part_builder.h"
 #include "common/site/site_diff.h"
 #include "services/agent/slurm_observer.h"
@@ -103,6 +104,48 @@ TEST(Agent, AClusterWhoseSpiderflowIsOffIsOfferedAsDrainedUntilItIsFixed) {
     EXPECT_NE(log.back().find("SpiderFlow is on again on oregon"), std::string::npos) << log.back();
     std::remove(conf.c_str());
     ::rmdir(dir);
+}
+
+// A link this agent's probe measured is published again after the agent restarts (it was
+// back to its declared figure until the next probe), unless it is older than
+// measured_link_max_age; without a file to keep it in nothing is kept.
+TEST(Agent, ItsMeasuredLinksSurviveARestartWithinTheirMaxAge) {
+    char dir[] = "/tmp/sf-agent-links.XXXXXX";
+    ASSERT_NE(::mkdtemp(dir), nullptr);
+    AgentSetup setup;
+    setup.conf.spiderflow_conf = std::string(dir) + "/no-spiderflow.conf";
+    setup.topology = aws4();
+    setup.cluster = "oregon";
+    setup.measured_links_path = measured_links_path(std::string(dir) + "/federation-state.json");
+    setup.measured_link_max_age_s = 3600;
+    std::vector<std::string> log;
+    auto make = [&](const AgentSetup& s) {
+        return std::make_unique<Agent>(s, BrokerClient(BrokerEndpoint{"http://127.0.0.1:9", "t", ""}),
+                                       [](SiteTime) { return all_up(); }, [&](const std::string& l) { log.push_back(l); });
+    };
+    auto measured = [&](Agent& a, SiteTime now) {
+        return site_state_from_json(a.preview(now), setup.topology, "preview").measured_links();
+    };
+    {
+        auto first = make(setup);
+        EXPECT_TRUE(measured(*first, 1000).empty());
+        first->add_measurement({"oregon", "ohio", 1.2e8, 0.03, 1000, "spiderflow-probe"});
+        ASSERT_EQ(measured(*first, 1001).size(), 1u);
+    }
+    auto again = make(setup);  // the agent restarted
+    const auto back = measured(*again, 2000);
+    ASSERT_EQ(back.size(), 1u);
+    EXPECT_DOUBLE_EQ(back.begin()->second.bandwidth_Bps, 1.2e8);
+    EXPECT_EQ(back.begin()->second.timestamp, 1000);
+    EXPECT_NE(log.back().find("restored 1 measured link figure(s)"), std::string::npos) << log.back();
+    // Past measured_link_max_age: left out, and said so.
+    auto late = make(setup);
+    EXPECT_TRUE(measured(*late, 1000 + 3601).empty());
+    EXPECT_NE(log.back().find("older than measured_link_max_age"), std::string::npos) << log.back();
+    AgentSetup none = setup;
+    none.measured_links_path.clear();
+    EXPECT_TRUE(measured(*make(none), 2000).empty());
+    std::system(("rm -rf " + std::string(dir)).c_str());
 }
 
 TEST(PartBuilder, DisagreementsWithTheTopologyAreFittedAndNoted) {
@@ -234,4 +277,52 @@ TEST(LinksFile, LinkMeasuredLinesOnly) {
     }
     EXPECT_THROW(parse_links_file(R"({"delta":"job_released","job":"1"})", "links"), InputError);
     EXPECT_THROW(parse_links_file("not json\n", "links"), InputError);
+}
+
+// SIGHUP, as slurmctld's reconfigure: agent.conf read again, each changed key logged, a config
+// that does not load refused with the running one kept, and what only a restart takes (the
+// cluster, the cache file) not applied.
+TEST(AgentReload, ChangesAreLoggedABadConfigKeepsTheRunningOne) {
+    LoadedAgent running;
+    running.setup.conf = parse_agent_conf("broker = https://b:8760\ninterval = 5\n", "agent.conf");
+    running.setup.cluster = "oregon";
+    running.setup.cache_path = "/var/lib/spiderflow/federation-state.json";
+    running.setup.topology = aws4();
+    running.endpoint.token = "t1";
+    std::vector<std::string> log;
+    const auto logged = [&](const std::string& l) { log.push_back(l); };
+
+    LoadedAgent edited = running;
+    edited.setup.conf = parse_agent_conf("broker = https://b:8760\ninterval = 2\npart_users = alice, bob\n", "agent.conf");
+    edited.setup.topology = nullptr;  // a running agent keeps its topology
+    const auto applied = reload_agent(running, [&] { return edited; }, logged);
+    ASSERT_TRUE(applied.has_value());
+    EXPECT_DOUBLE_EQ(applied->setup.conf.interval_s, 2);
+    EXPECT_EQ(applied->setup.topology, running.setup.topology);
+    EXPECT_EQ(log, (std::vector<std::string>{"SIGHUP: interval: 5 s -> 2 s", "SIGHUP: part_users: (any) -> alice,bob"}));
+
+    log.clear();
+    const auto bad = reload_agent(running, []() -> LoadedAgent {
+        return {parse_agent_conf("broker = x\nintreval = 2\n", "agent.conf"), {}};
+    }, logged);
+    EXPECT_FALSE(bad.has_value());
+    ASSERT_EQ(log.size(), 1u);
+    EXPECT_NE(log[0].find("does not load, the running one stays"), std::string::npos) << log[0];
+    EXPECT_NE(log[0].find("intreval"), std::string::npos) << log[0];
+
+    log.clear();
+    LoadedAgent moved = running;
+    moved.setup.cluster = "ohio";
+    EXPECT_FALSE(reload_agent(running, [&] { return moved; }, logged).has_value());
+    ASSERT_EQ(log.size(), 1u);
+    EXPECT_NE(log[0].find("restart the agent"), std::string::npos) << log[0];
+
+    log.clear();
+    LoadedAgent rotated = running;
+    rotated.endpoint.token = "t2";
+    ASSERT_TRUE(reload_agent(running, [&] { return rotated; }, logged).has_value());
+    EXPECT_EQ(log, std::vector<std::string>{"SIGHUP: a new token from /etc/spiderflow/agent-token"});
+    log.clear();
+    ASSERT_TRUE(reload_agent(running, [&] { return running; }, logged).has_value());
+    EXPECT_EQ(log, std::vector<std::string>{"SIGHUP: configuration read again, nothing changed"});
 }

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "services/agent/part_runner.h"
+#include "services/coalloc/end_causes.h"
 
 using namespace spiderflow;
 using namespace spiderflow::agent;
@@ -284,9 +285,35 @@ TEST(PartRunner, ACancelOrderForAJobEndedAlreadyReportsItsOwnEnd) {
     o.reason = "part 0 on oregon ended: FAILED, exit code 1";
     const auto reports = r.runner.round({o});
     EXPECT_TRUE(r.hands.cancelled.empty());
-    ASSERT_FALSE(reports.empty());
+    ASSERT_EQ(reports.size(), 1u) << "the end is told once, not by the order and by the watch both";
     EXPECT_EQ(reports[0].kind, ReportKind::Ended);
     EXPECT_EQ(reports[0].reason, "CANCELLED");
+}
+
+// A part Slurm requeued itself (JobRequeue=1 and a lost node: pending again, Restarts=1) is an
+// ended part for the broker, never one still running; once the broker has the report the agent
+// cancels it (so it never starts alone later), and only then: cancelled before, a lost report
+// would be followed by CANCELLED, the user's word, which is never requeued.
+TEST(PartRunner, APartSlurmRequeuedIsReportedEndedThenCancelled) {
+    Runner r;
+    r.runner.round({order(OrderKind::Submit)});
+    r.hands.jobs[0].state = PartJob::State::Running;
+    r.runner.acknowledge(r.runner.round({}));
+    r.hands.jobs[0].state = PartJob::State::Ended;
+    r.hands.jobs[0].requeued = true;
+    r.hands.jobs[0].reason = std::string(coalloc::kRequeuedBySlurm) + " (restart 1)";
+    auto reports = r.runner.round({});
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_EQ(reports[0].kind, ReportKind::Ended);
+    EXPECT_FALSE(reports[0].completed);
+    EXPECT_FALSE(reports[0].still_running);
+    EXPECT_EQ(reports[0].reason, "REQUEUED by Slurm (restart 1)");
+    EXPECT_TRUE(r.hands.cancelled.empty()) << "cancelled before the broker had its end";
+    reports = r.runner.round({});  // the broker did not get it: said again
+    ASSERT_EQ(reports.size(), 1u);
+    r.runner.acknowledge(reports);
+    EXPECT_TRUE(r.runner.round({}).empty());
+    EXPECT_EQ(r.hands.cancelled, std::vector<uint32_t>{r.hands.jobs[0].job_id});
 }
 
 TEST(PartRunner, TheHomeClusterReleasesSbatchsHeldJobInsteadOfSubmittingOne) {

@@ -161,11 +161,32 @@ TEST(SqliteStore, PartsAndEpochSurviveReopening) {
     EXPECT_THROW(open_store("mysql://db/spiderflow"), std::runtime_error);  // no user
     EXPECT_THROW(open_store("postgres://u@db/spiderflow"), std::runtime_error);
     try {
-        open_store(db, StoreOptions{"/etc/spiderflow/db-password"});
+        open_store(db, StoreOptions{"/etc/spiderflow/db-password", ""});
         ADD_FAILURE() << "a password file beside a SQLite file was accepted";
     } catch (const std::runtime_error& e) {
         EXPECT_NE(std::string(e.what()).find("db = mysql://"), std::string::npos) << e.what();
     }
+    std::system(("rm -rf " + std::string(dir)).c_str());
+}
+
+// One broker per SQLite file: while one store holds the file, a second open is refused naming
+// the first's owner; once the first is closed (or its process died) the file opens again.
+TEST(SqliteStore, ASecondBrokerOnTheSameFileIsRefusedNamingTheFirst) {
+    char dir[] = "/tmp/sf_store_XXXXXX";
+    ASSERT_NE(::mkdtemp(dir), nullptr);
+    const std::string db = std::string(dir) + "/broker.db";
+    {
+        auto first = open_store(db, StoreOptions{"", "head:9000 pid 4242"});
+        try {
+            open_store("sqlite:" + db, StoreOptions{"", "head:9001 pid 4343"});
+            ADD_FAILURE() << "a second store opened a file another one holds";
+        } catch (const StoreInUse& e) {
+            EXPECT_NE(std::string(e.what()).find("in use by another broker (head:9000 pid 4242"), std::string::npos)
+                << e.what();
+        }
+        first->save_part({"oregon", "{}", 1, 1}, "");  // the refused open left the first one working
+    }
+    EXPECT_NO_THROW(open_store(db, StoreOptions{"", "head:9001 pid 4343"}));
     std::system(("rm -rf " + std::string(dir)).c_str());
 }
 

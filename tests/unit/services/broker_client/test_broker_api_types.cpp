@@ -28,14 +28,17 @@ TEST(BrokerApiTypes, FederationIsReadStrictly) {
 TEST(BrokerApiTypes, ClustersRoundTrip) {
     Clusters c;
     c.epoch = 3;
-    c.clusters.push_back({"alpha", 2, 16, 8, 100, 5});
-    c.clusters.push_back({"beta", 1, 8, 8, 0, 0});
+    c.clusters.push_back({"alpha", 2, 16, 8, 100, 5, 103});  // heard from 3 s after its last change
+    c.clusters.push_back({"beta", 1, 8, 8, 0, 0, 0});
     const Clusters back = clusters_from_text(clusters_to_json(c).dump(), "test");
     ASSERT_EQ(back.clusters.size(), 2u);
     EXPECT_EQ(back.epoch, 3u);
     EXPECT_EQ(back.clusters[0].name, "alpha");
     EXPECT_TRUE(back.clusters[0].published());
     EXPECT_EQ(back.clusters[0].age_s, 5);
+    EXPECT_EQ(back.clusters[0].contact_at, 103);
+    EXPECT_EQ(back.clusters[1].contact_at, 0);
+    EXPECT_FALSE(clusters_to_json(c)["clusters"][1].contains("contact_at"));
     EXPECT_FALSE(back.clusters[1].published());
     EXPECT_FALSE(clusters_to_json(c)["clusters"][1].contains("age_s"));
     EXPECT_THROW(clusters_from_text("{\"api_version\":1,\"epoch\":1,\"clusters\":[{\"name\":\"a\"}]}", "t"), InputError);

@@ -67,6 +67,11 @@ TEST(Coallocator, OnePartFailingEndsEveryOtherAndSaysWhich) {
     ASSERT_TRUE(c.report("ohio", failed, 20));
     const XJob& j = *c.find("oregon:5");
     EXPECT_EQ(j.state, XJobState::Ending);
+    // The same end once more (an agent that did not get the answer sends it again): taken, and
+    // the history says it once.
+    const size_t lines = j.events.size();
+    EXPECT_TRUE(c.report("ohio", failed, 20));
+    EXPECT_EQ(j.events.size(), lines) << j.events.back().text;
     auto orders = c.orders_for("oregon");
     ASSERT_EQ(orders.size(), 2u);
     EXPECT_EQ(orders[0].kind, OrderKind::Cancel);  // the job first ...

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "services/coalloc/coallocator.h"
+#include "services/coalloc/end_causes.h"
 #include "tests/unit/services/coalloc/coalloc_fixture.h"
 
 using namespace spiderflow::coalloc;
@@ -203,4 +204,36 @@ TEST(Coallocator, ASilentClusterIsLeftOutOfTheNextPlanAndItsOldPartEndedWhenBack
     back.job_id = 101;
     ASSERT_TRUE(c.report("ohio", back, 500));
     for (const Order& o : c.orders_for("ohio")) EXPECT_NE(o.kind, OrderKind::Cancel);
+}
+
+// Slurm's default JobRequeue=1: a lost node made ohio requeue its part itself (pending again,
+// Restarts=1), and oregon's batch script, its peers gone, exited 0. The requeued part is a failed
+// part, and the completion beside it is that failure's, not a job's end: the job is queued again
+// at once (not after completion_grace), whichever agent reported first.
+TEST(Coallocator, APartSlurmRequeuedIsAFailureAndAPeersCompletionBesideItIsToo) {
+    for (const bool completion_first : {true, false}) {
+        Policy p;
+        p.replan_settle_s = 0;
+        Coallocator c(p);
+        c.submit(requeued_job("oregon:67", 2), 0);
+        run_to_running(c, "oregon:67", 10);
+        Report done = ended("oregon:67", 0, 100, "COMPLETED");
+        done.completed = true;
+        const Report requeued = ended("oregon:67", 1, 101, std::string(kRequeuedBySlurm) + " (restart 1)");
+        if (completion_first) {
+            ASSERT_TRUE(c.report("oregon", done, 20));
+            c.step(21, kNoSilence);
+            ASSERT_EQ(c.find("oregon:67")->state, XJobState::Running) << "a completion alone waits for the others";
+            ASSERT_TRUE(c.report("ohio", requeued, 22));
+        } else {
+            ASSERT_TRUE(c.report("ohio", requeued, 20));
+            ASSERT_TRUE(c.report("oregon", done, 22));
+        }
+        const XJob& j = *c.find("oregon:67");
+        EXPECT_EQ(j.state, XJobState::Queued) << (completion_first ? "completion first: " : "requeue first: ") << j.reason;
+        EXPECT_EQ(j.failure_requeues, 1);
+        ASSERT_EQ(j.runs.size(), 1u);
+        EXPECT_EQ(j.runs[0].ended_at, 22) << "not completion_grace later";
+        EXPECT_EQ(j.runs[0].end, "part 1 on ohio ended: REQUEUED by Slurm (restart 1)");
+    }
 }

@@ -12,7 +12,7 @@ using namespace spiderflow::coalloc;
 TEST(EndCauses, CausesNotTheUsersAreRequeueable) {
     for (const char* reason : {"part 1 on ohio ended: NODE_FAIL", "part 0 on oregon ended: PREEMPTED",
                                "part 1 on ohio ended: BOOT_FAIL", "part 0 on oregon ended: FAILED, exit code 1",
-                               "ohio not heard from for over 300 s"}) {
+                               "ohio not heard from for over 300 s", "part 1 on ohio ended: REQUEUED by Slurm (restart 1)"}) {
         EXPECT_TRUE(requeueable(reason)) << reason;
     }
     for (const char* reason : {"part 1 on ohio ended: CANCELLED", "part 0 on oregon ended: TIMEOUT",
@@ -32,6 +32,7 @@ TEST(EndCauses, SlurmEndedThePartUnlessItsProgramOrTheBrokerDid) {
     EXPECT_TRUE(ended_by_slurm("NODE_FAIL"));
     EXPECT_TRUE(ended_by_slurm("CANCELLED"));
     EXPECT_TRUE(ended_by_slurm("PREEMPTED"));
+    EXPECT_TRUE(ended_by_slurm(std::string(kRequeuedBySlurm) + " (restart 1)"));
     EXPECT_FALSE(ended_by_slurm("FAILED, exit code 1"));
     EXPECT_FALSE(ended_by_slurm(std::string(kCancelledByBroker) + "part 1 lost"));
     EXPECT_FALSE(ended_by_slurm(""));

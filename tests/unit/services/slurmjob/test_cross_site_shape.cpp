@@ -71,6 +71,12 @@ TEST(CrossSiteShape, AJobLargerThanTheClusterIsPlannedAcrossTheFederationAndHeld
     EXPECT_TRUE(marked);
     EXPECT_NE(r.user_note.find("across 2 clusters"), std::string::npos) << r.user_note;
     EXPECT_NE(r.user_note.find("(this job)"), std::string::npos) << r.user_note;
+    // The other part's output file: the job has no id yet, so a placeholder that reads as one and
+    // says where the real name comes from, never a literal JOBID.
+    EXPECT_NE(r.user_note.find("(there part 0), as ~/spiderflow-here_<job id>-a<attempt>-p<part>.out"), std::string::npos)
+        << r.user_note;
+    EXPECT_NE(r.user_note.find("`spiderflow jobs here:<job id>` names each file"), std::string::npos) << r.user_note;
+    EXPECT_EQ(r.user_note.find("JOBID"), std::string::npos) << r.user_note;
 
     EXPECT_EQ(s.failure_requeues, 0);  // on_failure = end, the default: the summary says nothing
     EXPECT_EQ(r.user_note.find("SPIDERFLOW_ATTEMPT"), std::string::npos) << r.user_note;
