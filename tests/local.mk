@@ -154,7 +154,7 @@ include tests/fuzz/local.mk
 check_PROGRAMS += tests/unit/test_topology
 TESTS += tests/unit/test_topology
 tests_unit_test_topology_SOURCES = tests/unit/common/topology/topo_fixture.h tests/unit/common/topology/test_widest_paths.cpp \
-	tests/unit/common/topology/test_reader.cpp tests/unit/common/topology/test_roundtrip.cpp tests/unit/common/topology/test_generator.cpp \
+	tests/unit/common/topology/test_reader.cpp tests/unit/common/topology/test_roundtrip.cpp tests/unit/common/topology/test_generator.cpp tests/unit/common/topology/test_generator_decentralized.cpp \
 	tests/unit/common/topology/site_test_util.h tests/unit/common/topology/test_hostlist.cpp tests/unit/common/topology/test_slurm_conf.cpp \
 	tests/unit/common/topology/test_slurm_reader.cpp tests/unit/common/topology/test_hwloc_reader.cpp tests/unit/common/topology/test_checks.cpp \
 	tests/unit/common/topology/test_checks_slurm_compare.cpp \
