@@ -292,7 +292,7 @@ tests_unit_test_site_LDADD = libsf_site.la libsf_topology.la libsf_util.la $(HWL
 check_PROGRAMS += tests/unit/test_fedsim
 TESTS += tests/unit/test_fedsim
 tests_unit_test_fedsim_SOURCES = tests/unit/services/fedsim/fed_fixture.h tests/unit/services/fedsim/test_fed_simulator.cpp \
-	tests/unit/services/fedsim/test_job_trace.cpp tests/unit/services/fedsim/test_wan_sharing.cpp
+	tests/unit/services/fedsim/test_job_trace.cpp tests/unit/services/fedsim/test_wan_sharing.cpp tests/unit/services/fedsim/test_run_summary.cpp
 tests_unit_test_fedsim_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_fedsim_LDADD = libsf_fedsim.la libspiderflow.la $(GTEST_LIBS_ALL)
 
