@@ -6,7 +6,8 @@ PACKAGES_DIR = $(abs_top_builddir)/packages
 EXTRA_DIST += contrib/debian contrib/rpm/spiderflow.spec
 
 # dpkg-buildpackage writes beside the tree it builds: the packages are then moved up. The copy
-# keeps one path, so a rebuild finds ccache's objects (the path is in every compile line).
+# keeps one path, so a rebuild finds ccache's objects (the path is in every compile line); and
+# ccache is told its own cache, since debhelper points HOME at a throw-away directory.
 deb_tree = $(PACKAGES_DIR)/src/$(PACKAGE)-$(VERSION)
 deb:
 	rm -rf $(PACKAGES_DIR)/src && $(MKDIR_P) $(PACKAGES_DIR)/src
@@ -14,7 +15,8 @@ deb:
 	cp -R $(deb_tree)/contrib/debian $(deb_tree)/debian
 	test "$$(cd $(deb_tree) && dpkg-parsechangelog -S Version)" = "$(VERSION)" || \
 	  { echo "spiderflow: contrib/debian/changelog's version is not configure.ac's $(VERSION): add an entry" >&2; exit 1; }
-	cd $(deb_tree) && CC='$(CC)' CXX='$(CXX)' SF_SLURM_SOURCE='$(SLURM_SOURCE)' \
+	cd $(deb_tree) && if command -v ccache >/dev/null; then CCACHE_DIR=$${CCACHE_DIR:-$$(ccache -k cache_dir)}; export CCACHE_DIR; fi && \
+	  CC='$(CC)' CXX='$(CXX)' SF_SLURM_SOURCE='$(SLURM_SOURCE)' \
 	  DEB_BUILD_OPTIONS="nocheck $${DEB_BUILD_OPTIONS:-parallel=1}" dpkg-buildpackage -b -us -uc
 	rm -f $(PACKAGES_DIR)/*.deb $(PACKAGES_DIR)/*.ddeb $(PACKAGES_DIR)/*.changes $(PACKAGES_DIR)/*.buildinfo
 	mv $(PACKAGES_DIR)/src/*.deb $(PACKAGES_DIR)/src/*.changes $(PACKAGES_DIR)/src/*.buildinfo $(PACKAGES_DIR)/
