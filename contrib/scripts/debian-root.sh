@@ -10,11 +10,12 @@
 #                tried as it is (bookworm: the host's own Slurm 22.05)
 #     CACHE_DIR  where roots live; default ${SF_ROOT_CACHE:-/var/cache/spiderflow/roots}, outside
 #                the clone, so that a CI run in a fresh clone reuses the root of the last run
-# The root is CACHE_DIR/SUITE (without --runtime). Inside it: debootstrap --variant=minbase, then slurmctld slurmd
-# slurm-client libslurm-dev munge libmunge-dev python3 and the build and test packages of
-# contrib/scripts/install-deps.sh --list, less mariadb-server, mariadb-client and python3-torch
-# (the roots run Slurm-facing tests only, not the broker's on MariaDB nor the PyTorch world;
-# libmariadb-dev stays, so a plain ./configure works there).
+# The root is CACHE_DIR/SUITE (without --runtime). Inside it: debootstrap --variant=minbase, then
+# slurmctld slurmd slurm-client libslurm-dev munge libmunge-dev python3 and the build and test
+# packages of contrib/scripts/install-deps.sh --list, less mariadb-server, mariadb-client,
+# python3-torch and the packaging tools (the roots run Slurm-facing tests only, not the broker's
+# on MariaDB, the PyTorch world nor make deb; libmariadb-dev stays, so a plain ./configure works
+# there).
 # The mirror is the host's own (the deb entry for the host's Debian suite in
 # /etc/apt/sources.list or /etc/apt/sources.list.d/*.sources); SF_DEBIAN_MIRROR overrides it.
 # A stamp file in the root (.spiderflow-root) records the suite, the Slurm version installed and a
@@ -62,8 +63,9 @@ if ! flock -n 9; then
   flock 9
 fi
 
-# The package set and its hash: install-deps.sh's list, our Slurm packages, less the skipped ones.
-skip=(mariadb-server mariadb-client python3-torch)
+# The package set and its hash: install-deps.sh's list, our Slurm packages, less the skipped ones
+# (the packaging tools too: packages are built on the host, for its own Debian).
+skip=(mariadb-server mariadb-client python3-torch debhelper lintian rpm)
 if [ -n "$runtime" ]; then
   packages=(munge python3 slurm-client slurmctld slurmd)
 else
