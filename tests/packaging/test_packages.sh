@@ -10,7 +10,7 @@
 #     SF_INSTALLED_PLUGINDIR);
 #   - the broker starts as installed, as user spiderflow, and writes its database in
 #     /var/lib/spiderflow;
-#   - `apt-get remove`: every package in state rc, only conffiles left;
+#   - `apt-get remove`: nothing left but conffiles (their packages in state rc, the others gone);
 #   - `apt-get purge` (and autoremove): nothing left: no /etc/spiderflow, /var/lib/spiderflow,
 #     user spiderflow, file named *spiderflow*, nor any package that was not there before.
 #   tests/packaging/test_packages.sh [PACKAGES_DIR]   (default: $SF_BUILDDIR/packages)
