@@ -184,6 +184,9 @@ tests_unit_test_baselines_LDADD = libsf_planner.la libsf_cost.la libsf_plan.la l
 # integration: the submit path on a real Slurm cluster started on localhost;
 # exits 77 (skipped) without root or the Slurm/munge binaries.
 TESTS += tests/integration/test_slurm_submit.sh
+# packaging: the packages `make deb` built, installed into a Debian root; a stage of .ci/run (it
+# needs the packages and a network mirror), not of make check.
+EXTRA_DIST += tests/packaging/test_packages.sh
 # broker: the broker's state, tokens, config and store (no HTTP)
 check_PROGRAMS += tests/unit/test_broker
 TESTS += tests/unit/test_broker

@@ -2,16 +2,20 @@
 # Makes, or reuses, a Debian root holding another Slurm version's daemons and headers, for the
 # tests and builds that must run against that version (issue 30: 22.05 on the host, 24.11 and
 # 26.05 in roots).
-#   contrib/scripts/debian-root.sh SUITE [CACHE_DIR]
+#   contrib/scripts/debian-root.sh [--runtime] SUITE [CACHE_DIR]
+#     --runtime  a root as a site has it before installing our packages: Slurm's daemons and
+#                clients, munge and python3 only, no build packages (tests/packaging installs
+#                the .deb files there, so a Depends we forgot shows); CACHE_DIR/SUITE-runtime
 #     SUITE      trixie (Slurm 24.11) or forky (Slurm 26.05); another Debian suite name is
-#                tried as it is
+#                tried as it is (bookworm: the host's own Slurm 22.05)
 #     CACHE_DIR  where roots live; default ${SF_ROOT_CACHE:-/var/cache/spiderflow/roots}, outside
 #                the clone, so that a CI run in a fresh clone reuses the root of the last run
-# The root is CACHE_DIR/SUITE. Inside it: debootstrap --variant=minbase, then slurmctld slurmd
-# slurm-client libslurm-dev munge libmunge-dev python3 and the build and test packages of
-# contrib/scripts/install-deps.sh --list, less mariadb-server, mariadb-client and python3-torch
-# (the roots run Slurm-facing tests only, not the broker's on MariaDB nor the PyTorch world;
-# libmariadb-dev stays, so a plain ./configure works there).
+# The root is CACHE_DIR/SUITE (without --runtime). Inside it: debootstrap --variant=minbase, then
+# slurmctld slurmd slurm-client libslurm-dev munge libmunge-dev python3 and the build and test
+# packages of contrib/scripts/install-deps.sh --list, less mariadb-server, mariadb-client,
+# python3-torch and the packaging tools (the roots run Slurm-facing tests only, not the broker's
+# on MariaDB, the PyTorch world nor make deb; libmariadb-dev stays, so a plain ./configure works
+# there).
 # The mirror is the host's own (the deb entry for the host's Debian suite in
 # /etc/apt/sources.list or /etc/apt/sources.list.d/*.sources); SF_DEBIAN_MIRROR overrides it.
 # A stamp file in the root (.spiderflow-root) records the suite, the Slurm version installed and a
@@ -34,6 +38,8 @@ usage() {
 say() { echo "spiderflow: $*" >&2; }
 die() { say "$*"; exit 1; }
 
+runtime=""
+[ "${1:-}" = --runtime ] && { runtime=-runtime; shift; }
 case "${1:-}" in -h|--help) usage 0 ;; "" | -*) usage ;; esac
 [ $# -le 2 ] || usage
 suite=$1
@@ -42,26 +48,31 @@ cache=${2:-${SF_ROOT_CACHE:-/var/cache/spiderflow/roots}}
 
 here=$(cd "$(dirname "$0")" && pwd -P)
 if [ "$(id -u)" -ne 0 ]; then
-  exec sudo --preserve-env=SF_ROOT_CACHE,SF_DEBIAN_MIRROR "$here/$(basename "$0")" "$@"
+  exec sudo --preserve-env=SF_ROOT_CACHE,SF_DEBIAN_MIRROR "$here/$(basename "$0")" ${runtime:+--runtime} "$@"
 fi
 
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd -P)
-root=$cache/$suite
-log=$cache/$suite.log
+root=$cache/$suite$runtime
+log=$root.log
 stamp=$root/.spiderflow-root
 
-exec 9>"$cache/$suite.lock"
+exec 9>"$root.lock"
 if ! flock -n 9; then
-  say "another run holds $cache/$suite.lock: waiting for it"
+  say "another run holds $root.lock: waiting for it"
   flock 9
 fi
 
-# The package set and its hash: install-deps.sh's list, our Slurm packages, less the skipped ones.
-skip=(mariadb-server mariadb-client python3-torch)
-mapfile -t packages < <({ "$here/install-deps.sh" --list
-                          printf '%s\n' slurmctld slurmd slurm-client libslurm-dev munge libmunge-dev python3
-                        } | grep -vxF -f <(printf '%s\n' "${skip[@]}") | sort -u)
+# The package set and its hash: install-deps.sh's list, our Slurm packages, less the skipped ones
+# (the packaging tools too: packages are built on the host, for its own Debian).
+skip=(mariadb-server mariadb-client python3-torch debhelper lintian rpm)
+if [ -n "$runtime" ]; then
+  packages=(munge python3 slurm-client slurmctld slurmd)
+else
+  mapfile -t packages < <({ "$here/install-deps.sh" --list
+                            printf '%s\n' slurmctld slurmd slurm-client libslurm-dev munge libmunge-dev python3
+                          } | grep -vxF -f <(printf '%s\n' "${skip[@]}") | sort -u)
+fi
 [ ${#packages[@]} -gt 0 ] || die "install-deps.sh --list gave no packages"
 hash=$(printf '%s\n' "${packages[@]}" | sha256sum | cut -c1-16)
 

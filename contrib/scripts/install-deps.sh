@@ -14,6 +14,7 @@ packages=(
   libmariadb-dev mariadb-server mariadb-client
   clang libclang-rt-dev iproute2 iperf3 librsvg2-bin gnuplot-nox
   python3-torch
+  debhelper lintian rpm
 )
 
 if [ "${1:-}" = "--list" ]; then

@@ -7,6 +7,18 @@
 
 SF_BUILDDIR=${SF_BUILDDIR:-$(pwd)}
 SF_SRCDIR=${SF_SRCDIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+# Our plugins and command come from the build tree, or, with SF_INSTALLED_PLUGINDIR set
+# (tests/packaging), from what the packages installed: the plugins in that PluginDir (Slurm's
+# own), the command on PATH.
+if [ -n "${SF_INSTALLED_PLUGINDIR:-}" ]; then
+    SF_SPIDERFLOW=$(command -v spiderflow || echo /usr/bin/spiderflow)
+else
+    SF_SPIDERFLOW=$SF_BUILDDIR/spiderflow
+fi
+# sf_plugin KIND FILE: the path of one of our plugins (KIND: its folder under plugins/).
+sf_plugin() {
+    if [ -n "${SF_INSTALLED_PLUGINDIR:-}" ]; then echo "$SF_INSTALLED_PLUGINDIR/$2"; else echo "$SF_BUILDDIR/plugins/$1/.libs/$2"; fi
+}
 SF_PIDS=()
 SF_NODES=(a1 b1 c1 d1)          # Slurm orders them a1 b1 c1 d1 ...
 SF_SWITCH_S1="a1,c1"            # ... but the switches pair a1 with c1 and b1 with d1
@@ -21,7 +33,7 @@ sf_cluster_can_run() {
     for b in munged mungekey slurmctld slurmd sbatch squeue scontrol srun; do
         if ! command -v "$b" >/dev/null 2>&1 && [ ! -x "/usr/sbin/$b" ]; then sf_log "skip: $b missing"; return 1; fi
     done
-    for b in "$SF_BUILDDIR/plugins/spank/.libs/spiderflow.so" "$SF_BUILDDIR/plugins/job_submit/.libs/job_submit_spiderflow.so"; do
+    for b in "$(sf_plugin spank spiderflow.so)" "$(sf_plugin job_submit job_submit_spiderflow.so)"; do
         if [ ! -f "$b" ]; then sf_log "skip: $b not built"; return 1; fi
     done
     return 0
@@ -57,13 +69,14 @@ sf_write_slurm_conf() {
     # As on a site that installed everything: our select plugin sits in PluginDir unconfigured,
     # and every client (Slurm's commands, the agent, spiderflow) loads it.
     [ -d "$SF_BUILDDIR/plugins/select/.libs" ] && plugindir="$SF_BUILDDIR/plugins/select/.libs:$plugindir"
+    [ -n "${SF_INSTALLED_PLUGINDIR:-}" ] && plugindir=$SF_INSTALLED_PLUGINDIR
     # Slurm numbers tasks by leaf switch, as the plan numbers ranks: 22.05 through our
     # topology/spiderflow_tree (built with the Slurm source), 24.11 with SwitchAsNodeRank,
     # 26.05 by itself. SF_SWITCH_ORDER says whether this cluster does.
     local topology_plugin=topology/tree
-    if [ -f "$SF_BUILDDIR/plugins/topology/.libs/topology_spiderflow_tree.so" ]; then
+    if [ -f "$(sf_plugin topology topology_spiderflow_tree.so)" ]; then
         topology_plugin=topology/spiderflow_tree
-        plugindir="$SF_BUILDDIR/plugins/topology/.libs:$plugindir"
+        [ -n "${SF_INSTALLED_PLUGINDIR:-}" ] || plugindir="$SF_BUILDDIR/plugins/topology/.libs:$plugindir"
     fi
     SF_SWITCH_ORDER=no
     case "$topology_plugin $(slurmctld -V 2>/dev/null)" in
@@ -118,7 +131,7 @@ CONF
 AutoDetect=off
 Name=gpu File=$dir/dev/nvidia[0-$((gpus - 1))]
 CONF
-    echo "required $SF_BUILDDIR/plugins/spank/.libs/spiderflow.so conf=$dir/spiderflow.conf" > "$dir/plugstack.conf"
+    echo "required $(sf_plugin spank spiderflow.so) conf=$dir/spiderflow.conf" > "$dir/plugstack.conf"
 }
 
 # Writes the configs under $SF_TMP, on a block of ports this test owns (sf_port_block).

@@ -24,7 +24,7 @@ echo "node=$SLURMD_NODENAME rank=$RANK local=$LOCAL_RANK world=$WORLD_SIZE maste
 SCRIPT
 chmod +x "$SF_TMP/report.sh"
 printf '#!/bin/bash\necho "batch rank=$RANK world=$WORLD_SIZE tp=$SPIDERFLOW_TP pp=$SPIDERFLOW_PP dp=$SPIDERFLOW_DP"\n%q job-plan > %q\nsrun %s\n' \
-    "$SF_BUILDDIR/spiderflow" "$SF_TMP/out/good.plan.json" "$SF_TMP/report.sh" > "$SF_TMP/train.sh"
+    "$SF_SPIDERFLOW" "$SF_TMP/out/good.plan.json" "$SF_TMP/report.sh" > "$SF_TMP/train.sh"
 # rank -> node of the plan's rank table, one "rank node" line each
 plan_ranks() { python3 -c 'import json,sys; [print(r["rank"], r["node"]) for r in json.load(open(sys.argv[1]))["ranks"]]' "$1"; }
 # the same from the task lines
@@ -95,7 +95,7 @@ out=$SF_TMP/out/steps.txt
 {
     printf '#!/bin/bash\necho "batch gpus=$SLURM_GPUS gpn=$SLURM_GPUS_PER_NODE rank=$RANK"\n'
     printf 'srun -N1 -n2 %s | sed "s/^/small /"\n' "$SF_TMP/report.sh"
-    printf '%q launch -- %q\n' "$SF_BUILDDIR/spiderflow" "$SF_TMP/report.sh"
+    printf '%q launch -- %q\n' "$SF_SPIDERFLOW" "$SF_TMP/report.sh"
 } > "$SF_TMP/steps.sh"
 id=$(sbatch --parsable -o "$out" --llm-model=llama3-8b --llm-global-batch=64 --gpus=16 "$SF_TMP/steps.sh" 2>"$SF_TMP/steps.err")
 state=$(sf_wait_job "$id")
@@ -135,7 +135,7 @@ expect "salloc: ranks 0..15 each once" test "$(grep -o ' rank=[0-9]*' "$out" | s
 # job_submit cannot reach an salloc job's environment: launch finds the plan in its AdminComment.
 out=$SF_TMP/out/salloc-launch.txt
 timeout 60 salloc --llm-model=llama3-8b --llm-global-batch=64 --gpus=16 \
-    "$SF_BUILDDIR/spiderflow" launch -- "$SF_TMP/report.sh" >"$out" 2>"$SF_TMP/salloc-launch.err"
+    "$SF_SPIDERFLOW" launch -- "$SF_TMP/report.sh" >"$out" 2>"$SF_TMP/salloc-launch.err"
 expect "salloc: spiderflow launch finds the plan and runs 16 ranks" coords_ok "$out" 16
 expect "salloc: spiderflow launch places tasks in the plan's order" \
     test "$(grep '^node=' "$out" | grep -cE ' rank=([0-9]*) .* pid=\1 ')" = 16
@@ -189,7 +189,7 @@ scancel "$id" 2>/dev/null
 
 # --- 5a. slurmctld opens no path a user names: sbatch reads --llm-plan's file as the user ----------
 mkdir -p "$SF_TMP/work"
-"$SF_BUILDDIR/spiderflow" plan --topology "$SF_TMP/topology.json" --model llama3-8b --global-batch 64 --gpus 16 \
+"$SF_SPIDERFLOW" plan --topology "$SF_TMP/topology.json" --model llama3-8b --global-batch 64 --gpus 16 \
     --format json -o "$SF_TMP/work/plan.json" 2>/dev/null
 # A relative path means the user's directory; slurmctld's own directory is elsewhere.
 id=$(cd "$SF_TMP/work" && sbatch --parsable -o /dev/null --llm-plan=plan.json --hold --wrap=true 2>/dev/null)
@@ -256,7 +256,7 @@ else
 fi
 
 # --- 5d. a site state snapshot: drained and down nodes are left out of plans --------------------
-printf 'drain a1 bad DIMM\ndown b1\nsnapshot\n' | "$SF_BUILDDIR/spiderflow" query --topology "$SF_TMP/topology.json" | sed -n '/^{/,$p' >"$SF_TMP/site-state.json"
+printf 'drain a1 bad DIMM\ndown b1\nsnapshot\n' | "$SF_SPIDERFLOW" query --topology "$SF_TMP/topology.json" | sed -n '/^{/,$p' >"$SF_TMP/site-state.json"
 expect "site state: the snapshot has the two nodes" grep -q '"down"' "$SF_TMP/site-state.json"
 cp "$SF_TMP/spiderflow.conf" "$SF_TMP/spiderflow.conf.good"
 echo "site_state = $SF_TMP/site-state.json" >> "$SF_TMP/spiderflow.conf"
