@@ -367,3 +367,11 @@ tests_unit_test_monitoring_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_monitoring_LDADD = libsf_status_page.la libsf_broker.la libsf_agent.la libsf_broker_api.la libsf_probe.la libsf_coalloc.la \
 	libsf_broker_client.la libsf_slurmjob.la libsf_launch_env.la libspiderflow.la \
 	$(SQLITE_LIBS) $(MARIADB_LIBS) $(LIBCRYPTO_LIBS) $(CURL_LIBS) $(SLURM_LIBS) $(GTEST_LIBS_ALL)
+# The broker's status page in headless Chromium: sign-in, a running cross-site job, hostile text,
+# a screenshot kept under tests/integration/status-page/.
+TESTS += tests/integration/test_status_page.sh
+EXTRA_DIST += tests/integration/test_status_page.sh
+# promtool on the agent's textfile and the broker's /metrics from live daemons, and the Grafana
+# dashboard's names against them.
+TESTS += tests/integration/test_metrics.sh
+EXTRA_DIST += tests/integration/test_metrics.sh

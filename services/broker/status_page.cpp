@@ -154,7 +154,7 @@ void job_section(std::ostringstream& o, const coalloc::XJob& job, const StatusVi
     const auto plan = v.plans.find(job.id);
     if (plan != v.plans.end() && !plan->second.empty()) {
         // An <img>, not inline SVG: the picture cannot touch the page (no script, no styles).
-        o << "<details class=\"plan\"><summary>plan</summary><img class=\"plan\" alt=\"the plan of " << esc(job.id)
+        o << "<details class=\"plan\"" << (coalloc::finished(job.state) ? "" : " open") << "><summary>plan</summary><img class=\"plan\" alt=\"the plan of " << esc(job.id)
           << "\" src=\"data:image/svg+xml;base64," << base64(plan->second) << "\"></details>\n";
     } else {
         o << "<p class=\"none\">no plan picture: the job carries no plan the broker can read</p>\n";
