@@ -9,8 +9,9 @@
 #                the clone, so that a CI run in a fresh clone reuses the root of the last run
 # The root is CACHE_DIR/SUITE. Inside it: debootstrap --variant=minbase, then slurmctld slurmd
 # slurm-client libslurm-dev munge libmunge-dev python3 and the build and test packages of
-# contrib/scripts/install-deps.sh --list, less mariadb-server, mariadb-client and python3-torch
-# (the roots run Slurm-facing tests only, not the broker's on MariaDB nor the PyTorch world;
+# contrib/scripts/install-deps.sh --list, less mariadb-server, mariadb-client, python3-torch,
+# prometheus and chromium (the roots run Slurm-facing tests only, not the broker's on MariaDB, the
+# PyTorch world, promtool or the status page in a browser;
 # libmariadb-dev stays, so a plain ./configure works there).
 # The mirror is the host's own (the deb entry for the host's Debian suite in
 # /etc/apt/sources.list or /etc/apt/sources.list.d/*.sources); SF_DEBIAN_MIRROR overrides it.
@@ -58,7 +59,7 @@ if ! flock -n 9; then
 fi
 
 # The package set and its hash: install-deps.sh's list, our Slurm packages, less the skipped ones.
-skip=(mariadb-server mariadb-client python3-torch)
+skip=(mariadb-server mariadb-client python3-torch prometheus chromium)
 mapfile -t packages < <({ "$here/install-deps.sh" --list
                           printf '%s\n' slurmctld slurmd slurm-client libslurm-dev munge libmunge-dev python3
                         } | grep -vxF -f <(printf '%s\n' "${skip[@]}") | sort -u)
