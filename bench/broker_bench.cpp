@@ -59,7 +59,10 @@ constexpr const char* kHelp =
     "  --reads-per-s R   federation reads per second over all readers (default 100)\n"
     "  --readers K       reader threads sharing those reads (default 16)\n"
     "  --full-share F    share of the reads that ask for the whole view (default 0.2); the\n"
-    "                    rest are half delta reads, half conditional reads\n";
+    "                    rest are half delta reads, half conditional reads\n"
+    "  --read-brokers U  comma-separated brokers the reader threads take turns on (default:\n"
+    "                    --broker): a standby beside the active one\n"
+    "  --standby-pid P   the standby's process, for its CPU and RSS\n";
 
 // Budgets the figures are printed against (issue: broker figures at 64 clusters).
 constexpr double kWriteP99BudgetMs = 100;
@@ -70,8 +73,8 @@ constexpr double kRssBudgetMiB = 512;
 constexpr double kKeptUpTarget = 0.99;  // share of scheduled requests answered 2xx
 
 struct Options {
-    std::string broker, topology, tokens;
-    int pid = 0;
+    std::string broker, topology, tokens, read_brokers;
+    int pid = 0, standby_pid = 0;
     double seconds = 60, period = 5, reads_per_s = 100, full_share = 0.2;
     int readers = 16;
 };
@@ -241,6 +244,8 @@ Options parse(int argc, char** argv) {
     t.value("--reads-per-s", "R", "", number(&o.reads_per_s, 1e-3));
     t.value("--readers", "K", "", integer(&o.readers, 1));
     t.value("--full-share", "F", "", number(&o.full_share, 0, 1));
+    t.value("--read-brokers", "URLS", "", store(&o.read_brokers));
+    t.value("--standby-pid", "PID", "", integer(&o.standby_pid, 1));
     if (const auto status = parse_main(t, argc, argv)) std::exit(*status);
     if (o.broker.empty() || o.topology.empty() || o.tokens.empty() || o.pid <= 0) {
         std::cerr << "spiderflow: error: broker_bench: --broker, --topology, --tokens and --pid are required (see "
@@ -259,9 +264,9 @@ uint64_t epoch_of_view(const std::string& body) {
     return std::strtoull(body.c_str() + at + key.size(), nullptr, 10);
 }
 
-BrokerClient client(const Options& o, const std::string& token_name) {
+BrokerClient client(const Options& o, const std::string& token_name, const std::string& url = "") {
     BrokerEndpoint e;
-    e.url = o.broker;
+    e.url = url.empty() ? o.broker : url;
     e.token = read_token_file(o.tokens + "/" + token_name + ".token");
     e.attempts = 1;  // a retry would hide a failure inside a longer latency
     e.total_timeout_s = 10;
@@ -281,6 +286,14 @@ int main(int argc, char** argv) try {
         writers.push_back(client(o, agents.back().name()));
     }
     const BrokerClient reader = client(o, "reader");
+    // Each reader thread keeps to one broker, as an agent keeps to the one that answered last.
+    std::vector<BrokerClient> read_clients;
+    for (size_t from = 0; !o.read_brokers.empty() && from <= o.read_brokers.size();) {
+        const size_t comma = std::min(o.read_brokers.find(',', from), o.read_brokers.size());
+        read_clients.push_back(client(o, "reader", o.read_brokers.substr(from, comma - from)));
+        from = comma + 1;
+    }
+    if (read_clients.empty()) read_clients.push_back(reader);
 
     // Inventories first, one after another, outside the measured window: a broker's start.
     std::vector<Sample> inventories;
@@ -330,7 +343,8 @@ int main(int argc, char** argv) try {
     size_t full_scheduled = 0, cheap_scheduled = 0;
     for (size_t i = 0; i < reads_scheduled; ++i) (i % 20 < full_slots ? full_scheduled : cheap_scheduled) += 1;
     for (int r = 0; r < o.readers; ++r) {
-        threads.emplace_back([&] {
+        threads.emplace_back([&, r] {
+            const BrokerClient& reader = read_clients[static_cast<size_t>(r) % read_clients.size()];
             std::vector<Sample> full, delta, unchanged;
             uint64_t epoch = 0;
             std::string etag;
@@ -379,10 +393,12 @@ int main(int argc, char** argv) try {
     // The window starts when the first requests are due; every thread is waiting by then.
     std::this_thread::sleep_until(t0);
     const double cpu0 = cpu_seconds(o.pid);
+    const double standby_cpu0 = o.standby_pid ? cpu_seconds(o.standby_pid) : 0;
     for (std::thread& t : threads) t.join();
     const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
     const double cpu = cpu_seconds(o.pid) - cpu0;
     const double rss = peak_rss_mib(o.pid);
+    const double standby_cpu = o.standby_pid ? cpu_seconds(o.standby_pid) - standby_cpu0 : 0;
 
     bool pass = report("writes", writes, writes_scheduled, kWriteP99BudgetMs);
     // A conditional read that found the view changed got the whole view: it counts with those,
@@ -399,6 +415,11 @@ int main(int argc, char** argv) try {
     std::printf("broker CPU %.2f s over %.1f s = %.1f%% of one core; vs %.0f core budget: %.3f\n", cpu, wall,
                 100 * cores, kCpuBudgetCores, cores / kCpuBudgetCores);
     std::printf("broker peak RSS %.1f MiB (budget %.0f MiB): %.3f\n", rss, kRssBudgetMiB, rss / kRssBudgetMiB);
+    if (o.standby_pid) {
+        std::printf("standby (reads only, %zu of %d reader threads): CPU %.2f s = %.1f%% of one core, peak RSS %.1f MiB\n",
+                    static_cast<size_t>(o.readers) / read_clients.size(), o.readers, standby_cpu,
+                    100 * standby_cpu / wall, peak_rss_mib(o.standby_pid));
+    }
     // Conditional reads while nobody writes (between two agents' cycles on a quiet federation):
     // the same reader's copy is current, so each is a 304.
     {

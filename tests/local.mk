@@ -155,7 +155,7 @@ include tests/fuzz/local.mk
 check_PROGRAMS += tests/unit/test_topology
 TESTS += tests/unit/test_topology
 tests_unit_test_topology_SOURCES = tests/unit/common/topology/topo_fixture.h tests/unit/common/topology/test_widest_paths.cpp \
-	tests/unit/common/topology/test_reader.cpp tests/unit/common/topology/test_roundtrip.cpp tests/unit/common/topology/test_generator.cpp \
+	tests/unit/common/topology/test_reader.cpp tests/unit/common/topology/test_roundtrip.cpp tests/unit/common/topology/test_generator.cpp tests/unit/common/topology/test_generator_decentralized.cpp \
 	tests/unit/common/topology/site_test_util.h tests/unit/common/topology/test_hostlist.cpp tests/unit/common/topology/test_slurm_conf.cpp \
 	tests/unit/common/topology/test_slurm_reader.cpp tests/unit/common/topology/test_hwloc_reader.cpp tests/unit/common/topology/test_checks.cpp \
 	tests/unit/common/topology/test_checks_slurm_compare.cpp \
@@ -293,7 +293,7 @@ tests_unit_test_site_LDADD = libsf_site.la libsf_topology.la libsf_util.la $(HWL
 check_PROGRAMS += tests/unit/test_fedsim
 TESTS += tests/unit/test_fedsim
 tests_unit_test_fedsim_SOURCES = tests/unit/services/fedsim/fed_fixture.h tests/unit/services/fedsim/test_fed_simulator.cpp \
-	tests/unit/services/fedsim/test_job_trace.cpp tests/unit/services/fedsim/test_wan_sharing.cpp
+	tests/unit/services/fedsim/test_job_trace.cpp tests/unit/services/fedsim/test_wan_sharing.cpp tests/unit/services/fedsim/test_run_summary.cpp
 tests_unit_test_fedsim_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_fedsim_LDADD = libsf_fedsim.la libspiderflow.la $(GTEST_LIBS_ALL)
 

@@ -4,12 +4,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <random>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "common/topology/generator_draw.h"
 #include "common/topology/spiderflow_reader.h"
 #include "common/util/errors.h"
 #include "common/util/units.h"
@@ -44,17 +44,7 @@ constexpr GpuChoice kGpus[] = {
     {"A100-40GB", 15, 8, "ib", 200}, {"V100", 15, 8, "ib", 200}, {"L40S", 10, 1, "roce", 200},
 };
 
-// Platform-independent draws (std:: distributions are implementation-defined).
-class Draw {
-public:
-    explicit Draw(uint64_t seed) : rng_(seed) {}
-    double uniform() { return static_cast<double>(rng_() >> 11) * 0x1.0p-53; }    // [0,1)
-    int below(int n) { return static_cast<int>(uniform() * n); }                  // [0,n)
-    int between(int lo, int hi) { return lo + below(hi - lo + 1); }               // [lo,hi]
-
-private:
-    std::mt19937_64 rng_;
-};
+using Draw = GeneratorDraw;
 
 double great_circle_km(double lat1, double lon1, double lat2, double lon2) {
     constexpr double kPi = 3.14159265358979323846;
@@ -124,6 +114,7 @@ Cluster make_cluster(const std::string& name, const std::string& region, Draw& d
 }  // namespace
 
 Topology generate_topology(const GeneratorOptions& opt) {
+    if (opt.profile == GeneratorOptions::Profile::decentralized) return generate_decentralized(opt);
     if (opt.clusters < 1 || opt.clusters > GeneratorOptions::kMaxClusters) {
         throw InputError("generator", 0, "--clusters",
                          "must be between 1 and " + std::to_string(GeneratorOptions::kMaxClusters));

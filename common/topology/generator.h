@@ -11,6 +11,11 @@
 namespace spiderflow {
 
 struct GeneratorOptions {
+    // metros: clusters around twelve metro areas, links from distance (scale tests, the
+    // planner's benchmarks). decentralized: the evaluation's federations shaped like the
+    // SpiderFlow paper's setting (generator_decentralized.cpp says where each figure comes from).
+    enum class Profile { metros, decentralized };
+    Profile profile = Profile::metros;
     int clusters = 8;           // 1..kMaxClusters
     uint64_t seed = 1;
     int full_mesh_max = 16;     // up to this many clusters every pair is linked
@@ -24,5 +29,6 @@ struct GeneratorOptions {
 // Returns a finalized topology named "generated-N-sS". Throws InputError for options out of
 // range (field names as on the command line: "--clusters").
 Topology generate_topology(const GeneratorOptions& options);
+Topology generate_decentralized(const GeneratorOptions& options);
 
 }  // namespace spiderflow

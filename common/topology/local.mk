@@ -12,6 +12,10 @@ libsf_topology_la_SOURCES = \
 	common/topology/topology_json.cpp \
 	common/topology/generator.h \
 	common/topology/generator.cpp \
+	common/topology/generator_decentralized.cpp \
+	common/topology/generator_draw.h \
+	common/topology/dtfm_regions.h \
+	common/topology/dtfm_regions.cpp \
 	common/topology/slurm_conf.h \
 	common/topology/slurm_conf.cpp \
 	common/topology/hostlist.cpp \

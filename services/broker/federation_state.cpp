@@ -167,7 +167,9 @@ std::shared_ptr<const SiteState> FederationState::merged_snapshot() const {
         const auto& nodes = topology_->clusters[static_cast<size_t>(c)].nodes;
         for (size_t n = 0; n < nodes.size(); ++n) {
             const NodeUse& u = part.use(NodeRef{c, static_cast<int>(n)});
-            if (u.state != NodeState::up || !u.features.empty()) {
+            // Every node the part says anything of, as a snapshot writes it (an up node's reason
+            // too): a delta read replays the part's own node deltas onto a reader's copy.
+            if (u.state != NodeState::up || !u.reason.empty() || !u.features.empty()) {
                 all->set_node_state({cluster, nodes[n].name}, u.state, u.reason, u.features);
             }
         }

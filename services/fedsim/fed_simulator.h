@@ -98,6 +98,14 @@ struct RunSummary {
     double wan_wall_s = 0;
     double wall_s = 0;
     long invariant_violations = 0;
+    // The measurement window: from the submission of the first job past the warm-up (the first
+    // tenth of the trace) to the last submission (what runs after it is the drain). Figures over
+    // the jobs submitted inside it; utilisation and throughput over the window's own span.
+    double window_start_s = 0, window_end_s = 0;
+    size_t window_jobs = 0, window_finished = 0;
+    double window_avg_jct_s = 0;
+    double window_tokens_per_s = 0;     // tokens trained inside the window / its length
+    double window_utilisation = 0;      // GPU-seconds held inside the window / (GPUs x its length)
 };
 
 // One placement decision, as the evaluation's log keeps it: what was asked, what was free,

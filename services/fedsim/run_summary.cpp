@@ -20,6 +20,38 @@ double quantile(std::vector<double> v, double q) {
     return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
 }
 
+double overlap(double a0, double a1, double b0, double b1) { return std::max(0.0, std::min(a1, b1) - std::max(a0, b0)); }
+
+// The window's figures (RunSummary says what the window is). A job's GPUs count while it holds
+// them; its tokens are spread evenly over its run.
+void summarize_window(const std::vector<JobOutcome>& jobs, int total_gpus, RunSummary& s) {
+    if (jobs.size() < 10) return;
+    std::vector<double> submits;
+    for (const auto& j : jobs) submits.push_back(j.submit_s);
+    std::sort(submits.begin(), submits.end());
+    s.window_start_s = submits[submits.size() / 10];
+    s.window_end_s = submits.back();
+    const double span = s.window_end_s - s.window_start_s;
+    if (span <= 0) return;
+    double gpu_s = 0, tokens = 0, jct = 0;
+    for (const auto& j : jobs) {
+        const bool inside = j.submit_s >= s.window_start_s && j.submit_s <= s.window_end_s;
+        s.window_jobs += inside;
+        if (j.start_s < 0) continue;
+        const double end = j.finish_s < 0 ? s.window_end_s : j.finish_s;
+        const double held = overlap(j.start_s, end, s.window_start_s, s.window_end_s);
+        gpu_s += held * j.gpus;
+        if (j.finish_s > j.start_s) tokens += j.tokens * held / (j.finish_s - j.start_s);
+        if (inside && j.finish_s >= 0) {
+            ++s.window_finished;
+            jct += j.jct_s();
+        }
+    }
+    if (s.window_finished > 0) s.window_avg_jct_s = jct / static_cast<double>(s.window_finished);
+    s.window_tokens_per_s = tokens / span;
+    if (total_gpus > 0) s.window_utilisation = gpu_s / (static_cast<double>(total_gpus) * span);
+}
+
 }  // namespace
 
 RunSummary summarize(const std::vector<JobOutcome>& jobs, const std::vector<double>& decision_wall_s,
@@ -49,6 +81,7 @@ RunSummary summarize(const std::vector<JobOutcome>& jobs, const std::vector<doub
         s.tokens_per_s = tokens / s.makespan_s;
         if (total_gpus > 0) s.gpu_utilisation = busy_gpu_s / (static_cast<double>(total_gpus) * s.makespan_s);
     }
+    summarize_window(jobs, total_gpus, s);
     s.decisions = static_cast<long>(decision_wall_s.size());
     s.planner_wall_s = std::accumulate(decision_wall_s.begin(), decision_wall_s.end(), 0.0);
     if (!decision_wall_s.empty()) {
@@ -99,7 +132,8 @@ std::string decisions_csv(const FedSimResult& r) {
 std::string summary_csv_header() {
     return "policy,network,jobs,finished,unplaceable,cross_site,avg_jct_s,p95_jct_s,avg_queue_s,makespan_s,"
            "tokens_per_s,gpu_utilisation,decisions,planner_calls,planner_wall_s,decision_ms_mean,decision_ms_max,"
-           "wan_simulations,wall_s,decisions_capped\n";
+           "wan_simulations,wall_s,decisions_capped,window_start_s,window_end_s,window_jobs,window_finished,"
+           "window_avg_jct_s,window_tokens_per_s,window_utilisation\n";
 }
 
 std::string summary_csv_row(const RunSummary& s) {
@@ -110,7 +144,9 @@ std::string summary_csv_row(const RunSummary& s) {
       << fmt("%.4f", s.gpu_utilisation) << ',' << s.decisions << ',' << s.planner_calls << ','
       << fmt("%.4f", s.planner_wall_s) << ',' << fmt("%.3f", s.decision_ms_mean) << ','
       << fmt("%.3f", s.decision_ms_max) << ',' << s.wan_simulations << ',' << fmt("%.2f", s.wall_s) << ','
-      << s.decisions_capped << '\n';
+      << s.decisions_capped << ',' << fmt("%.1f", s.window_start_s) << ',' << fmt("%.1f", s.window_end_s) << ','
+      << s.window_jobs << ',' << s.window_finished << ',' << fmt("%.1f", s.window_avg_jct_s) << ','
+      << fmt("%.1f", s.window_tokens_per_s) << ',' << fmt("%.4f", s.window_utilisation) << '\n';
     return o.str();
 }
 
@@ -132,6 +168,12 @@ std::string summary_text(const RunSummary& s, bool timing) {
       << fmt("%.0f", s.avg_queue_s) << " s; makespan " << fmt("%.0f", s.makespan_s) << " s\n";
     o << "  " << fmt("%.0f", s.tokens_per_s) << " tokens/s, GPU utilisation " << fmt("%.1f", 100 * s.gpu_utilisation)
       << "%\n";
+    if (s.window_end_s > s.window_start_s) {
+        o << "  measurement window " << fmt("%.0f", s.window_start_s) << "-" << fmt("%.0f", s.window_end_s) << " s: "
+          << s.window_finished << " of " << s.window_jobs << " jobs finished, JCT avg " << fmt("%.0f", s.window_avg_jct_s)
+          << " s, " << fmt("%.0f", s.window_tokens_per_s) << " tokens/s, GPU utilisation "
+          << fmt("%.1f", 100 * s.window_utilisation) << "%\n";
+    }
     o << "  scheduling: " << s.decisions << " decisions, " << s.planner_calls << " planner calls";
     if (timing)
         o << ", " << fmt("%.3f", s.planner_wall_s) << " s in all, " << fmt("%.2f", s.decision_ms_mean) << " ms mean, "

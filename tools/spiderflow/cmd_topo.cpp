@@ -21,7 +21,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: spiderflow topo show FILE [--reader NAME] [--format text|json]\n"
-    "       spiderflow topo generate --clusters N [--seed S] [--nearest K] [-o FILE]\n"
+    "       spiderflow topo generate --clusters N [--profile P] [--seed S] [--nearest K] [-o FILE]\n"
     "       spiderflow topo check ARGS...   (see 'spiderflow topo check --help')\n";
 
 constexpr const char* kShowUsage =
@@ -31,11 +31,15 @@ constexpr const char* kShowUsage =
     "latency in ms; '*' marks pairs routed over more than one link, listed below the matrix.\n\n";
 
 constexpr const char* kGenerateUsage =
-    "usage: spiderflow topo generate --clusters N [--seed S] [--nearest K] [-o FILE]\n\n"
-    "Writes a synthetic federation in the spiderflow topology format: N clusters (1-1024)\n"
-    "around real metro areas, heterogeneous GPUs, link figures from distance. The same seed\n"
-    "gives the same file. Up to 16 clusters are fully meshed; above that each cluster links\n"
-    "to its K nearest (default 4) and to its metro's hub.\n\n";
+    "usage: spiderflow topo generate --clusters N [--profile P] [--seed S] [--nearest K] [-o FILE]\n\n"
+    "Writes a synthetic federation in the spiderflow topology format. The same seed gives the\n"
+    "same file.\n"
+    "  metros (default): N clusters (1-1024) around real metro areas, heterogeneous GPUs, link\n"
+    "    figures from distance. Up to 16 clusters are fully meshed; above that each cluster\n"
+    "    links to its K nearest (default 4) and to its metro's hub.\n"
+    "  decentralized: N sites (2-1024) of 16-256 GPUs (H100, A100, V100, L40S) in DTFM's ten\n"
+    "    AWS regions, leaf-spine fabrics 1:1, 2:1 or 4:1 oversubscribed, every pair linked at\n"
+    "    DTFM's measured inter-region figure (doc/evaluation says where each figure comes from).\n\n";
 
 [[noreturn]] void usage_error(const std::string& what) { throw InputError("spiderflow topo", 0, "", what); }
 
@@ -200,6 +204,11 @@ int run_generate(const std::vector<std::string>& args) {
     opts.value("--seed", "S", "random seed (default 1)",
             [&opt](const std::string& v) { opt.seed = static_cast<uint64_t>(int_value<long long>(v, 0)); });
     opts.value("--nearest", "K", "nearest neighbours per cluster in sparse graphs (default 4)", integer(&opt.nearest, 1, 64));
+    opts.value("--profile", "P", "metros (default) or decentralized", [&opt](const std::string& v) {
+        if (v == "metros") opt.profile = GeneratorOptions::Profile::metros;
+        else if (v == "decentralized") opt.profile = GeneratorOptions::Profile::decentralized;
+        else usage_error("--profile: expected metros or decentralized, got '" + v + "'");
+    });
     opts.value("-o", "FILE", "write to FILE instead of standard output", store(&output));
     opts.value("--output", "FILE", "", store(&output));
     if (!opts.parse_or_help(args, 1, std::cout)) return kExitOk;
