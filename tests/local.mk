@@ -375,3 +375,5 @@ EXTRA_DIST += tests/integration/test_status_page.sh
 # dashboard's names against them.
 TESTS += tests/integration/test_metrics.sh
 EXTRA_DIST += tests/integration/test_metrics.sh
+# test_status_page.sh's artifacts (the page's screenshot and DOM).
+CLEANFILES += tests/integration/status-page/status.png tests/integration/status-page/status.dom.html
