@@ -65,6 +65,10 @@ expect "signing in with a cluster's token (it can write) is refused: 403" test \
 curl -s -D "$T/login.head" -o /dev/null --data-urlencode token=tok-tools "$URL/status/login"
 expect "a reader signs in: 303 to /status, an HttpOnly cookie for /status alone" \
     grep -q '^Set-Cookie: spiderflow_status=tok-tools; Path=/status; Max-Age=28800; HttpOnly; SameSite=Lax' "$T/login.head"
+expect "... Secure behind a TLS proxy that says so" bash -c \
+    "curl -s -D - -o /dev/null -H 'X-Forwarded-Proto: https' --data-urlencode token=tok-tools '$URL/status/login' | grep -q '^Set-Cookie: .*; Secure'"
+expect "signing out clears the cookie" bash -c \
+    "curl -s -D - -o /dev/null -d '' '$URL/status/logout' | grep -q '^Set-Cookie: spiderflow_status=; Path=/status; Max-Age=0'"
 expect "the cookie opens the page" test "$(curl -s -o /dev/null -w '%{http_code}' -b 'spiderflow_status=tok-tools' "$URL/status")" = 200
 expect "the cookie opens no API route" test "$(curl -s -o /dev/null -w '%{http_code}' -b 'spiderflow_status=tok-tools' "$URL/v1/xjobs")" = 401
 
