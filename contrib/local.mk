@@ -27,3 +27,8 @@ EXTRA_DIST += contrib/federation/spiderflow-brokerd.service.in contrib/federatio
 CLEANFILES += $(systemdunit_DATA)
 contrib/federation/%.service: $(srcdir)/contrib/federation/%.service.in
 	$(MKDIR_P) contrib/federation && sed -e 's|@sbindir[@]|$(sbindir)|g' -e 's|@docdir[@]|$(docdir)|g' $< >$@
+
+# The Grafana dashboard over the broker's /metrics and the agents' textfiles (doc/monitoring.md):
+# installed under $(pkgdatadir)/grafana.
+grafanadir = $(pkgdatadir)/grafana
+dist_grafana_DATA = contrib/grafana/spiderflow.json

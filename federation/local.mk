@@ -8,9 +8,10 @@ spiderflow_brokerd_SOURCES = \
 	federation/brokerd/http_answer.h \
 	federation/brokerd/xjob_routes.cpp \
 	federation/brokerd/probe_routes.cpp \
+	federation/brokerd/status_routes.cpp \
 	federation/brokerd/brokerd_main.cpp
 spiderflow_brokerd_CPPFLAGS = $(AM_CPPFLAGS) $(HTTPLIB_CFLAGS)
-spiderflow_brokerd_LDADD = libsf_broker_api.la libsf_broker.la libsf_probe.la libsf_replan.la libsf_submit.la libsf_slurmjob.la libsf_launch_env.la libsf_coalloc.la libspiderflow.la \
+spiderflow_brokerd_LDADD = libsf_broker_api.la libsf_broker.la libsf_status_page.la libsf_probe.la libsf_replan.la libsf_submit.la libsf_slurmjob.la libsf_launch_env.la libsf_coalloc.la libspiderflow.la \
 	$(HTTPLIB_LIBS) $(SQLITE_LIBS) $(MARIADB_LIBS) $(LIBCRYPTO_LIBS) $(HWLOC_LIBS) -lpthread
 
 sbin_PROGRAMS += spiderflow-agent

@@ -4,6 +4,7 @@
 check_PROGRAMS += tests/unit/test_util
 TESTS += tests/unit/test_util
 tests_unit_test_util_SOURCES = tests/unit/common/util/test_json_read.cpp tests/unit/common/util/test_text_file.cpp \
+	tests/unit/common/util/test_metrics_text.cpp \
 	tests/unit/common/util/test_parse_number.cpp
 tests_unit_test_util_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_util_LDADD = libsf_util.la $(GTEST_LIBS_ALL)
@@ -357,3 +358,25 @@ tests_unit_test_doctor_SOURCES = tests/unit/tools/spiderflow/doctor/test_doctor_
 	tools/spiderflow/topo_check.h tools/spiderflow/topo_check.cpp
 tests_unit_test_doctor_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_doctor_LDADD = libsf_agent.la libsf_slurmjob.la libsf_launch_env.la libspiderflow.la $(SLURM_LIBS) $(GTEST_LIBS_ALL)
+# Monitoring: the broker's /metrics and status page, the agent's textfile, and the Grafana
+# dashboard's queries against both exporters' names.
+check_PROGRAMS += tests/unit/test_monitoring
+TESTS += tests/unit/test_monitoring
+tests_unit_test_monitoring_SOURCES = tests/unit/services/monitoring/exported_names.h tests/unit/services/monitoring/monitoring_fixture.h \
+	tests/unit/services/monitoring/test_broker_metrics.cpp tests/unit/services/monitoring/test_agent_metrics.cpp \
+	tests/unit/services/monitoring/test_status_page.cpp tests/unit/services/monitoring/test_dashboard_names.cpp \
+	tests/unit/common/plan/plan_fixture.h
+tests_unit_test_monitoring_CXXFLAGS = $(TEST_CXXFLAGS)
+tests_unit_test_monitoring_LDADD = libsf_status_page.la libsf_broker.la libsf_agent.la libsf_broker_api.la libsf_probe.la libsf_coalloc.la \
+	libsf_broker_client.la libsf_slurmjob.la libsf_launch_env.la libspiderflow.la \
+	$(SQLITE_LIBS) $(MARIADB_LIBS) $(LIBCRYPTO_LIBS) $(CURL_LIBS) $(SLURM_LIBS) $(GTEST_LIBS_ALL)
+# The broker's status page in headless Chromium: sign-in, a running cross-site job, hostile text,
+# a screenshot kept under tests/integration/status-page/.
+TESTS += tests/integration/test_status_page.sh
+EXTRA_DIST += tests/integration/test_status_page.sh
+# promtool on the agent's textfile and the broker's /metrics from live daemons, and the Grafana
+# dashboard's names against them.
+TESTS += tests/integration/test_metrics.sh
+EXTRA_DIST += tests/integration/test_metrics.sh
+# test_status_page.sh's artifacts (the page's screenshot and DOM).
+CLEANFILES += tests/integration/status-page/status.png tests/integration/status-page/status.dom.html

@@ -9,6 +9,7 @@
 
 #include "common/plan/plan_traffic.h"
 #include "common/util/human_format.h"
+#include "common/util/markup_text.h"
 #include "common/util/units.h"
 
 namespace spiderflow {
@@ -23,22 +24,7 @@ constexpr int kMaxDrawnGpus = 144;  // more are summarised as "+N"
 constexpr int kLegendRows = 16;     // legend entries per column
 constexpr int kLegendColW = 150;
 
-std::string esc(const std::string& s) {
-    std::string out;
-    for (char ch : s) {
-        switch (ch) {
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '"': out += "&quot;"; break;
-        case '\'': out += "&apos;"; break;
-        default:
-            // Control characters are not allowed in XML 1.0 text.
-            if (static_cast<unsigned char>(ch) >= 0x20 || ch == '\t' || ch == '\n') out += ch;
-        }
-    }
-    return out;
-}
+std::string esc(const std::string& s) { return markup_text(s); }
 
 std::string fmt(const char* f, double v) { return format_number(f, v); }
 

@@ -3,6 +3,8 @@ libsf_util_la_SOURCES = \
 	common/util/errors.cpp \
 	common/util/cli_options.cpp \
 	common/util/cli_options.h \
+	common/util/base64.cpp \
+	common/util/base64.h \
 	common/util/did_you_mean.cpp \
 	common/util/did_you_mean.h \
 	common/util/errors.h \
@@ -14,6 +16,10 @@ libsf_util_la_SOURCES = \
 	common/util/human_format.h \
 	common/util/json_read.cpp \
 	common/util/json_read.h \
+	common/util/markup_text.cpp \
+	common/util/markup_text.h \
+	common/util/metrics_text.cpp \
+	common/util/metrics_text.h \
 	common/util/key_value_conf.cpp \
 	common/util/key_value_conf.h \
 	common/util/name_table.h \

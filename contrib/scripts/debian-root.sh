@@ -13,9 +13,9 @@
 # The root is CACHE_DIR/SUITE (without --runtime). Inside it: debootstrap --variant=minbase, then
 # slurmctld slurmd slurm-client libslurm-dev munge libmunge-dev python3 and the build and test
 # packages of contrib/scripts/install-deps.sh --list, less mariadb-server, mariadb-client,
-# python3-torch and the packaging tools (the roots run Slurm-facing tests only, not the broker's
-# on MariaDB, the PyTorch world nor make deb; libmariadb-dev stays, so a plain ./configure works
-# there).
+# python3-torch, the packaging tools, prometheus and chromium (the roots run Slurm-facing tests
+# only, not the broker's on MariaDB, the PyTorch world, make deb, promtool or the status page in a
+# browser; libmariadb-dev stays, so a plain ./configure works there).
 # The mirror is the host's own (the deb entry for the host's Debian suite in
 # /etc/apt/sources.list or /etc/apt/sources.list.d/*.sources); SF_DEBIAN_MIRROR overrides it.
 # A stamp file in the root (.spiderflow-root) records the suite, the Slurm version installed and a
@@ -64,8 +64,9 @@ if ! flock -n 9; then
 fi
 
 # The package set and its hash: install-deps.sh's list, our Slurm packages, less the skipped ones
-# (the packaging tools too: packages are built on the host, for its own Debian).
-skip=(mariadb-server mariadb-client python3-torch debhelper lintian rpm)
+# (the packaging tools too: packages are built on the host, for its own Debian; promtool and
+# chromium: the monitoring tests run on the host).
+skip=(mariadb-server mariadb-client python3-torch debhelper lintian rpm prometheus chromium)
 if [ -n "$runtime" ]; then
   packages=(munge python3 slurm-client slurmctld slurmd)
 else

@@ -4,6 +4,9 @@
 #   contrib/scripts/install-deps.sh          install what is missing
 #   contrib/scripts/install-deps.sh --list   print the package names, one a line (debian-root.sh
 #                                            installs the same set in a root of another Debian)
+# prometheus is here for promtool (test_metrics.sh) and chromium for the status page's headless
+# test (test_status_page.sh); both are large (doc/monitoring.md, "In CI": about 200 MiB to
+# download between them) and the tests skip without them.
 set -euo pipefail
 
 packages=(
@@ -15,6 +18,7 @@ packages=(
   clang libclang-rt-dev iproute2 iperf3 librsvg2-bin gnuplot-nox
   python3-torch
   debhelper lintian rpm
+  prometheus chromium
 )
 
 if [ "${1:-}" = "--list" ]; then

@@ -145,6 +145,7 @@ int main(int argc, char** argv) {
             parts.cycle();
         }
         probes.cycle(unix_now());
+        agent.write_metrics(parts.figures(), unix_now());
         if (once) break;
         while (!g_stop && !g_resync && clock::now() < next) ::usleep(50000);
     }

@@ -17,18 +17,12 @@
 #include "common/topology/topology_json.h"
 #include "common/util/errors.h"
 #include "common/util/parse_number.h"
+#include "services/broker/federation_figures.h"
 #include "federation/brokerd/http_answer.h"
 #include "services/broker_client/broker_api_types.h"
 
 namespace spiderflow::broker {
 namespace {
-
-// "Authorization: Bearer TOKEN" -> TOKEN.
-std::string bearer(const httplib::Request& req) {
-    const std::string h = req.get_header_value("Authorization");
-    const std::string prefix = "Bearer ";
-    return h.rfind(prefix, 0) == 0 ? h.substr(prefix.size()) : std::string();
-}
 
 // Names this broker process in its ETags: another process (a restart, a standby) may hold
 // another state under the same epoch.
@@ -198,11 +192,13 @@ void BrokerService::install(httplib::Server& server) {
     server.Post(R"(/v1/clusters/([^/]+)/probes)", [this](const httplib::Request& q, httplib::Response& r) {
         serve("/v1/clusters/{name}/probes", q, r, &BrokerService::post_probe_reports);
     });
+    install_status(server);
 }
 
-void BrokerService::serve(const char* route, const httplib::Request& req, httplib::Response& res, Handler handler) {
+void BrokerService::serve(const char* route, const httplib::Request& req, httplib::Response& res, Handler handler,
+                          const std::string* token) {
     const auto t0 = std::chrono::steady_clock::now();
-    const std::optional<Caller> caller = tokens_.find(bearer(req));
+    const std::optional<Caller> caller = tokens_.find(token != nullptr ? *token : bearer_token(req));
     if (caller && caller->role == Caller::Role::cluster) {
         // Any call with a cluster's token is word from its agent (it reads the federation every
         // cycle, publishes only on change or heartbeat): what `spiderflow federation` shows as
@@ -319,17 +315,15 @@ void BrokerService::get_clusters(const httplib::Request&, httplib::Response& res
 }
 
 void BrokerService::get_metrics(const httplib::Request&, httplib::Response& res, const Caller&) {
-    std::vector<std::pair<std::string, int64_t>> clusters;
-    std::map<std::string, int> xjobs;
-    uint64_t epoch = 0;
+    const int64_t now = unix_now();
+    FederationFigures figures;
     {
         std::lock_guard<std::mutex> lock(mu_);
-        for (const auto& c : state_.topology().clusters) clusters.emplace_back(c.name, state_.updated_at(c.name));
-        epoch = state_.epoch();
-        for (const auto& [id, job] : xjobs_.jobs().jobs()) xjobs[coalloc::state_name(job.state)] += 1;
+        figures = federation_figures(state_, xjobs_.jobs(), now);
     }
+    figures.active = writable_;
     res.status = 200;
-    res.set_content(metrics_.render(clusters, epoch, unix_now(), writable_, xjobs), "text/plain; version=0.0.4");
+    res.set_content(metrics_.render(figures, now), "text/plain; version=0.0.4; charset=utf-8");
 }
 
 bool BrokerService::may_write(const std::string& name, const Caller& caller, httplib::Response& res) const {

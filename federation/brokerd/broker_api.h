@@ -41,6 +41,8 @@ public:
 
     // Adds the routes to `server`.
     void install(httplib::Server& server);
+    // The page is served over TLS (brokerd.conf tls_cert): the status page's cookie is Secure.
+    void set_tls(bool tls) { tls_ = tls; }
 
     // On a shared store: from now on this broker writes only while it holds the lease, kept
     // through `lease_store` (a second connection to the same database). Until it holds it, it
@@ -54,8 +56,10 @@ public:
 
 private:
     using Handler = void (BrokerService::*)(const httplib::Request&, httplib::Response&, const Caller&);
-    // Authenticates (401), rate-limits (429), runs `handler`, and records the request.
-    void serve(const char* route, const httplib::Request& req, httplib::Response& res, Handler handler);
+    // Authenticates (401), rate-limits (429), runs `handler`, and records the request. The token
+    // is the bearer header's unless `token` names another (the status page's cookie).
+    void serve(const char* route, const httplib::Request& req, httplib::Response& res, Handler handler,
+               const std::string* token = nullptr);
     void get_federation(const httplib::Request&, httplib::Response&, const Caller&);
     void get_federation_deltas(const httplib::Request&, httplib::Response&, const Caller&);
     void get_clusters(const httplib::Request&, httplib::Response&, const Caller&);
@@ -69,6 +73,9 @@ private:
     void post_xjob_cancel(const httplib::Request&, httplib::Response&, const Caller&);
     void get_orders(const httplib::Request&, httplib::Response&, const Caller&);
     void post_reports(const httplib::Request&, httplib::Response&, const Caller&);
+    // The status page for people (status_routes.cpp).
+    void install_status(httplib::Server& server);
+    void get_status(const httplib::Request&, httplib::Response&, const Caller&);
     // Link probes (probe_routes.cpp).
     void post_probe(const httplib::Request&, httplib::Response&, const Caller&);
     void get_probes(const httplib::Request&, httplib::Response&, const Caller&);
@@ -125,6 +132,7 @@ private:
     RateLimiter limiter_;
     Metrics metrics_;
     std::atomic<bool> writable_{true};
+    bool tls_ = false;
     std::string holder_;        // this broker in the lease row; empty without a lease
     std::string leader_;        // who holds the lease, as a standby last saw it (under mu_)
     std::unique_ptr<LeaseKeeper> keeper_;

@@ -116,6 +116,7 @@ int main(int argc, char** argv) {
     server->new_task_queue = [threads = conf.threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
     server->set_read_timeout(10, 0);
     server->set_write_timeout(10, 0);
+    service->set_tls(!conf.tls_cert.empty());
     service->install(*server);
     if (!server->bind_to_port(conf.listen.c_str(), conf.port)) {
         std::cerr << "spiderflow: brokerd: cannot listen on " << conf.listen << ":" << conf.port << ": "

@@ -21,6 +21,13 @@ void answer(httplib::Response& res, int status, const Json& body) {
     res.set_content(body.dump() + "\n", "application/json");
 }
 
+// "Authorization: Bearer TOKEN" -> TOKEN; empty without one.
+inline std::string bearer_token(const httplib::Request& req) {
+    const std::string h = req.get_header_value("Authorization");
+    const std::string prefix = "Bearer ";
+    return h.rfind(prefix, 0) == 0 ? h.substr(prefix.size()) : std::string();
+}
+
 inline void error(httplib::Response& res, int status, const std::string& why) {
     answer(res, status, nlohmann::json{{"error", why}});
 }

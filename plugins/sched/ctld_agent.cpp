@@ -113,6 +113,7 @@ void ControllerAgent::run() {
                     running->handoff->cycle();
                     running->parts->cycle();
                 }
+                running->agent->write_metrics(running->parts->figures(), unix_now());
             } catch (const std::exception& e) {
                 error("spiderflow: sched/spiderflow agent: %s (retried next cycle)", e.what());
             }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <sstream>
 
@@ -147,7 +148,8 @@ std::optional<SiteState> Agent::look(SiteTime now) {
                 n.reason = "SpiderFlow is off on " + setup_.cluster + " (its spiderflow.conf does not load; its agent's log says why)";
             }
         }
-        SiteState part = build_part(setup_.topology, setup_.cluster, seen, measured_links(), &notes);
+        looked_links_ = measured_links();
+        SiteState part = build_part(setup_.topology, setup_.cluster, seen, looked_links_, &notes);
         for (const std::string& n : notes) note_once(n);
         return part;
     } catch (const std::exception& e) {
@@ -159,6 +161,8 @@ std::optional<SiteState> Agent::look(SiteTime now) {
 void Agent::publish(const SiteState& part, SiteTime now) {
     const std::string base = "/v1/clusters/" + setup_.cluster;
     const bool snapshot_due = need_snapshot_ || !published_ || now - last_snapshot_ >= setup_.conf.snapshot_interval_s;
+    const auto t0 = std::chrono::steady_clock::now();
+    auto took = [&t0] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
     try {
         if (!snapshot_due) {
             const std::vector<SiteDelta> deltas = diff_parts(*published_, part);
@@ -166,6 +170,7 @@ void Agent::publish(const SiteState& part, SiteTime now) {
             if (deltas.empty() && !heartbeat_due) return;
             if (deltas_reach(*published_, deltas, part)) {
                 client_.post(base + "/deltas", broker_api::deltas_to_text(deltas));
+                publish_figures_.observe_ok(took(), now);
                 published_ = part.clone();
                 last_sent_ = now;
                 return;
@@ -173,6 +178,7 @@ void Agent::publish(const SiteState& part, SiteTime now) {
             // What changed has no delta form (a link figure withdrawn): send it whole.
         }
         client_.put(base + "/inventory", site_state_to_json(part, -1));
+        publish_figures_.observe_ok(took(), now);
         if (!published_ || need_snapshot_) log_("published a full snapshot of cluster '" + setup_.cluster + "'");
         published_ = part.clone();
         need_snapshot_ = false;
@@ -180,8 +186,32 @@ void Agent::publish(const SiteState& part, SiteTime now) {
     } catch (const BrokerError& e) {
         // After any failed call the broker's copy is unknown (a timed-out write may have landed):
         // the next publish is a snapshot, which is right either way.
+        ++publish_figures_.failures;
         need_snapshot_ = true;
         note_once(std::string("publishing to the broker failed (retrying every interval): ") + e.what());
+    }
+}
+
+AgentFigures Agent::figures(SiteTime now) const {
+    AgentFigures f;
+    f.cluster = setup_.cluster;
+    f.now = now;
+    f.publish = publish_figures_;
+    f.publish.federation_read_at = broker_ok_at_;
+    // Only the links this cluster publishes (build_part leaves out the others a links file names).
+    for (const LinkMeasurement& l : looked_links_) {
+        if (l.a == setup_.cluster || l.b == setup_.cluster) f.links.push_back(l);
+    }
+    return f;
+}
+
+void Agent::write_metrics(const PartFigures& parts, SiteTime now) {
+    const std::string& path = setup_.conf.metrics_textfile;
+    if (path.empty()) return;
+    AgentFigures f = figures(now);
+    f.parts = parts;
+    if (!write_metrics_textfile(path, agent_metrics_text(f, *setup_.topology))) {
+        note_once("cannot write the metrics textfile " + path + ": " + std::strerror(errno));
     }
 }
 

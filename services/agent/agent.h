@@ -18,6 +18,7 @@
 #include "services/broker_client/broker_client.h"
 #include "common/site/site_state.h"
 #include "services/agent/agent_conf.h"
+#include "services/agent/agent_metrics.h"
 #include "services/agent/cluster_observation.h"
 #include "services/agent/measured_links.h"
 #include "services/slurmjob/spiderflow_conf.h"
@@ -55,6 +56,12 @@ public:
     // on with the links file's figures (a newer figure of the same link wins), snapshots included,
     // and kept in setup.measured_links_path, so that a restarted agent publishes it again.
     void add_measurement(const LinkMeasurement& m);
+    // How publishing went and the links this cluster publishes, for the metrics textfile
+    // (agent_metrics.h); the part runner adds its own figures.
+    AgentFigures figures(SiteTime now) const;
+    // With agent.conf's metrics_textfile set: writes it with these figures and `parts`' (both
+    // agent hosts call it after each cycle). A failure is logged once and tried again next cycle.
+    void write_metrics(const PartFigures& parts, SiteTime now);
 
 private:
     std::optional<SiteState> look(SiteTime now);
@@ -94,6 +101,8 @@ private:
     std::vector<LinkMeasurement> probed_;  // this agent's probes, the newest of each link
     MeasuredLinkFile kept_links_;          // probed_, across restarts
     bool restored_ = false;                // kept_links_ read back (at the first look)
+    PublishFigures publish_figures_;
+    std::vector<LinkMeasurement> looked_links_;  // measured_links() at the last look
 };
 
 // Reads a links file: one JSON object per line in the site-delta format, each a

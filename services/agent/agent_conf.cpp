@@ -39,13 +39,22 @@ std::string checked_wan_address(const ConfLine& l, const std::string& source) {
     return l.value;
 }
 
+// node_exporter's textfile collector reads only files named *.prom: another name would be
+// written every cycle and never read, silently.
+static std::string checked_textfile(const ConfLine& l, const std::string& source) {
+    const std::string ext = ".prom";
+    const bool ok = l.value.empty() || (l.value.size() > ext.size() && l.value.compare(l.value.size() - ext.size(), ext.size(), ext) == 0);
+    if (!ok) throw InputError(source, l.line, l.key, "node_exporter's textfile collector reads only *.prom files, got '" + l.value + "'");
+    return l.value;
+}
+
 AgentConf parse_agent_conf(const std::string& text, const std::string& source) {
     AgentConf c;
     const std::vector<std::string> keys = {"broker",    "token_file",         "ca_file",   "spiderflow_conf",
                                            "interval",  "snapshot_interval",  "heartbeat", "broker_stale_after",
                                            "links_file", "cross_site_parts", "part_users", "part_accounts",
                                            "part_min_uid", "default_time_limit", "wan_address", "part_end_grace",
-                                           "probe_interval", "probe_command"};
+                                           "probe_interval", "probe_command", "metrics_textfile"};
     for (const ConfLine& l : read_conf_lines(text, source, keys)) {
         if (l.key == "broker") c.broker = l.value;
         else if (l.key == "token_file") c.token_file = l.value;
@@ -63,6 +72,7 @@ AgentConf parse_agent_conf(const std::string& text, const std::string& source) {
         else if (l.key == "wan_address") c.wan_address = checked_wan_address(l, source);
         else if (l.key == "probe_interval") c.probe_interval_s = conf_seconds(l, 0, 30 * 86400, source);
         else if (l.key == "probe_command") c.probe_command = l.value;
+        else if (l.key == "metrics_textfile") c.metrics_textfile = checked_textfile(l, source);
         else if (l.key == "part_end_grace") c.part_end_grace_s = conf_seconds(l, 0, 86400, source);
         else if (l.key == "default_time_limit") c.default_time_limit_s = static_cast<int64_t>(conf_seconds(l, 60, 366.0 * 86400, source));
     }

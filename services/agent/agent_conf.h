@@ -36,6 +36,9 @@ struct AgentConf {
     // compute nodes.
     double probe_interval_s = 0;
     std::string probe_command;            // empty: the one `make install` put in bindir
+    // node_exporter's textfile collector file the agent rewrites each cycle (agent_metrics.h);
+    // empty = no metrics written.
+    std::string metrics_textfile;
 };
 
 // Throws InputError(source, line, key, ...).

@@ -35,7 +35,8 @@ std::vector<std::pair<std::string, std::string>> values(const AgentConf& c) {
             {"wan_address", c.wan_address},
             {"part_end_grace", seconds(c.part_end_grace_s)},
             {"probe_interval", seconds(c.probe_interval_s)},
-            {"probe_command", c.probe_command}};
+            {"probe_command", c.probe_command},
+            {"metrics_textfile", c.metrics_textfile}};
 }
 
 }  // namespace

@@ -9,6 +9,8 @@ libsf_agent_la_SOURCES = \
 	services/agent/agent_conf.cpp \
 	services/agent/agent_conf.h \
 	services/agent/agent.cpp \
+	services/agent/agent_metrics.cpp \
+	services/agent/agent_metrics.h \
 	services/agent/agent.h \
 	services/agent/agent_setup.cpp \
 	services/agent/agent_setup.h \

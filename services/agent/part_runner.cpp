@@ -210,8 +210,23 @@ void PartRunner::end_requeued(const PartJob& j) {
     }
 }
 
+void PartRunner::count(const std::vector<PartJob>& jobs) {
+    figures_.by_state = {{"pending", 0}, {"running", 0}, {"completing", 0}, {"ended", 0}};
+    for (const PartJob& j : jobs) {
+        switch (j.state) {
+        case PartJob::State::Pending: ++figures_.by_state["pending"]; break;
+        case PartJob::State::Running: ++figures_.by_state["running"]; break;
+        case PartJob::State::Completing: ++figures_.by_state["completing"]; break;
+        case PartJob::State::Ended: ++figures_.by_state["ended"]; break;
+        }
+        // Seen requeued round after round until it is cancelled: counted once.
+        if (j.requeued && requeued_seen_.insert(j.job_id).second) ++figures_.requeued_by_slurm;
+    }
+}
+
 std::vector<Report> PartRunner::round(const std::vector<Order>& orders) {
     const std::vector<PartJob> jobs = hands_.part_jobs();
+    count(jobs);
     std::vector<Report> reports = carry_out(orders, jobs);
     // A cancel order for a part that ended on its own reports that end already: watching it too
     // would tell the broker twice in one batch (one history line printed twice).

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "services/agent/agent_metrics.h"
 #include "services/broker_client/broker_client.h"
 #include "services/coalloc/coallocator.h"
 #include "services/slurmjob/spiderflow_conf.h"
@@ -113,6 +114,8 @@ public:
     std::vector<coalloc::Report> round(const std::vector<coalloc::Order>& orders);
     // The broker has these reports: part job states among them are not sent again.
     void acknowledge(const std::vector<coalloc::Report>& reports);
+    // The part jobs by state as the last round saw them, and those Slurm requeued (metrics).
+    const PartFigures& figures() const { return figures_; }
 
 private:
     std::vector<coalloc::Report> carry_out(const std::vector<coalloc::Order>& orders,
@@ -140,6 +143,9 @@ private:
         std::chrono::steady_clock::time_point since;
     };
     std::map<uint32_t, Cancelling> cancelling_;
+    PartFigures figures_;
+    std::set<uint32_t> requeued_seen_;  // part jobs counted in figures_.requeued_by_slurm
+    void count(const std::vector<PartJob>& jobs);
 };
 
 }  // namespace spiderflow::agent

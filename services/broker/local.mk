@@ -16,6 +16,8 @@ libsf_broker_la_SOURCES = \
 	services/broker/brokerd_conf.h \
 	services/broker/tokens.cpp \
 	services/broker/tokens.h \
+	services/broker/federation_figures.cpp \
+	services/broker/federation_figures.h \
 	services/broker/metrics.cpp \
 	services/broker/metrics.h \
 	services/broker/rate_limit.cpp \
@@ -39,3 +41,9 @@ noinst_LTLIBRARIES += libsf_replan.la
 libsf_replan_la_SOURCES = \
 	services/broker/replan.cpp \
 	services/broker/replan.h
+
+# The broker's HTML status page: its own library since it draws plans (the plan writers).
+noinst_LTLIBRARIES += libsf_status_page.la
+libsf_status_page_la_SOURCES = \
+	services/broker/status_page.cpp \
+	services/broker/status_page.h

@@ -1,5 +1,8 @@
-// The broker's Prometheus metrics (GET /metrics): requests by route and status, a latency
-// histogram, and per cluster the age of its last update. Thread-safe.
+// The broker's Prometheus metrics (GET /metrics, doc/broker-api.md): requests by route and
+// status, a latency histogram, and the federation as the broker holds it: each cluster's GPUs,
+// free GPUs and the age of its last update, each link's declared and measured figures, and the
+// cross-site jobs by state. Names follow Prometheus' conventions (spiderflow_broker_ prefix,
+// units in the name, _total on counters). Thread-safe.
 #pragma once
 
 #include <array>
@@ -10,17 +13,24 @@
 #include <utility>
 #include <vector>
 
+#include "services/broker/federation_figures.h"
+
+namespace spiderflow {
+class MetricsText;
+}
+
 namespace spiderflow::broker {
 
 class Metrics {
 public:
     void observe(const std::string& route, int status, double seconds);
-    // clusters: (name, last update in Unix seconds, 0 = never) for every cluster of the topology;
-    // active: this broker decides (not a standby); xjobs: cross-site jobs by state name.
-    std::string render(const std::vector<std::pair<std::string, int64_t>>& clusters, uint64_t epoch, int64_t now,
-                       bool active, const std::map<std::string, int>& xjobs) const;
+    std::string render(const FederationFigures& federation, int64_t now) const;
+    // Every metric family the broker exports, in order (the dashboard check, doc/monitoring.md).
+    static std::vector<std::string> names();
 
 private:
+    MetricsText text(const FederationFigures& federation, int64_t now) const;
+
     static constexpr std::array<double, 10> kBuckets = {0.0005, 0.001, 0.0025, 0.005, 0.01,
                                                         0.025,  0.05,  0.1,    0.5,   1.0};
     mutable std::mutex mu_;

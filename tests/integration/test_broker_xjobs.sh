@@ -121,7 +121,7 @@ code GET /v1/xjobs tok-tools >/dev/null
 expect "readers list every cross-site job" test "$(field "' '.join(j['id'] for j in b['xjobs'])")" = "oregon:101 oregon:102"
 expect "... without the users' scripts" test "$(field "sum('script' in j for j in b['xjobs'])")" = 0
 expect "metrics count cross-site jobs by state" bash -c \
-    "curl -s -H 'Authorization: Bearer tok-tools' $URL/metrics | grep -qx 'spiderflow_broker_xjobs{state=\"failed\"} 2'"
+    "curl -s -H 'Authorization: Bearer tok-tools' $URL/metrics | grep -qx 'spiderflow_broker_cross_site_jobs{state=\"failed\"} 2'"
 
 # --- 6. the command line ----------------------------------------------------------------------
 S=$SF_BUILDDIR/spiderflow

@@ -316,6 +316,25 @@ TEST(PartRunner, APartSlurmRequeuedIsReportedEndedThenCancelled) {
     EXPECT_EQ(r.hands.cancelled, std::vector<uint32_t>{r.hands.jobs[0].job_id});
 }
 
+// The metrics textfile's figures: part jobs by state as the last round saw them, and a part Slurm
+// requeued counted once however many rounds see it before it is cancelled.
+TEST(PartRunner, CountsPartsByStateAndEachSlurmRequeueOnce) {
+    Runner r;
+    EXPECT_TRUE(r.runner.figures().by_state.empty());  // slurmctld not asked yet
+    r.runner.round({order(OrderKind::Submit)});
+    EXPECT_EQ(r.runner.figures().by_state.at("pending"), 0);  // listed before the order was carried out
+    r.runner.round({});
+    EXPECT_EQ(r.runner.figures().by_state.at("pending"), 1);
+    EXPECT_EQ(r.runner.figures().by_state.at("running"), 0);
+    r.hands.jobs[0].state = PartJob::State::Ended;
+    r.hands.jobs[0].requeued = true;
+    r.runner.round({});
+    r.runner.round({});
+    EXPECT_EQ(r.runner.figures().by_state.at("ended"), 1);
+    EXPECT_EQ(r.runner.figures().by_state.at("pending"), 0);
+    EXPECT_EQ(r.runner.figures().requeued_by_slurm, 1u);
+}
+
 TEST(PartRunner, TheHomeClusterReleasesSbatchsHeldJobInsteadOfSubmittingOne) {
     Runner r(PartPolicy{{"bob"}, {}});  // the allow-list is for other clusters' users
     Order o = order(OrderKind::Submit);
