@@ -62,6 +62,8 @@ for round in $(seq "$ROUNDS"); do
     xid=alpha:$home
     within 240 ranks_of_run "$D" 1 || { echo "round $round: the first run never had every rank running" >&2; exit 1; }
     first=$(first_ranks "$D" 1 "$t0")
+    # Lost once the broker has the run as running: a run that never started is not requeued.
+    within 30 xjob_state_is "$xid" running || { echo "round $round: the broker never had the job running" >&2; exit 1; }
     # A node of beta's part that holds neither rank 0 nor the batch script: the last one.
     lost=$(xjob_field "$xid" "[p['node_list'] for p in b['parts'] if p['cluster'] == 'beta'][0]" | tr -d "[]'," | awk '{print $NF}')
     [ -n "$lost" ] || { echo "round $round: no part on beta" >&2; exit 1; }

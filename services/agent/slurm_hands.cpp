@@ -123,7 +123,7 @@ std::vector<T> read_jobs(Read read) {
 
 // The nodes of `list` that have not confirmed a job's end (still completing, or not answering),
 // into `unconfirmed`; those Slurm marks not responding or down also into `unresponsive`: slurmctld
-// sets that flag the moment a node's slurmd does not take the job's end (connection refused, or
+// sets that flag once its message with the job's end to a node's slurmd gives up (about
 // MessageTimeout), so a lost node shows it seconds after the cancel, not SlurmdTimeout later.
 void unconfirmed_nodes(const std::string& list, std::vector<std::string>* unconfirmed, std::vector<std::string>* unresponsive) {
     std::vector<std::string> nodes;
