@@ -11,29 +11,15 @@
 #   the 2 s target.
 # The broker's coalloc_lead (4 s here; 30 s by default) puts a floor under the first figure:
 # the common start is never sooner, so that every cluster has time to reserve.
-# DEFAULTS=1 runs the agents and the broker at their shipped defaults instead (agent interval
-# 5 s, heartbeat 30 s, coalloc_lead 30 s): what a site gets without tuning.
+# DEFAULTS=1 runs at what a site gets without tuning instead: SpiderFlow's shipped defaults
+# (agent interval 5 s, coalloc_lead 30 s, ...) and Slurm's own KillWait and sched_interval
+# (bench/cross_site_setup.sh, shared with bench/requeue_bench.sh).
 # Usage (as root, from the build dir): [DEFAULTS=1] bench/cross_site_start_bench.sh [ROUNDS]
 set -u
 ROUNDS=${1:-5}
 case "$ROUNDS" in '' | *[!0-9]*) echo "usage: $0 [ROUNDS]" >&2; exit 2 ;; esac
 SRC=$(cd "$(dirname "$0")/.." && pwd)
-export SF_BUILDDIR=${SF_BUILDDIR:-$(pwd)}
-. "$SRC/tests/integration/federation.sh"
-fed_init alpha:an1,an2 beta:bn1,bn2,bn3
-for c in alpha beta; do echo "part_min_uid = 0" >>"$SF_TMP/$c/agent.conf"; done  # the bench runs as root
-settings="agent interval 1 s, coalloc_lead 4 s"
-if [ -n "${DEFAULTS:-}" ]; then
-    for c in alpha beta; do sed -i '/^interval = /d; /^heartbeat = /d; /^broker_stale_after = /d' "$SF_TMP/$c/agent.conf"; done
-    sed -i '/^coalloc_lead = /d' "$SF_TMP/brokerd.conf"
-    settings="agent and broker defaults"
-fi
-fed_start
-ready() { grep -q '"epoch"' "$SF_TMP/alpha/federation-state.json" 2>/dev/null; }
-within 30 ready || { echo "cross_site_start_bench: alpha's agent never wrote the federation's state" >&2; exit 1; }
-sleep 3  # both clusters published
-
-gone() { [ -z "$(on "$1" squeue -h -t R,PD,CG -o %i 2>/dev/null)" ]; }
+. "$SRC/bench/cross_site_setup.sh"
 : >"$SF_TMP/cross.txt"
 : >"$SF_TMP/launch.txt"
 : >"$SF_TMP/plain.txt"
@@ -59,20 +45,14 @@ for round in $(seq "$ROUNDS"); do
         [ -n "$home" ] || { echo "round $round: sbatch refused: $(cat "$S/sbatch.err")" >&2; exit 1; }
         all_ranks() { [ "$(ls "$S" | grep -c '^rank-')" = 32 ]; }
         within 180 all_ranks || { echo "round $round: the cross-site job ($step) never ran on both clusters" >&2; exit 1; }
-        python3 -c "
-import glob
-first = {}
-for f in glob.glob('$S/rank-*.txt'):
-    w = open(f).read().split()
-    first[w[0]] = min(first.get(w[0], float(w[5])), float(w[5]))
-print(max(first.values()) - $t0, max(first.values()) - min(first.values()))" >>"$SF_TMP/$([ "$step" = srun ] && echo cross || echo launch).txt"
+        part_starts "$S/rank-*.txt" 5 "$t0" >>"$SF_TMP/$([ "$step" = srun ] && echo cross || echo launch).txt"
         on alpha scancel "$home"
         within 60 gone alpha; within 60 gone beta; within 30 no_reservation_left
     done
     echo "round $round: srun $(tail -1 "$SF_TMP/cross.txt"), launch $(tail -1 "$SF_TMP/launch.txt") (sbatch to running, skew), plain $(tail -1 "$SF_TMP/plain.txt")" >&2
 done
 rm -f /root/slurm-*.out /root/spiderflow-alpha_*.out 2>/dev/null
-python3 - "$SF_TMP/cross.txt" "$SF_TMP/plain.txt" "$settings" "$SF_TMP/launch.txt" <<'PY'
+python3 - "$SF_TMP/cross.txt" "$SF_TMP/plain.txt" "$SETTINGS" "$SF_TMP/launch.txt" <<'PY'
 import statistics, sys
 cross = [tuple(map(float, l.split())) for l in open(sys.argv[1]) if l.strip()]
 plain = [float(l) for l in open(sys.argv[2]) if l.strip()]

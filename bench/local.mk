@@ -46,7 +46,9 @@ bench_coalloc_bench_LDADD = libsf_broker.la libsf_coalloc.la libsf_util.la \
 	$(SQLITE_LIBS) $(MARIADB_LIBS) $(LIBCRYPTO_LIBS)
 
 # cross-site jobs: plain sbatch to every part running, and the start skew, on two real clusters
-EXTRA_DIST += bench/cross_site_start_bench.sh
+EXTRA_DIST += bench/cross_site_start_bench.sh bench/cross_site_setup.sh
+# ... and after a lost remote node, requeue to running against the first start
+EXTRA_DIST += bench/requeue_bench.sh bench/lost_peer_rank.py
 
 # select/spiderflow_cons_tres: leaf switches and split stages of planned jobs vs cons_tres alone
 noinst_PROGRAMS += bench/placement_bench

@@ -213,7 +213,7 @@ tests_unit_test_replan_LDADD = libsf_replan.la libsf_submit.la libsf_slurmjob.la
 check_PROGRAMS += tests/unit/test_agent
 TESTS += tests/unit/test_agent
 tests_unit_test_agent_SOURCES = tests/unit/services/slurmjob/summary_fixture.h tests/unit/services/agent/test_agent.cpp tests/unit/services/agent/test_part_runner.cpp tests/unit/services/agent/test_probe_runner.cpp \
-	tests/unit/services/agent/test_home_jobs.cpp
+	tests/unit/services/agent/test_home_jobs.cpp tests/unit/services/agent/test_start_nudges.cpp
 tests_unit_test_agent_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_agent_LDADD = libsf_agent.la libsf_broker_api.la libsf_probe.la libsf_coalloc.la libsf_broker_client.la libsf_slurmjob.la libsf_launch_env.la libspiderflow.la \
 	$(CURL_LIBS) $(SLURM_LIBS) $(GTEST_LIBS_ALL)

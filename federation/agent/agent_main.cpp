@@ -147,7 +147,10 @@ int main(int argc, char** argv) {
         probes.cycle(unix_now());
         agent.write_metrics(parts.figures(), unix_now());
         if (once) break;
-        while (!g_stop && !g_resync && clock::now() < next) ::usleep(50000);
+        while (!g_stop && !g_resync && clock::now() < next) {
+            if (running.setup.conf.cross_site_parts) parts.tick();
+            ::usleep(50000);
+        }
     }
     log_line("stopped");
     return 0;

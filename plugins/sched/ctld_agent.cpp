@@ -54,7 +54,9 @@ std::optional<Running> load() {
         r.hands = std::make_unique<agent::LibslurmHands>(r.setup.cluster, r.setup.conf.part_min_uid, r.setup.conf.wan_address);
         r.parts = std::make_unique<agent::PartRunner>(
             r.setup.cluster, BrokerClient(loaded.endpoint), *r.hands,
-            agent::PartPolicy{r.setup.conf.part_users, r.setup.conf.part_accounts, r.setup.conf.spiderflow_conf}, log_line);
+            agent::PartPolicy{r.setup.conf.part_users, r.setup.conf.part_accounts, r.setup.conf.spiderflow_conf,
+                              r.setup.conf.part_end_grace_s},
+            log_line);
         r.handoff = std::make_unique<agent::HomeJobHandoff>(r.setup.cluster, BrokerClient(loaded.endpoint), *r.hands,
                                                             r.setup.conf.default_time_limit_s, log_line);
         log_line("cluster '" + r.setup.cluster + "' publishing to " + r.setup.conf.broker + " every " +
@@ -119,8 +121,17 @@ void ControllerAgent::run() {
             }
         }
         if (slurmctld_config.shutdown_time == 0) coflow.cycle();
+        // Until the next look, the part runner's ticks (a nudge at a common start, the next round
+        // soon while a cross-site job moves here: PartRunner::tick).
+        const auto next = std::chrono::steady_clock::now() + std::chrono::duration<double>(interval_s);
         std::unique_lock<std::mutex> lock(mu_);
-        wake_.wait_for(lock, std::chrono::duration<double>(interval_s), [this] { return stop_ || reload_; });
+        while (!stop_ && !reload_ && std::chrono::steady_clock::now() < next) {
+            wake_.wait_for(lock, std::chrono::milliseconds(100), [this] { return stop_ || reload_; });
+            if (stop_ || reload_ || !running || !running->setup.conf.cross_site_parts || slurmctld_config.shutdown_time != 0) continue;
+            lock.unlock();
+            running->parts->tick();
+            lock.lock();
+        }
     }
 }
 

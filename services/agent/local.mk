@@ -27,6 +27,8 @@ libsf_agent_la_SOURCES = \
 	services/agent/measured_links.cpp \
 	services/agent/measured_links.h \
 	services/agent/slurm_hands.cpp \
-	services/agent/slurm_hands.h
+	services/agent/slurm_hands.h \
+	services/agent/start_nudges.cpp \
+	services/agent/start_nudges.h
 libsf_agent_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
 

@@ -104,6 +104,7 @@ std::vector<Report> PartRunner::carry_out(const std::vector<Order>& orders, cons
                     log_("part " + std::to_string(o.part) + " of " + o.xjob + " submitted as job " +
                          std::to_string(r.job_id) + " for " + o.user + " in reservation " + o.reservation);
                 }
+                nudges_.expect(r.job_id, o.start_at);
                 break;
             }
             case OrderKind::Cancel: {
@@ -154,10 +155,16 @@ std::vector<Report> PartRunner::watch(const std::vector<PartJob>& jobs) {
         const auto ordered = cancelling_.find(j.job_id);
         if (ordered != cancelling_.end()) {
             const bool ended = j.state == PartJob::State::Ended && !j.still_running;
+            // Every node still to confirm is one Slurm says does not answer: lost now. The grace
+            // is for nodes that answer but have not finished (KillWait, a slow epilog).
+            const bool lost = j.state == PartJob::State::Completing && !j.unconfirmed.empty() &&
+                              std::all_of(j.unconfirmed.begin(), j.unconfirmed.end(), [&](const std::string& n) {
+                                  return std::find(j.unresponsive.begin(), j.unresponsive.end(), n) != j.unresponsive.end();
+                              });
             const bool overdue = j.state == PartJob::State::Completing &&
                                  std::chrono::steady_clock::now() - ordered->second.since >=
                                      std::chrono::duration<double>(policy_.end_grace_s);
-            if (!ended && !overdue) continue;  // still ending
+            if (!ended && !lost && !overdue) continue;  // still ending
             Report r;
             r.kind = ReportKind::Ended;
             r.xjob = j.xjob;
@@ -166,14 +173,16 @@ std::vector<Report> PartRunner::watch(const std::vector<PartJob>& jobs) {
             r.job_id = j.job_id;
             r.completed = j.completed;
             r.reason = coalloc::kCancelledByBroker + ordered->second.reason;
-            if (overdue) {
+            if (!ended) {
                 // Nodes that never confirmed the end are lost (or as good as lost) for now.
                 r.lost_nodes = j.unconfirmed;
                 std::string names;
                 for (const std::string& n : j.unconfirmed) names += (names.empty() ? "" : ", ") + n;
-                log_("part " + std::to_string(j.part) + " of " + j.xjob + " (job " + std::to_string(j.job_id) +
-                     "): nodes " + names + " have not confirmed its end after " +
-                     format_number("%g", policy_.end_grace_s) + " s; reported lost");
+                log_("part " + std::to_string(j.part) + " of " + j.xjob + " (job " + std::to_string(j.job_id) + "): nodes " +
+                     names +
+                     (lost ? " do not answer Slurm (not responding or down); reported lost"
+                           : " have not confirmed its end after " + format_number("%g", policy_.end_grace_s) +
+                                 " s; reported lost"));
             }
             out.push_back(r);
             continue;
@@ -249,15 +258,32 @@ void PartRunner::acknowledge(const std::vector<Report>& reports) {
 }
 
 void PartRunner::cycle() {
+    last_round_ = std::chrono::steady_clock::now();
+    busy_ = false;
     try {
         const std::vector<Order> orders = broker_api::orders_from_text(client_.get("/v1/clusters/" + cluster_ + "/orders"), "orders");
         const std::vector<Report> reports = round(orders);
+        // Parts starting (their nudges pending) are reported running within a second of it.
+        busy_ = !cancelling_.empty() || !nudges_.empty();
         if (reports.empty()) return;
         client_.post("/v1/clusters/" + cluster_ + "/reports", broker_api::reports_to_text(reports));
         acknowledge(reports);  // only now: a report the broker did not get goes again next cycle
+        busy_ = true;          // the broker may have the next stage's orders already
     } catch (const std::exception& e) {
         log_(std::string("cross-site parts: ") + e.what());
     }
+}
+
+void PartRunner::tick() {
+    const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    for (uint32_t job_id : nudges_.due(now)) {
+        try {
+            hands_.nudge(job_id);
+        } catch (const std::exception& e) {
+            log_("part job " + std::to_string(job_id) + ": no scheduling pass asked at its start: " + e.what());
+        }
+    }
+    if (busy_ && std::chrono::steady_clock::now() - last_round_ >= std::chrono::duration<double>(kBusyRoundS)) cycle();
 }
 
 }  // namespace spiderflow::agent

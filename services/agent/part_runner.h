@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "services/agent/agent_metrics.h"
+#include "services/agent/start_nudges.h"
 #include "services/broker_client/broker_client.h"
 #include "services/coalloc/coallocator.h"
 #include "services/slurmjob/spiderflow_conf.h"
@@ -44,6 +45,9 @@ struct PartJob {
     // agent cancels it once the broker has the report, so it never runs alone later.
     bool requeued = false;
     std::vector<std::string> unconfirmed;  // completing: its nodes that have not confirmed the end
+    // completing: those of them Slurm marks not responding or down (the job's end never reached
+    // their slurmd: a lost node): lost at once, without waiting out part_end_grace.
+    std::vector<std::string> unresponsive;
 };
 
 // A job job_submit planned across clusters and holds here until the broker starts its parts:
@@ -86,6 +90,10 @@ public:
     // Releases held job `o.held_job` into its reservation as the part `o` names (its comment and
     // its place in the world); repeating it is harmless.
     virtual void start_held(const coalloc::Order& o) = 0;
+    // Asks for a scheduling pass now, by an update of job `job_id` that changes nothing (slurmctld
+    // schedules within about a second of any job update): a part whose reservation has just begun
+    // starts then, not at slurmctld's next look at its reservations (start_nudges.h).
+    virtual void nudge(uint32_t job_id) = 0;
 };
 
 struct PartPolicy {
@@ -105,6 +113,14 @@ public:
     // One round: orders in, actions, reports out. Never throws; failures are logged and the next
     // round tries again.
     void cycle();
+    // Between rounds, called every 50-100 ms: nudges the scheduler at a part's common start
+    // (start_nudges.h), and runs the round again kBusyRoundS after the last one while a
+    // cross-site job moves on this cluster (the last round told the broker something, a part is
+    // at its common start, or a part it cancelled has not confirmed its end yet), so that one
+    // stage of a start or a requeue follows the last within a second, not an agent interval
+    // later. Never throws.
+    void tick();
+    static constexpr double kBusyRoundS = 1.0;
     // Goes on with agent.conf read again (SIGHUP), remembering what it told the broker and which
     // parts it is ending.
     void reconfigure(BrokerClient client, PartPolicy policy);
@@ -146,6 +162,9 @@ private:
     PartFigures figures_;
     std::set<uint32_t> requeued_seen_;  // part jobs counted in figures_.requeued_by_slurm
     void count(const std::vector<PartJob>& jobs);
+    StartNudges nudges_;
+    bool busy_ = false;  // tick() runs the next round soon
+    std::chrono::steady_clock::time_point last_round_{};
 };
 
 }  // namespace spiderflow::agent

@@ -121,27 +121,28 @@ std::vector<T> read_jobs(Read read) {
     return out;
 }
 
-// The nodes of `list` that have not confirmed a job's end: still completing, or not answering.
-std::vector<std::string> unconfirmed_nodes(const std::string& list) {
-    std::vector<std::string> out;
+// The nodes of `list` that have not confirmed a job's end (still completing, or not answering),
+// into `unconfirmed`; those Slurm marks not responding or down also into `unresponsive`: slurmctld
+// sets that flag once its message with the job's end to a node's slurmd gives up (about
+// MessageTimeout), so a lost node shows it seconds after the cancel, not SlurmdTimeout later.
+void unconfirmed_nodes(const std::string& list, std::vector<std::string>* unconfirmed, std::vector<std::string>* unresponsive) {
     std::vector<std::string> nodes;
     try {
         nodes = slurmjob::expand_hostlist(list);
     } catch (const std::exception&) {
-        return out;
+        return;
     }
     for (std::string name : nodes) {
         node_info_msg_t* info = nullptr;
         if (slurm_load_node_single(&info, name.data(), SHOW_ALL) != SLURM_SUCCESS || info == nullptr) continue;
         if (info->record_count > 0) {
             const uint32_t s = info->node_array[0].node_state;
-            if ((s & (NODE_STATE_COMPLETING | NODE_STATE_NO_RESPOND)) != 0 || (s & NODE_STATE_BASE) == NODE_STATE_DOWN) {
-                out.push_back(name);
-            }
+            const bool silent = (s & NODE_STATE_NO_RESPOND) != 0 || (s & NODE_STATE_BASE) == NODE_STATE_DOWN;
+            if (silent || (s & NODE_STATE_COMPLETING) != 0) unconfirmed->push_back(name);
+            if (silent) unresponsive->push_back(name);
         }
         slurm_free_node_info_msg(info);
     }
-    return out;
 }
 
 }  // namespace
@@ -345,7 +346,7 @@ std::vector<PartJob> LibslurmHands::part_jobs() {
                        (j.state_desc != nullptr && *j.state_desc != '\0' ? ": " + std::string(j.state_desc) : "") + ")";
         } else if (ended_state(j.job_state) && (j.job_state & JOB_COMPLETING) != 0) {
             p.state = PartJob::State::Completing;
-            if (j.nodes != nullptr) p.unconfirmed = unconfirmed_nodes(j.nodes);
+            if (j.nodes != nullptr) unconfirmed_nodes(j.nodes, &p.unconfirmed, &p.unresponsive);
         } else if (ended_state(j.job_state)) {
             p.state = PartJob::State::Ended;
             p.completed = base == JOB_COMPLETE && j.exit_code == 0;
@@ -439,6 +440,12 @@ void LibslurmHands::start_held(const coalloc::Order& o) {
     if (const std::string no = update_job(release); !no.empty()) {
         throw PartRefused("Slurm on " + cluster_ + " would not release the held job: " + no);
     }
+}
+
+void LibslurmHands::nudge(uint32_t job_id) {
+    job_desc_msg_t d = slurm_api::update_of(job_id);
+    // Refused (the job ended meanwhile) is no matter: the pass was for its start.
+    (void)update_job(d);
 }
 
 uint32_t LibslurmHands::submit_probe(const std::string& name, const std::string& script) {

@@ -27,6 +27,7 @@ public:
     void take_over(uint32_t job_id) override;
     std::string batch_script(uint32_t job_id) override;
     void start_held(const coalloc::Order& o) override;
+    void nudge(uint32_t job_id) override;
     uint32_t submit_probe(const std::string& name, const std::string& script) override;
     std::vector<ProbeJob> probe_jobs() override;
     void cancel_probe(uint32_t job_id) override;

@@ -36,9 +36,10 @@ struct Policy {
     int64_t completion_grace_s = 600;
     int max_requeues = 2;            // missed barriers before the job fails
     // A job queued again after a failure is planned again this long after its last part ended:
-    // time for the failed sites' agents to publish their nodes as they are now (the nodes a part
-    // lost are named in its end already: NODE_FAIL, or not confirmed within part_end_grace).
-    int64_t replan_settle_s = 10;
+    // one agent interval, for every site's agent to publish its nodes as they are now (the nodes
+    // a part lost are named in its end already: NODE_FAIL, not responding, or not confirmed
+    // within part_end_grace). brokerd.conf requeue_settle.
+    int64_t replan_settle_s = 5;
     int64_t silent_after_s = 300;    // a cluster not heard from for this long ends its jobs' other parts
     // MASTER_PORT of a job: base + its arrival number % span, the same in every part. Apart from
     // the sites' own range (spiderflow.conf master_port_base, 29500 + job id % 1000), so a

@@ -216,13 +216,17 @@ expect_one_world() {
         test "$(awk '{print $3, $4}' "$dir"/rank-*.txt | sort -u | wc -l) $(awk '{print $3}' "$dir"/rank-*.txt | sort -u)" = "1 $world"
     expect "... SLURM_PROCID is the global rank in every part" test "$(awk '$2 != $5' "$dir"/rank-*.txt | wc -l)" = 0
 }
-# start_skew DIR: seconds between the first rank lines of the earliest and latest cluster
-start_skew() {
+# part_starts 'GLOB' FIELD SINCE: from rank files whose first word is the cluster and whose FIELD-th
+# (from 0) a start time: "seconds from SINCE to the last part's first rank, the skew between the
+# parts' first ranks".
+part_starts() {
     python3 -c "
 import glob
 first = {}
-for f in glob.glob('$1/rank-*.txt'):
+for f in glob.glob('$1'):
     w = open(f).read().split()
-    first[w[0]] = min(first.get(w[0], float(w[5])), float(w[5]))
-print(f'{max(first.values()) - min(first.values()):.2f}')"
+    first[w[0]] = min(first.get(w[0], float(w[$2])), float(w[$2]))
+print(f'{max(first.values()) - $3:.2f} {max(first.values()) - min(first.values()):.2f}')"
 }
+# start_skew DIR: seconds between the first rank lines of the earliest and latest cluster
+start_skew() { part_starts "$1/rank-*.txt" 5 0 | cut -d' ' -f2; }

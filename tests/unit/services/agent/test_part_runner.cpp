@@ -56,6 +56,8 @@ struct FakeHands : SlurmHands {
     std::vector<HomeJob> home_jobs() override { return {}; }
     void take_over(uint32_t) override {}
     std::string batch_script(uint32_t) override { return "#!/bin/sh\n"; }
+    std::vector<uint32_t> nudged;
+    void nudge(uint32_t id) override { nudged.push_back(id); }
     std::vector<uint32_t> released;
     void start_held(const Order& o) override {
         released.push_back(o.held_job);
@@ -94,7 +96,27 @@ struct Runner {
     explicit Runner(PartPolicy policy = {})
         : runner("ohio", BrokerClient(BrokerEndpoint{"http://127.0.0.1:1", "t"}), hands, std::move(policy),
                  [this](const std::string& s) { log.push_back(s); }) {}
+    // A part submitted, running, then cancelled on the broker's order: the order (its job is
+    // hands.jobs[0], still ending).
+    Order cancelled_part() {
+        runner.round({order(OrderKind::Submit)});
+        hands.jobs[0].state = PartJob::State::Running;
+        runner.acknowledge(runner.round({}));
+        Order o = order(OrderKind::Cancel);
+        o.job_id = hands.jobs[0].job_id;
+        o.reason = "part 0 on oregon ended: FAILED, exit code 1";
+        EXPECT_TRUE(runner.round({o}).empty());
+        return o;
+    }
 };
+
+// The one report of a cancelled part (Runner::cancelled_part) ended with `node` lost.
+void expect_ended_with_lost(const std::vector<Report>& reports, const std::string& node) {
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_EQ(reports[0].kind, ReportKind::Ended);
+    EXPECT_EQ(reports[0].lost_nodes, std::vector<std::string>{node});
+    EXPECT_EQ(reports[0].reason, "cancelled: part 0 on oregon ended: FAILED, exit code 1");
+}
 
 }  // namespace
 
@@ -253,24 +275,44 @@ TEST(PartRunner, APartStillCompletingAfterTheGraceIsReportedWithItsUnconfirmedNo
     PartPolicy quick;
     quick.end_grace_s = 0;
     Runner r(quick);
-    r.runner.round({order(OrderKind::Submit)});
-    r.hands.jobs[0].state = PartJob::State::Running;
-    r.runner.acknowledge(r.runner.round({}));
-    Order o = order(OrderKind::Cancel);
-    o.job_id = r.hands.jobs[0].job_id;
-    o.reason = "part 0 on oregon ended: FAILED, exit code 1";
-    EXPECT_TRUE(r.runner.round({o}).empty());
+    const Order o = r.cancelled_part();
     r.hands.jobs[0].state = PartJob::State::Completing;
     r.hands.jobs[0].unconfirmed = {"oh-gpu002"};
     const auto reports = r.runner.round({o});
-    ASSERT_EQ(reports.size(), 1u);
-    EXPECT_EQ(reports[0].kind, ReportKind::Ended);
-    EXPECT_EQ(reports[0].lost_nodes, std::vector<std::string>{"oh-gpu002"});
-    EXPECT_EQ(reports[0].reason, "cancelled: part 0 on oregon ended: FAILED, exit code 1");
+    expect_ended_with_lost(reports, "oh-gpu002");
     r.runner.acknowledge(reports);
     EXPECT_TRUE(r.runner.round({}).empty());
     r.hands.jobs[0].state = PartJob::State::Ended;  // Slurm marked the node down at last: said already
     EXPECT_TRUE(r.runner.round({}).empty());
+}
+
+// A cancelled part whose only unconfirmed nodes are ones Slurm marks not responding (their slurmd
+// did not take the job's end: a lost node) is reported at once, naming them, long before
+// part_end_grace; a node that answers but has not finished (KillWait) is waited for.
+TEST(PartRunner, APartWhoseUnconfirmedNodesDoNotAnswerSlurmIsReportedAtOnce) {
+    Runner r;  // part_end_grace 60 s
+    const Order o = r.cancelled_part();
+    r.hands.jobs[0].state = PartJob::State::Completing;
+    r.hands.jobs[0].unconfirmed = {"oh-gpu001", "oh-gpu002"};
+    r.hands.jobs[0].unresponsive = {"oh-gpu002"};
+    EXPECT_TRUE(r.runner.round({o}).empty()) << "oh-gpu001 answers and is still ending its part";
+    r.hands.jobs[0].unconfirmed = {"oh-gpu002"};
+    const auto reports = r.runner.round({o});
+    expect_ended_with_lost(reports, "oh-gpu002");
+    EXPECT_NE(r.log.back().find("oh-gpu002 do not answer Slurm"), std::string::npos) << r.log.back();
+}
+
+// A part submitted (or released) for a common start gets a scheduling pass asked for it just
+// after that start, so that every cluster starts its part then, not at its own next look.
+TEST(PartRunner, APartIsNudgedAtItsCommonStart) {
+    Runner r;
+    Order o = order(OrderKind::Submit);  // its start, 1500, is long past: the nudge is due now
+    r.runner.round({o});
+    r.runner.tick();
+    EXPECT_EQ(r.hands.nudged, std::vector<uint32_t>{r.hands.jobs[0].job_id});
+    r.runner.round({o});  // the order again, its report not yet acknowledged
+    r.runner.tick();
+    EXPECT_EQ(r.hands.nudged.size(), 1u) << "a second a nudge at most";
 }
 
 // The user cancelled the part before the broker's order came: the report says CANCELLED, as
