@@ -151,7 +151,11 @@ void BrokerService::install(httplib::Server& server) {
         case 404: error(res, 404, "no route " + req.method + " " + req.path + " (doc/broker-api.md lists them)"); break;
         case 413: error(res, 413, "the body is larger than this broker takes (max_body)"); break;
         case 414: error(res, 414, "the request target is too long"); break;
-        default: error(res, res.status, "a request this broker cannot read (HTTP " + std::to_string(res.status) + ")"); break;
+        default:
+            error(res, res.status,
+                  res.status >= 500 ? "the broker failed on this request: " + res.get_header_value("EXCEPTION_WHAT")
+                                    : "a request this broker cannot read (HTTP " + std::to_string(res.status) + ")");
+            break;
         }
         return httplib::Server::HandlerResponse::Handled;
     }));
