@@ -323,7 +323,7 @@ TESTS += tests/unit/test_util_misc
 tests_unit_test_util_misc_SOURCES = tests/unit/common/util/test_errors.cpp tests/unit/common/util/test_human_format.cpp \
 	tests/unit/common/util/test_key_value_conf.cpp tests/unit/common/util/test_files.cpp \
 	tests/unit/common/util/test_split_list.cpp tests/unit/common/util/test_units.cpp \
-	tests/unit/common/util/test_stamped_file.cpp
+	tests/unit/common/util/test_stamped_file.cpp tests/unit/common/util/test_utf8_prefix.cpp
 tests_unit_test_util_misc_CXXFLAGS = $(TEST_CXXFLAGS)
 tests_unit_test_util_misc_LDADD = libsf_util.la $(GTEST_LIBS_ALL)
 

@@ -32,4 +32,6 @@ libsf_util_la_SOURCES = \
 	common/util/stamped_file.h \
 	common/util/text_file.cpp \
 	common/util/text_file.h \
-	common/util/units.h
+	common/util/units.h \
+	common/util/utf8_prefix.cpp \
+	common/util/utf8_prefix.h

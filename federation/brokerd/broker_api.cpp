@@ -136,6 +136,23 @@ uint64_t BrokerService::epoch() const {
 }
 
 void BrokerService::install(httplib::Server& server) {
+    // The answers httplib gives by itself (no such route: 404, a request it cannot parse: 400, a
+    // body over max_body: 413, a target too long: 414) have no body; every broker answer is JSON
+    // with the reason, which clients print (the route fuzzer found the bare 404).
+    server.set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request& req, httplib::Response& res) {
+        if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;  // a route's own refusal
+        switch (res.status) {
+        case 404: error(res, 404, "no route " + req.method + " " + req.path + " (doc/broker-api.md lists them)"); break;
+        case 413: error(res, 413, "the body is larger than this broker takes (max_body)"); break;
+        case 414: error(res, 414, "the request target is too long"); break;
+        default:
+            error(res, res.status,
+                  res.status >= 500 ? "the broker failed on this request: " + res.get_header_value("EXCEPTION_WHAT")
+                                    : "a request this broker cannot read (HTTP " + std::to_string(res.status) + ")");
+            break;
+        }
+        return httplib::Server::HandlerResponse::Handled;
+    }));
     server.Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
         // A load balancer in front of several brokers sends writes to the one saying "active".
         res.set_content(keeper_ == nullptr ? "ok\n" : writable_ ? "ok active\n" : "ok standby\n", "text/plain");

@@ -15,10 +15,13 @@ namespace spiderflow::broker {
 
 inline int64_t unix_now() { return static_cast<int64_t>(std::time(nullptr)); }
 
+// Invalid UTF-8 in a string (a parser's message quoting the bytes it stopped at) is written as
+// U+FFFD: dump() would throw otherwise, past the route's own error handling, and the client would
+// get a bare 500 (the route fuzzer's finding).
 template <class Json>
 void answer(httplib::Response& res, int status, const Json& body) {
     res.status = status;
-    res.set_content(body.dump() + "\n", "application/json");
+    res.set_content(body.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n", "application/json");
 }
 
 // "Authorization: Bearer TOKEN" -> TOKEN; empty without one.

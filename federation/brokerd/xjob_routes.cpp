@@ -10,6 +10,7 @@
 #include "services/coalloc/xjob_json.h"
 #include "common/util/errors.h"
 #include "common/util/json_read.h"
+#include "common/util/utf8_prefix.h"
 #include "federation/brokerd/broker_api.h"
 #include "federation/brokerd/http_answer.h"
 #include "services/broker_client/broker_api_types.h"
@@ -90,7 +91,7 @@ void BrokerService::post_xjob_cancel(const httplib::Request& req, httplib::Respo
     const std::string id = req.matches[1];
     const std::string source = "cancel of " + id;
     const std::optional<std::string> given = broker_api::cancel_reason_from_text(req.body, source);
-    const std::string reason = given ? given->substr(0, 1024) : "by " + caller.name;
+    const std::string reason = given ? utf8_prefix(*given, 1024) : "by " + caller.name;
     std::lock_guard<std::mutex> lock(mu_);
     const coalloc::XJob* job = xjobs_.jobs().find(id);
     if (job == nullptr) {

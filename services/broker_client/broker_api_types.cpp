@@ -214,7 +214,9 @@ std::optional<std::string> cancel_reason_from_text(const std::string& text, cons
     const json body = jsonread::parse(text, source);
     const Object o(body, source, "", {"reason"});
     if (!o.has("reason")) return std::nullopt;
-    return o.string("reason");
+    std::string reason = o.string("reason");
+    if (reason.empty()) return std::nullopt;  // as cancel_to_text writes no reason
+    return reason;
 }
 
 ordered_json xjobs_to_json(const std::vector<const coalloc::XJob*>& jobs) {

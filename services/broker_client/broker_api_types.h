@@ -82,7 +82,7 @@ nlohmann::ordered_json submitted_to_json(const coalloc::XJob& job);
 nlohmann::ordered_json cancelled_to_json(const std::string& id, const std::string& state);
 XJobState xjob_state_from_text(const std::string& text, const std::string& source);
 std::string cancel_to_text(const std::string& reason);
-// The reason given; nullopt for an empty body or one without a reason.
+// The reason given; nullopt for an empty body, one without a reason or an empty reason.
 std::optional<std::string> cancel_reason_from_text(const std::string& text, const std::string& source);
 
 // GET /v1/xjobs answers {"api_version", "xjobs": [job...]}; GET /v1/xjobs/{id} one job. Jobs

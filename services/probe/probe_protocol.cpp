@@ -4,6 +4,7 @@
 #include <iterator>
 
 #include "common/util/json_read.h"
+#include "common/util/utf8_prefix.h"
 
 namespace spiderflow::probe {
 namespace {
@@ -75,7 +76,7 @@ ProbeReport probe_report_from_json(const nlohmann::json& j, const std::string& s
         out.gbps = o.number("gbps", 1e-9, 1e6);
         out.rtt_ms = o.number("rtt_ms", 0, 1e6);
     }
-    out.reason = o.string_or("reason", "").substr(0, 1024);
+    out.reason = utf8_prefix(o.string_or("reason", ""), 1024);
     return out;
 }
 

@@ -8,8 +8,9 @@
 # Environment: CLANGXX (default clang++ or clang++-14), SF_FUZZ_WORKDIR (default
 # ./build-fuzz under the source tree), SF_BUILDDIR (a configured build dir whose config.h to
 # use; a minimal one is written otherwise), SF_FUZZ_JOBS (parallel compiles, default 2).
-# The common/ sources and the services that need no daemon library are compiled directly (not through automake) into one archive that each
-# target links against, so the linker pulls only what a target uses.
+# The common/ sources, the services and the broker's routes (federation/brokerd, less its main)
+# are compiled directly (not through automake) into one archive that each target links against,
+# so the linker pulls only what a target uses.
 set -euo pipefail
 
 seconds=${1:-30}
@@ -25,9 +26,10 @@ if [ -z "$cxx" ]; then
 fi
 [ -n "$cxx" ] || { echo "spiderflow: run-fuzzers: clang++ not found (apt-get install clang)" >&2; exit 2; }
 
-pkgs="nlohmann_json hwloc cbc osi-clp coinutils sqlite3 libcurl zlib"
-pkg_cflags=$(pkg-config --cflags $pkgs)
-pkg_libs=$(pkg-config --libs $pkgs)
+pkgs="nlohmann_json hwloc cbc osi-clp coinutils sqlite3 libcurl zlib cpp-httplib libcrypto"
+# Debian's cpp-httplib turns its OpenSSL code on in every includer but does not list OpenSSL
+# (configure.ac says the same).
+case " $(pkg-config --cflags cpp-httplib) " in *CPPHTTPLIB_OPENSSL_SUPPORT*) pkgs="$pkgs openssl" ;; esac
 
 mkdir -p "$work/include" "$work/obj" "$work/gen"
 if [ -n "${SF_BUILDDIR:-}" ] && [ -f "$SF_BUILDDIR/config.h" ]; then
@@ -37,13 +39,21 @@ elif [ ! -f "$work/include/config.h" ]; then
     printf '/* minimal config.h for fuzz builds */\n#define PACKAGE_VERSION "%s"\n' "${version:-0}" > "$work/include/config.h"
 fi
 
+# A build's config.h may say the broker has MariaDB: then its store comes too.
+mariadb_store="! -name mariadb_store.cpp"
+if grep -q '^#define SF_HAVE_MARIADB' "$work/include/config.h"; then mariadb_store=""; pkgs="$pkgs libmariadb"; fi
+pkg_cflags=$(pkg-config --cflags $pkgs)
+pkg_libs=$(pkg-config --libs $pkgs)
+
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 cxxflags="-std=c++20 -g -O1 -fno-omit-frame-pointer $san -I$srcdir -I$work/include -I$work/gen $pkg_cflags \
- -DSF_PKGDATADIR=\"$srcdir\" -DSF_SYSCONFDIR=\"/etc\""
+ -include config.h -DSF_PKGDATADIR=\"$srcdir\" -DSF_SYSCONFDIR=\"/etc\""
 
-# Sources: the core library and the Slurm-job, launch, co-allocation, broker-client and simulator
-# services (the agent and the broker's store need libslurm and SQLite), plus the generated builtin catalog.
-mapfile -t sources < <(cd "$srcdir" && find common services/slurmjob services/launch services/coalloc services/broker_client services/fedsim -name '*.cpp' ! -name placeholder.cpp | sort)
+# Sources: the core library, every service but the agent (it needs libslurm) and the broker's
+# routes without brokerd's main, plus the generated builtin catalog.
+mapfile -t sources < <(cd "$srcdir" && find common services/slurmjob services/launch services/coalloc services/broker_client \
+    services/fedsim services/broker services/probe federation/brokerd -name '*.cpp' ! -name placeholder.cpp \
+    ! -name brokerd_main.cpp $mariadb_store | sort)
 if [ -x "$srcdir/common/model/embed-text.sh" ] || [ -f "$srcdir/common/model/embed-text.sh" ]; then
     if ls "$srcdir"/common/model/catalog/*.json >/dev/null 2>&1; then
         mkdir -p "$work/gen/common/model"
