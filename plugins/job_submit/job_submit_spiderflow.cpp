@@ -194,7 +194,11 @@ extern "C" int job_submit(job_desc_msg_t* job, uint32_t submit_uid, char** err_m
             return ESLURM_NOT_SUPPORTED;
         }
         std::string why, warning;
-        auto site = cfg->enabled ? state().site.get(*cfg, &why, &warning) : nullptr;
+        double reread_ms = 0;
+        auto site = cfg->enabled ? state().site.get(*cfg, &why, &warning, &reread_ms) : nullptr;
+        // Once per agent refresh, the first SpiderFlow job after it pays for reading the cache
+        // under slurmctld's locks: logged, as it is not in the planning time below.
+        if (reread_ms > 0) slurm_info("spiderflow: site state re-read in %.2f ms", reread_ms);
         if (cfg->enabled && !site) {
             slurm_error("spiderflow: job of uid %u passes unplanned: %s", job->user_id, why.c_str());
             tell_user(err_msg, unplanned_note("the site's topology is not usable"));
@@ -206,11 +210,11 @@ extern "C" int job_submit(job_desc_msg_t* job, uint32_t submit_uid, char** err_m
             case Outcome::untouched:
                 return SLURM_SUCCESS;
             case Outcome::fail_open:
-                slurm_error("spiderflow: job of uid %u passes unplanned: %s", job->user_id, d.message.c_str());
+                slurm_error("spiderflow: job of uid %u passes unplanned: %s (%.2f ms)", job->user_id, d.message.c_str(), d.planning_ms);
                 tell_user(err_msg, unplanned_note(d.message));
                 return SLURM_SUCCESS;
             case Outcome::reject:
-                slurm_info("spiderflow: rejected job of uid %u: %s", job->user_id, d.message.c_str());
+                slurm_info("spiderflow: rejected job of uid %u: %s (%.2f ms)", job->user_id, d.message.c_str(), d.planning_ms);
                 tell_user(err_msg, d.message);
                 return reject_code(d.reject_kind);
             case Outcome::rewrite:

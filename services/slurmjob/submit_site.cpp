@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <chrono>
 #include <ctime>
 
 #include <exception>
@@ -57,7 +58,8 @@ SubmitSiteCache::Made SubmitSiteCache::make(const SpiderflowConf& config, const 
 }
 
 std::shared_ptr<const SubmitSite> SubmitSiteCache::get(const SpiderflowConf& config, std::string* error,
-                                                       std::string* warning) {
+                                                       std::string* warning, double* reread_ms) {
+    if (reread_ms) *reread_ms = 0;
     try {
         const auto topology = topology_.get(config.topology, config.topology_format, error);
         if (!topology) return nullptr;
@@ -73,7 +75,12 @@ std::shared_ptr<const SubmitSite> SubmitSiteCache::get(const SpiderflowConf& con
         const bool other_inputs = held && (held->for_topology != topology || held->stale != stale);
         const Made& made = state_.get(
             config.site_state, stamp,
-            [&](const std::string&, const FileStamp&) { return make(config, topology, st, have_file, stale, age); },
+            [&](const std::string&, const FileStamp&) {
+                const auto t0 = std::chrono::steady_clock::now();
+                Made m = make(config, topology, st, have_file, stale, age);
+                if (reread_ms) *reread_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+                return m;
+            },
             other_inputs);
         if (warning) *warning = made.warning;
         return made.site;

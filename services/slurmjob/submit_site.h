@@ -41,8 +41,10 @@ public:
     // changes), or null when the topology is not usable (`error` says why). A snapshot that is
     // missing, unreadable, not a regular file, too large, older than site_state_max_age or made
     // for another topology is not used: the site is the bare topology and `warning` says why (SpiderFlow still plans; the state only sharpens it).
-    // Never throws.
-    std::shared_ptr<const SubmitSite> get(const SpiderflowConf& config, std::string* error, std::string* warning);
+    // Never throws. `reread_ms`, when given, is set to the milliseconds this call spent reading
+    // the snapshot anew (it changed), else 0: the submit path's share of the agent's refreshes.
+    std::shared_ptr<const SubmitSite> get(const SpiderflowConf& config, std::string* error, std::string* warning,
+                                          double* reread_ms = nullptr);
 
 private:
     // The site made from one read of the snapshot, and what else it was made from.
