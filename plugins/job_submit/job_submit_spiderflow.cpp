@@ -163,6 +163,7 @@ extern "C" int fini(void) {
     // search is bounded by its time limit, so this waits at most about one planning budget.
     if (planner_threads_running() > 0) slurm_info("spiderflow: waiting for a planner thread before unloading");
     join_planner_threads();
+    state().site.join();  // a site state read in flight runs this .so's code too
     return SLURM_SUCCESS;
 }
 
@@ -194,11 +195,15 @@ extern "C" int job_submit(job_desc_msg_t* job, uint32_t submit_uid, char** err_m
             return ESLURM_NOT_SUPPORTED;
         }
         std::string why, warning;
-        double reread_ms = 0;
-        auto site = cfg->enabled ? state().site.get(*cfg, &why, &warning, &reread_ms) : nullptr;
-        // Once per agent refresh, the first SpiderFlow job after it pays for reading the cache
-        // under slurmctld's locks: logged, as it is not in the planning time below.
-        if (reread_ms > 0) slurm_info("spiderflow: site state re-read in %.2f ms", reread_ms);
+        SiteRead read;
+        auto site = cfg->enabled ? state().site.get(*cfg, &why, &warning, &read) : nullptr;
+        // Not in the decision's time below: a read this job waited for (under slurmctld's
+        // locks), or the agent's refresh, read beside the submit path, that it is the first to use.
+        if (read.ms > 0) {
+            slurm_info(read.waited ? "spiderflow: site state read in %.2f ms (this job waited for it)"
+                                   : "spiderflow: site state re-read in %.2f ms on its own thread (no job waited)",
+                       read.ms);
+        }
         if (cfg->enabled && !site) {
             slurm_error("spiderflow: job of uid %u passes unplanned: %s", job->user_id, why.c_str());
             tell_user(err_msg, unplanned_note("the site's topology is not usable"));

@@ -23,6 +23,7 @@ std::shared_ptr<const SubmitSite> make_submit_site(std::shared_ptr<const SiteSta
 // its stat() answer; `stale` and `age` what the caller judged from it).
 SubmitSiteCache::Made SubmitSiteCache::make(const SpiderflowConf& config, const std::shared_ptr<const Topology>& topology,
                                             const struct stat& st, bool have_file, bool stale, double age) {
+    const auto t0 = std::chrono::steady_clock::now();
     Made m;
     m.for_topology = topology;
     m.stale = stale;
@@ -54,12 +55,17 @@ SubmitSiteCache::Made SubmitSiteCache::make(const SpiderflowConf& config, const 
     const bool observed = state != nullptr;
     if (!state) state = std::make_shared<const SiteState>(topology);
     m.site = make_submit_site(std::move(state), observed);
+    m.read_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     return m;
 }
 
+void SubmitSiteCache::join() {
+    if (reader_.joinable()) reader_.join();
+}
+
 std::shared_ptr<const SubmitSite> SubmitSiteCache::get(const SpiderflowConf& config, std::string* error,
-                                                       std::string* warning, double* reread_ms) {
-    if (reread_ms) *reread_ms = 0;
+                                                       std::string* warning, SiteRead* read) {
+    if (read) *read = SiteRead{};
     try {
         const auto topology = topology_.get(config.topology, config.topology_format, error);
         if (!topology) return nullptr;
@@ -71,19 +77,41 @@ std::shared_ptr<const SubmitSite> SubmitSiteCache::get(const SpiderflowConf& con
         // picture is stale and this cluster is planned alone.
         const double age = have_file ? std::difftime(std::time(nullptr), st.st_mtim.tv_sec) : 0;
         const bool stale = have_file && config.site_state_max_age_s > 0 && age > config.site_state_max_age_s;
-        const Made* held = state_.held();
-        const bool other_inputs = held && (held->for_topology != topology || held->stale != stale);
-        const Made& made = state_.get(
-            config.site_state, stamp,
-            [&](const std::string&, const FileStamp&) {
-                const auto t0 = std::chrono::steady_clock::now();
-                Made m = make(config, topology, st, have_file, stale, age);
-                if (reread_ms) *reread_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-                return m;
-            },
-            other_inputs);
-        if (warning) *warning = made.warning;
-        return made.site;
+        // A refresh read on its own thread and done: jobs plan on it from now. The reader set
+        // reader_done_ after its last use of mu_, so joining here cannot wait on this lock.
+        if (reader_done_.load()) {
+            if (reader_.joinable()) reader_.join();
+            reader_done_ = false;
+            if (fresh_ && fresh_->path == config.site_state && fresh_->made.for_topology == topology) {
+                held_ = std::move(fresh_);
+                if (read) *read = SiteRead{held_->made.read_ms, false};
+            }
+            fresh_.reset();
+        }
+        const bool same_inputs = held_ && held_->path == config.site_state && held_->made.for_topology == topology &&
+                                 held_->made.stale == stale;
+        if (!(same_inputs && held_->stamp == stamp)) {
+            if (same_inputs && held_->made.site->observed && have_file && !stale && S_ISREG(st.st_mode)) {
+                // The agent's refresh of the snapshot in use: read beside the submit path.
+                if (!reader_.joinable()) {
+                    reader_ = std::thread([this, config, topology, st, stamp] {  // throws only if no thread starts
+                        try {
+                            Made m = make(config, topology, st, true, false, 0);
+                            const std::lock_guard<std::mutex> done(mu_);
+                            fresh_ = Held{config.site_state, stamp, std::move(m)};
+                        } catch (...) {
+                            // Nothing installed: the next get() after this one reads again.
+                        }
+                        reader_done_ = true;
+                    });
+                }
+            } else {
+                held_ = Held{config.site_state, stamp, make(config, topology, st, have_file, stale, age)};
+                if (read) *read = SiteRead{held_->made.read_ms, true};
+            }
+        }
+        if (warning) *warning = held_->made.warning;
+        return held_->made.site;
     } catch (const std::exception& e) {
         if (error) *error = std::string("site state: ") + e.what();
         return nullptr;

@@ -6,12 +6,15 @@
 
 #include <sys/stat.h>
 
+#include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <thread>
 
 #include "common/site/site_state.h"
-#include "common/util/stamped_file.h"
+#include "common/util/file_stamp.h"
 #include "services/slurmjob/spiderflow_conf.h"
 #include "services/slurmjob/topology_cache.h"
 
@@ -35,16 +38,37 @@ std::shared_ptr<const SubmitSite> make_submit_site(std::shared_ptr<const SiteSta
 // submit path parses.
 constexpr long long kMaxSiteStateBytes = 64LL << 20;
 
+// A read of the snapshot that one get() call installed: how long it took and whether that call
+// waited for it (the submit path, under slurmctld's locks) or found it done on its own thread.
+struct SiteRead {
+    double ms = 0;
+    bool waited = false;
+};
+
 class SubmitSiteCache {
 public:
+    SubmitSiteCache() = default;
+    SubmitSiteCache(const SubmitSiteCache&) = delete;
+    SubmitSiteCache& operator=(const SubmitSiteCache&) = delete;
+    ~SubmitSiteCache() { join(); }
+
     // The site for `config` (its topology= and site_state= files, re-read only when a file
     // changes), or null when the topology is not usable (`error` says why). A snapshot that is
     // missing, unreadable, not a regular file, too large, older than site_state_max_age or made
     // for another topology is not used: the site is the bare topology and `warning` says why (SpiderFlow still plans; the state only sharpens it).
-    // Never throws. `reread_ms`, when given, is set to the milliseconds this call spent reading
-    // the snapshot anew (it changed), else 0: the submit path's share of the agent's refreshes.
+    // Never throws.
+    // When the agent rewrites a snapshot that is in use, the new one is read on a thread of this
+    // cache while callers keep the one held (a refresh older, as it was a moment before): the
+    // parse grows with the federation (1 MiB, 50 ms to 0.7 s at 1,024 clusters) and job_submit
+    // must not wait for it under slurmctld's locks. A call after that read finished gets the new
+    // site. Every other change (the first read, another path or topology, a snapshot that aged
+    // out, vanished or was not usable) is read by the call itself. `read`, when given, says what
+    // this call installed (ms 0: nothing new).
     std::shared_ptr<const SubmitSite> get(const SpiderflowConf& config, std::string* error, std::string* warning,
-                                          double* reread_ms = nullptr);
+                                          SiteRead* read = nullptr);
+    // Waits for a read in flight: before the code it runs is unloaded (job_submit's fini()), or
+    // in a test. Not while another thread calls get().
+    void join();
 
 private:
     // The site made from one read of the snapshot, and what else it was made from.
@@ -53,13 +77,22 @@ private:
         bool stale = false;
         std::shared_ptr<const SubmitSite> site;
         std::string warning;
+        double read_ms = 0;
+    };
+    struct Held {
+        std::string path;
+        FileStamp stamp;
+        Made made;
     };
     static Made make(const SpiderflowConf& config, const std::shared_ptr<const Topology>& topology, const struct stat& st,
                      bool have_file, bool stale, double age);
 
     TopologyCache topology_;
     std::mutex mu_;
-    StampedFile<Made> state_;
+    std::optional<Held> held_;      // what get() answers with
+    std::thread reader_;            // a refreshed snapshot being read, at most one
+    std::atomic<bool> reader_done_{false};
+    std::optional<Held> fresh_;     // its result, under mu_, installed by the next get()
 };
 
 }  // namespace spiderflow::slurmjob

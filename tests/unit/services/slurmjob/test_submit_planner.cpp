@@ -247,11 +247,32 @@ TEST(SubmitSiteCache, ReadsTheSnapshotOnceAndFallsBackOnABrokenOne) {
     }
     struct timespec later[2] = {{0, UTIME_OMIT}, {2000000000, 0}};
     ASSERT_EQ(::utimensat(AT_FDCWD, (dir + "/state.json").c_str(), later, 0), 0);
-    const auto fallback = cache.get(cfg, &error, &warning);
+    // The agent's rewrite of a snapshot in use is read on the cache's own thread: this call
+    // plans on the one held, waiting for nothing; one after that read finished gets its result.
+    SiteRead read;
+    EXPECT_EQ(cache.get(cfg, &error, &warning, &read), site);
+    EXPECT_EQ(read.ms, 0);
+    cache.join();
+    const auto fallback = cache.get(cfg, &error, &warning, &read);
     ASSERT_NE(fallback, nullptr);
+    EXPECT_GT(read.ms, 0);
+    EXPECT_FALSE(read.waited);
     EXPECT_NE(fallback, site);
     EXPECT_NE(warning.find("site state not used"), std::string::npos) << warning;
     EXPECT_EQ(fallback->usable->clusters[0].nodes[3].gpus, 8) << "the bare topology: every node counts";
+
+    // The agent's next snapshot, good again, after a broken one: read by the call itself (the
+    // broken one is not in use), which says it waited.
+    state.set_node_state({"here", "n2"}, NodeState::drained);
+    {
+        std::ofstream(dir + "/state.json") << site_state_to_json(state);
+    }
+    struct timespec even_later[2] = {{0, UTIME_OMIT}, {2000000001, 0}};
+    ASSERT_EQ(::utimensat(AT_FDCWD, (dir + "/state.json").c_str(), even_later, 0), 0);
+    const auto again = cache.get(cfg, &error, &warning, &read);
+    ASSERT_NE(again, nullptr);
+    EXPECT_TRUE(read.waited);
+    EXPECT_EQ(again->usable->clusters[0].nodes[2].gpus, 0) << "n2 is drained in the new snapshot";
 
     cfg.site_state = dir + "/missing.json";
     ASSERT_NE(cache.get(cfg, &error, &warning), nullptr);
