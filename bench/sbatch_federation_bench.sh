@@ -11,8 +11,8 @@
 # cache job_submit plans on, by delta reads. This cluster is the campus neighbour of a large site
 # (see campus below). Once the cache holds the federation, each sbatch asks for more GPUs than
 # any one cluster has (so it must cross sites), with its own sequence length so job_submit's
-# decision cache never answers: half submitted right after the agent rewrote the cache
-# (job_submit reads it anew first), half while it is unchanged. Per sbatch: wall time to sbatch's
+# decision cache never answers: half submitted right after the agent rewrote the cache (which
+# job_submit then reads anew), half while it is unchanged. Per sbatch: wall time to sbatch's
 # exit with the plan printed, job_submit's decision time and its read of the cache (slurmctld's
 # log), what the plan says (clusters). Prints median/p99 over time_budget.
 # Usage (as root, from the build dir, or `make bench-sbatch-federation`):
@@ -83,23 +83,26 @@ PY
 mtime() { stat -c %Y.%N "$1" 2>/dev/null || echo 0; }
 
 # campus TOPOLOGY: this cluster becomes the campus neighbour (100 Gbit/s, 1 ms) of the cluster
-# that a job of PROBE_GPUS is planned on alone, and SPEC asks for both clusters' GPUs. A small
+# that a job of PROBE_GPUS is planned on alone, and SPEC asks for both clusters' usable GPUs
+# (broker_bench drains one node of each cluster). A small
 # site linked like any other (make_topology's 10 Gbit/s, 20 ms) is never in the best plan of a
 # job larger than itself, and job_submit refuses a plan without this cluster ("submit it on one
 # of those clusters"); a cross-site job that runs from here needs a site worth crossing to.
 campus() {
-    local peer
+    local peer node_gpus
     peer=$("$SPIDERFLOW" plan --topology "$1" --model "$MODEL" --global-batch "$BATCH" --seq-len 4096 --gpus "$PROBE_GPUS" \
         --format text 2>/dev/null | sed -n 's/^Clusters: \([^ ]*\) ([0-9]* GPUs)$/\1/p')
     [ -n "$peer" ] || { echo "sbatch_federation_bench: $PROBE_GPUS GPUs of $MODEL do not plan on one cluster" >&2; return 1; }
-    python3 - "$1" "$HERE" "$peer" <<'PY' || return 1
+    node_gpus=$(python3 - "$1" "$HERE" "$peer" <<'PY'
 import json, sys
 path, here, peer = sys.argv[1:]
 t = json.load(open(path))
 t["links"] = [l for l in t["links"] if here not in (l["a"], l["b"])] + [{"a": here, "b": peer, "gbps": 100, "latency_ms": 1}]
 json.dump(t, open(path, "w"))
+print(next(c for c in t["clusters"] if c["name"] == peer)["nodes"][-1]["gpus"])
 PY
-    SPEC=("--llm-model=$MODEL" "--llm-global-batch=$BATCH" "--gpus=$((PROBE_GPUS + GPUS_HERE))")
+) || return 1
+    SPEC=("--llm-model=$MODEL" "--llm-global-batch=$BATCH" "--gpus=$((PROBE_GPUS - node_gpus + GPUS_HERE))")
     CAMPUS=$peer
 }
 
@@ -140,7 +143,9 @@ federation_up() {
 SEQ=4096
 # plan_of SBATCH_OUTPUT: "OUTCOME CLUSTERS": cross (planned across clusters, this one included:
 # the job is held for the broker), elsewhere (the plan has nothing on this cluster: refused,
-# naming where to submit), unplanned (job_submit passed it on, e.g. past time_budget), or other.
+# naming where to submit), refused (a plan that a cross-site job cannot run yet, such as data
+# parallelism interleaved across sites), unplanned (job_submit passed it on, e.g. past
+# time_budget), or other.
 plan_of() {
     python3 -c '
 import re, sys
@@ -152,15 +157,28 @@ m = re.search(r"the plan places this job on (.*) and nothing on this cluster", o
 if m:
     names = re.findall(r"(\S+) \(\d+ GPUs\)", m.group(1))
     print("elsewhere", str(len(names)) + ":" + ",".join(names)); sys.exit()
+m = re.search(r"the plan \((.*?)\) spreads ranks", out)
+if m:
+    names = re.findall(r"(\S+) \(\d+ GPUs\)", m.group(1))
+    print("refused", str(len(names)) + ":" + ",".join(names)); sys.exit()
 m = re.search(r"runs UNPLANNED, as plain Slurm would run it \((.*?);", out)
 print("unplanned" if m else "other", "-")
 '
 }
-# submit_series N: JOBS sbatch calls; per call "WHEN OUTCOME WALL_US PLUGIN_MS REREAD_MS CLUSTERS" to fedN/results
+# submit_series N: JOBS sbatch calls; per call to fedN/results: "WHEN OUTCOME WALL_US DECISION_MS
+# WAITED_MS BESIDE_MS CLUSTERS", WAITED_MS the site-state read it waited for (0: none), BESIDE_MS
+# the CPU time of a refresh read on job_submit's own thread that it was the first to plan on (nan:
+# none; its wall time on a busy machine is mostly waiting for a core).
 submit_series() {
-    local n=$1 d=$SF_TMP/fed$1 i when lines t0 t1 out id ms reread cache=$SF_TMP/fed$1/federation-state.json before new
+    local n=$1 d=$SF_TMP/fed$1 i when lines t0 t1 out id ms waited beside cache=$SF_TMP/fed$1/federation-state.json before new
     : >"$d/results"
     echo "${SPEC[*]}" >"$d/spec"
+    # Unmeasured, as job_submit's first job after a change of spiderflow.conf: it reads the new
+    # topology and cache itself, once (a refresh of that cache is then read beside the submit path).
+    lines=$(wc -l <"$SF_TMP/slurmctld.log")
+    id=$(sbatch --parsable -o /dev/null "${SPEC[@]}" --wrap=true 2>/dev/null) && scancel "$id"
+    tail -n +$((lines + 1)) "$SF_TMP/slurmctld.log" | sed -n 's/.*spiderflow: site state read in \([0-9.]*\) ms.*/\1/p' |
+        tail -n 1 >"$d/first_read"
     for ((i = 0; i < JOBS; i++)); do
         SEQ=$((SEQ + 64))
         when=held
@@ -181,8 +199,9 @@ submit_series() {
         new=$(tail -n +$((lines + 1)) "$SF_TMP/slurmctld.log")
         ms=$(echo "$new" | grep -o 'spiderflow: \(uid\|rejected job of uid\|job of uid\) .* ([0-9.]* ms)$' | tail -n 1 |
             grep -o '([0-9.]* ms)$' | tr -d '()ms ')
-        reread=$(echo "$new" | sed -n 's/.*spiderflow: site state re-read in \([0-9.]*\) ms.*/\1/p' | tail -n 1)
-        echo "$when $(echo "$out" | plan_of | cut -d' ' -f1) $(((t1 - t0) / 1000)) ${ms:-nan} ${reread:-0}" \
+        waited=$(echo "$new" | sed -n 's/.*spiderflow: site state read in \([0-9.]*\) ms.*/\1/p' | tail -n 1)
+        beside=$(echo "$new" | sed -n 's/.*spiderflow: site state re-read in [0-9.]* ms, \([0-9.]*\) ms of CPU, on its own thread.*/\1/p' | tail -n 1)
+        echo "$when $(echo "$out" | plan_of | cut -d' ' -f1) $(((t1 - t0) / 1000)) ${ms:-nan} ${waited:-0} ${beside:-nan}" \
             "$(echo "$out" | plan_of | cut -d' ' -f2)" >>"$d/results"
     done
 }
@@ -202,15 +221,18 @@ report() {
         read -r w50 w99 wmax <<<"$(stats "$r" 3 "$f")"
         read -r p50 p99 pmax <<<"$(stats "$r" 4 "$f")"
         read -r c50 c99 cmax <<<"$(stats "$r" 5 "$f")"
+        read -r b50 b99 bmax <<<"$(stats "$r" 6 "$f")"
         [ "$w50" = - ] && continue
         w50=$(ratio "$w50" 1000); w99=$(ratio "$w99" 1000); wmax=$(ratio "$wmax" 1000)
         printf "    %-5s submit to plan printed  median %8s ms  p99 %8s ms  max %8s ms   /budget: median %s  p99 %s\n" "$what" \
             "$w50" "$w99" "$wmax" "$(ratio "$w50" "$BUDGET * 1000")" "$(ratio "$w99" "$BUDGET * 1000")"
         [ "$p50" = - ] || printf "          job_submit's decision median %8s ms  p99 %8s ms  max %8s ms   /budget: median %s  p99 %s\n" \
             "$p50" "$p99" "$pmax" "$(ratio "$p50" "$BUDGET * 1000")" "$(ratio "$p99" "$BUDGET * 1000")"
-        [ "$what" = fresh ] && printf "          re-reading the cache first  median %s ms  p99 %s ms\n" "$c50" "$c99"
+        [ "$what" = all ] && printf "          cache reads an sbatch waited for: max %s ms; refreshes read beside the submit path (CPU): median %s ms  max %s ms\n" \
+            "$cmax" "$b50" "$bmax"
     done
-    echo "    outcomes (clusters in the plan): $(cut -d' ' -f2,6 "$r" | sort | uniq -c | sed 's/^ *//' | paste -sd ';' | sed 's/;/; /g')"
+    echo "    job_submit's first read of this federation's topology and cache (unmeasured warm-up sbatch): $(cat "$SF_TMP/fed$1/first_read") ms"
+    echo "    outcomes (clusters in the plan): $(cut -d' ' -f2,7 "$r" | sort | uniq -c | sed 's/^ *//' | paste -sd ';' | sed 's/;/; /g')"
     grep -h '^broker_bench:\|^inventory' "$SF_TMP/fed$1/load.log" | sed 's/^/    load: /'
 }
 
@@ -222,4 +244,4 @@ for N in $BASELINE $CLUSTERS; do
     stop_federation
 done
 for N in $BASELINE $CLUSTERS; do report "$N"; done
-echo "  (fresh: submitted right after the agent rewrote the cache, so job_submit re-read it first; held: the cache unchanged since job_submit last read it)"
+echo "  (fresh: submitted right after the agent rewrote the cache; held: the cache unchanged since job_submit last looked)"

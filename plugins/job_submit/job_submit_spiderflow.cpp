@@ -200,9 +200,9 @@ extern "C" int job_submit(job_desc_msg_t* job, uint32_t submit_uid, char** err_m
         // Not in the decision's time below: a read this job waited for (under slurmctld's
         // locks), or the agent's refresh, read beside the submit path, that it is the first to use.
         if (read.ms > 0) {
-            slurm_info(read.waited ? "spiderflow: site state read in %.2f ms (this job waited for it)"
-                                   : "spiderflow: site state re-read in %.2f ms on its own thread (no job waited)",
-                       read.ms);
+            slurm_info(read.waited ? "spiderflow: site state read in %.2f ms, %.2f ms of CPU (this job waited for it)"
+                                   : "spiderflow: site state re-read in %.2f ms, %.2f ms of CPU, on its own thread (no job waited)",
+                       read.ms, read.cpu_ms);
         }
         if (cfg->enabled && !site) {
             slurm_error("spiderflow: job of uid %u passes unplanned: %s", job->user_id, why.c_str());

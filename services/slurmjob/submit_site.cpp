@@ -10,6 +10,15 @@
 #include "common/site/site_json.h"
 
 namespace spiderflow::slurmjob {
+namespace {
+
+double thread_cpu_ms() {
+    struct timespec t {};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+}
+
+}  // namespace
 
 std::shared_ptr<const SubmitSite> make_submit_site(std::shared_ptr<const SiteState> state, bool observed) {
     auto site = std::make_shared<SubmitSite>();
@@ -24,6 +33,7 @@ std::shared_ptr<const SubmitSite> make_submit_site(std::shared_ptr<const SiteSta
 SubmitSiteCache::Made SubmitSiteCache::make(const SpiderflowConf& config, const std::shared_ptr<const Topology>& topology,
                                             const struct stat& st, bool have_file, bool stale, double age) {
     const auto t0 = std::chrono::steady_clock::now();
+    const double cpu0 = thread_cpu_ms();
     Made m;
     m.for_topology = topology;
     m.stale = stale;
@@ -56,6 +66,7 @@ SubmitSiteCache::Made SubmitSiteCache::make(const SpiderflowConf& config, const 
     if (!state) state = std::make_shared<const SiteState>(topology);
     m.site = make_submit_site(std::move(state), observed);
     m.read_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    m.read_cpu_ms = thread_cpu_ms() - cpu0;
     return m;
 }
 
@@ -84,7 +95,7 @@ std::shared_ptr<const SubmitSite> SubmitSiteCache::get(const SpiderflowConf& con
             reader_done_ = false;
             if (fresh_ && fresh_->path == config.site_state && fresh_->made.for_topology == topology) {
                 held_ = std::move(fresh_);
-                if (read) *read = SiteRead{held_->made.read_ms, false};
+                if (read) *read = SiteRead{held_->made.read_ms, held_->made.read_cpu_ms, false};
             }
             fresh_.reset();
         }
@@ -107,7 +118,7 @@ std::shared_ptr<const SubmitSite> SubmitSiteCache::get(const SpiderflowConf& con
                 }
             } else {
                 held_ = Held{config.site_state, stamp, make(config, topology, st, have_file, stale, age)};
-                if (read) *read = SiteRead{held_->made.read_ms, true};
+                if (read) *read = SiteRead{held_->made.read_ms, held_->made.read_cpu_ms, true};
             }
         }
         if (warning) *warning = held_->made.warning;

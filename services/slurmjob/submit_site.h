@@ -42,6 +42,7 @@ constexpr long long kMaxSiteStateBytes = 64LL << 20;
 // waited for it (the submit path, under slurmctld's locks) or found it done on its own thread.
 struct SiteRead {
     double ms = 0;
+    double cpu_ms = 0;   // the reading thread's CPU time: on a busy machine ms is mostly waiting
     bool waited = false;
 };
 
@@ -78,6 +79,7 @@ private:
         std::shared_ptr<const SubmitSite> site;
         std::string warning;
         double read_ms = 0;
+        double read_cpu_ms = 0;
     };
     struct Held {
         std::string path;
