@@ -320,6 +320,7 @@ int main(int argc, char** argv) try {
                 ::sysconf(_SC_NPROCESSORS_ONLN));
     std::printf("inventory PUTs: p50 %.2f ms, max %.2f ms\n", percentile(inv_ms, 50),
                 *std::max_element(inv_ms.begin(), inv_ms.end()));
+    std::fflush(stdout);  // a run stopped by a signal (sbatch_federation_bench's load) still says this much
 
     const Clock::time_point t0 = Clock::now() + std::chrono::milliseconds(200);
     std::mutex mu;

@@ -80,7 +80,7 @@ std::shared_ptr<const SubmitSite> SubmitSiteCache::get(const SpiderflowConf& con
     try {
         const auto topology = topology_.get(config.topology, config.topology_format, error);
         if (!topology) return nullptr;
-        std::lock_guard<std::mutex> lock(mu_);
+        std::unique_lock<std::mutex> lock(mu_);
         struct stat st {};
         const FileStamp stamp = FileStamp::of(config.site_state, &st);
         const bool have_file = stamp.exists;
@@ -89,16 +89,18 @@ std::shared_ptr<const SubmitSite> SubmitSiteCache::get(const SpiderflowConf& con
         const double age = have_file ? std::difftime(std::time(nullptr), st.st_mtim.tv_sec) : 0;
         const bool stale = have_file && config.site_state_max_age_s > 0 && age > config.site_state_max_age_s;
         // A refresh read on its own thread and done: jobs plan on it from now. The reader set
-        // reader_done_ after its last use of mu_, so joining here cannot wait on this lock.
-        if (reader_done_.load()) {
+        // reader_done_ at its last use of mu_, so joining here cannot wait on this lock.
+        const auto install_fresh = [&](bool waited) {
+            if (!reader_done_.load()) return;
             if (reader_.joinable()) reader_.join();
             reader_done_ = false;
             if (fresh_ && fresh_->path == config.site_state && fresh_->made.for_topology == topology) {
                 held_ = std::move(fresh_);
-                if (read) *read = SiteRead{held_->made.read_ms, held_->made.read_cpu_ms, false};
+                if (read) *read = SiteRead{held_->made.read_ms, held_->made.read_cpu_ms, waited};
             }
             fresh_.reset();
-        }
+        };
+        install_fresh(false);
         const bool same_inputs = held_ && held_->path == config.site_state && held_->made.for_topology == topology &&
                                  held_->made.stale == stale;
         if (!(same_inputs && held_->stamp == stamp)) {
@@ -106,15 +108,24 @@ std::shared_ptr<const SubmitSite> SubmitSiteCache::get(const SpiderflowConf& con
                 // The agent's refresh of the snapshot in use: read beside the submit path.
                 if (!reader_.joinable()) {
                     reader_ = std::thread([this, config, topology, st, stamp] {  // throws only if no thread starts
+                        std::optional<Held> got;
                         try {
-                            Made m = make(config, topology, st, true, false, 0);
-                            const std::lock_guard<std::mutex> done(mu_);
-                            fresh_ = Held{config.site_state, stamp, std::move(m)};
+                            got = Held{config.site_state, stamp, make(config, topology, st, true, false, 0)};
                         } catch (...) {
                             // Nothing installed: the next get() after this one reads again.
                         }
+                        const std::lock_guard<std::mutex> done(mu_);
+                        fresh_ = std::move(got);
                         reader_done_ = true;
+                        read_done_.notify_all();
                     });
+                    // This call waits a little: a small federation's refresh is read by then.
+                    // (No wait at all is none: a wait of 0 still lets the reader in.)
+                    if (refresh_wait_ms_ > 0) {
+                        read_done_.wait_for(lock, std::chrono::duration<double, std::milli>(refresh_wait_ms_),
+                                            [&] { return reader_done_.load(); });
+                        install_fresh(true);
+                    }
                 }
             } else {
                 held_ = Held{config.site_state, stamp, make(config, topology, st, have_file, stale, age)};

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -48,7 +49,11 @@ struct SiteRead {
 
 class SubmitSiteCache {
 public:
-    SubmitSiteCache() = default;
+    // How long the call that finds the agent's refresh waits for its read (below): a federation
+    // of up to a few hundred clusters is read within it (a 64-cluster cache in about 2 ms), so
+    // its first job after a refresh plans on it, as a read in the call did.
+    static constexpr double kRefreshWaitMs = 50;
+    explicit SubmitSiteCache(double refresh_wait_ms = kRefreshWaitMs) : refresh_wait_ms_(refresh_wait_ms) {}
     SubmitSiteCache(const SubmitSiteCache&) = delete;
     SubmitSiteCache& operator=(const SubmitSiteCache&) = delete;
     ~SubmitSiteCache() { join(); }
@@ -59,10 +64,10 @@ public:
     // for another topology is not used: the site is the bare topology and `warning` says why (SpiderFlow still plans; the state only sharpens it).
     // Never throws.
     // When the agent rewrites a snapshot that is in use, the new one is read on a thread of this
-    // cache while callers keep the one held (a refresh older, as it was a moment before): the
-    // parse grows with the federation (1 MiB, 50 ms to 0.7 s at 1,024 clusters) and job_submit
-    // must not wait for it under slurmctld's locks. A call after that read finished gets the new
-    // site. Every other change (the first read, another path or topology, a snapshot that aged
+    // cache: the call that found the change waits for it at most refresh_wait_ms, then it and
+    // later callers keep the one held (a refresh older, as it was a moment before) until the read
+    // is done: the parse grows with the federation (1 MiB, 50 ms to 0.7 s at 1,024 clusters) and
+    // job_submit must not wait for it under slurmctld's locks. Every other change (the first read, another path or topology, a snapshot that aged
     // out, vanished or was not usable) is read by the call itself. `read`, when given, says what
     // this call installed (ms 0: nothing new).
     std::shared_ptr<const SubmitSite> get(const SpiderflowConf& config, std::string* error, std::string* warning,
@@ -89,8 +94,10 @@ private:
     static Made make(const SpiderflowConf& config, const std::shared_ptr<const Topology>& topology, const struct stat& st,
                      bool have_file, bool stale, double age);
 
+    const double refresh_wait_ms_;
     TopologyCache topology_;
     std::mutex mu_;
+    std::condition_variable read_done_;   // with mu_: reader_done_ became true
     std::optional<Held> held_;      // what get() answers with
     std::thread reader_;            // a refreshed snapshot being read, at most one
     std::atomic<bool> reader_done_{false};
