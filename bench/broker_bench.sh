@@ -12,6 +12,7 @@
 set -u
 BUILD=${SF_BUILDDIR:-$(pwd)}
 . "$(dirname "$0")/../tests/integration/checks.sh"   # free_port, brokerd_conf
+. "$(dirname "$0")/federation_broker.sh"   # write_federation_tokens, bench_brokerd_conf, bench_start_broker
 B=$BUILD/spiderflow-brokerd
 S=$BUILD/spiderflow
 BENCH=$BUILD/bench/broker_bench
@@ -46,31 +47,11 @@ umask 077   # token files must be readable by their owner only, or the client re
 
 # The seed that submit_bench uses, so both benchmarks load the same kind of federation.
 "$S" topo generate --clusters "$CLUSTERS" --seed 7 -o "$T/federation.json" 2>/dev/null || exit 1
-mkdir "$T/tokens.d"
-for name in $(python3 -c 'import json,sys; print(*[c["name"] for c in json.load(open(sys.argv[1]))["clusters"]])' \
-    "$T/federation.json") reader; do
-    token=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
-    echo "$token" >"$T/tokens.d/$name.token"
-    role=cluster; [ "$name" = reader ] && role=reader
-    echo "$role $name $(echo "$token" | "$B" --hash-token)"
-done >"$T/tokens"
-
-# start_broker CONF LOG: starts a broker, waits for its /healthz; prints its PID.
-start_broker() {
-    "$B" --config "$1" >"$2" 2>&1 &
-    local pid=$! url
-    url=http://127.0.0.1:$(sed -n 's/^port = //p' "$1")
-    for _ in $(seq 100); do curl -sf "$url/healthz" >/dev/null && break; sleep 0.1; done
-    curl -sf "$url/healthz" >/dev/null || { echo "broker_bench: brokerd did not start:" >&2; cat "$2" >&2; return 1; }
-    echo "$pid"
-}
+write_federation_tokens "$B" "$T/federation.json" "$T" || exit 1
 
 PORT=$(free_port)
 URL=http://127.0.0.1:$PORT
-# The shipped defaults (contrib/federation/brokerd.conf) but rate_limit: all 100 reads a second
-# share one reader token here, where a site gives each tool its own.
-{ brokerd_conf "$T" "$PORT" "$T/federation.json"; printf 'max_body = 16777216\nrate_limit = 1000\nthreads = 8\n'; } \
-    >"$T/brokerd.conf"
+bench_brokerd_conf "$T" "$PORT" "$T/federation.json" >"$T/brokerd.conf"
 READS=()
 if [ -n "$STANDBY" ]; then
     sf_mariadb_can_run || exit 77
@@ -83,10 +64,10 @@ if [ -n "$STANDBY" ]; then
     PORT2=$(free_port)
     sed "s/^port = .*/port = $PORT2/" "$T/brokerd.conf" >"$T/standby.conf"
 fi
-PID=$(start_broker "$T/brokerd.conf" "$T/brokerd.log") || exit 1
+PID=$(bench_start_broker "$B" "$T/brokerd.conf" "$T/brokerd.log") || exit 1
 if [ -n "$STANDBY" ]; then
     for _ in $(seq 100); do curl -sf "$URL/healthz" | grep -q active && break; sleep 0.1; done
-    PID2=$(start_broker "$T/standby.conf" "$T/standby.log") || exit 1
+    PID2=$(bench_start_broker "$B" "$T/standby.conf" "$T/standby.log") || exit 1
     READS=(--read-brokers "$URL,http://127.0.0.1:$PORT2" --standby-pid "$PID2")
 fi
 

@@ -22,6 +22,8 @@ bench_topology_bench_LDADD = libsf_topology.la libsf_util.la $(HWLOC_LIBS)
 
 # submit path: sbatch latency and throughput with job_submit/spiderflow on a localhost Slurm
 EXTRA_DIST += bench/submit_bench.sh
+# the federations those benches build (this cluster among generated ones) and their broker
+EXTRA_DIST += bench/federation_topology.sh bench/federation_broker.sh
 # the planner's memory choices: default MFU before and after (issue 38)
 EXTRA_DIST += bench/memory_choices_bench.sh bench/data/one-cluster-1024-h100.json
 
@@ -35,6 +37,13 @@ EXTRA_DIST += bench/broker_bench.sh
 bench-broker: bench/broker_bench spiderflow spiderflow-brokerd
 	$(srcdir)/bench/broker_bench.sh $(BENCH_BROKER_ARGS)
 .PHONY: bench-broker
+# By hand only, as root: sbatch of a cross-site job against 1,024 clusters (and 64) on a localhost
+# Slurm with the broker, this cluster's agent and the others' load; about ten minutes.
+EXTRA_DIST += bench/sbatch_federation_bench.sh
+bench-sbatch-federation: bench/broker_bench spiderflow spiderflow-brokerd spiderflow-agent \
+	plugins/job_submit/job_submit_spiderflow.la plugins/spank/spiderflow.la plugins/spank/spiderflow_stepd.la
+	$(srcdir)/bench/sbatch_federation_bench.sh $(BENCH_SBATCH_FEDERATION_ARGS)
+.PHONY: bench-sbatch-federation
 
 # federation agent: job start on a cluster to the broker showing it, real Slurm + brokerd + agent
 EXTRA_DIST += bench/agent_visibility_bench.sh

@@ -20,17 +20,7 @@ SPIDERFLOW=$SF_BUILDDIR/spiderflow
 sf_cluster_start || exit 1
 
 # Topologies: generated federations of N-1 clusters plus this cluster (same nodes as slurm.conf).
-make_topology() {  # make_topology N OUT
-    "$SPIDERFLOW" topo generate --clusters $(($1 - 1)) --seed 7 -o "$SF_TMP/gen$1.json" || return 1
-    python3 - "$SF_TMP/gen$1.json" "$SF_TMP/topology.json" "$2" <<'PY'
-import json, sys
-gen, local, out = (json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3])
-here = local["clusters"][0]
-gen["clusters"].append(here)
-gen["links"].append({"a": here["name"], "b": gen["clusters"][0]["name"], "gbps": 10, "latency_ms": 20})
-json.dump(gen, open(out, "w"))
-PY
-}
+. "$SRC/bench/federation_topology.sh"
 make_topology 8 "$SF_TMP/fed8.json" && make_topology 64 "$SF_TMP/fed64.json" || exit 1
 HERE=$(grep -o '^ClusterName=.*' "$SF_TMP/slurm.conf" | cut -d= -f2)
 echo "cluster = $HERE" >> "$SF_TMP/spiderflow.conf"

@@ -1,8 +1,12 @@
 #include "common/planner/plan_compare.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <optional>
 #include <set>
 
+#include "common/model/catalog.h"
 #include "common/planner/plan_job.h"
 #include "common/planner/shapes.h"
 
@@ -25,14 +29,32 @@ std::string fmt(double v) {
     return buf;
 }
 
-// The best of `requests` (each planned, failures skipped), as a comparison with `chosen`.
+using Clock = std::chrono::steady_clock;
+
+// The best of `requests` (each planned, failures skipped), as a comparison with `chosen`; none
+// is started past `deadline`, and each gets at most the time left before it.
 PlanComparison best_of(const std::string& what, const PlannerPolicy& planner, const std::vector<PlanRequest>& requests,
-                       const CostModel& cost, const Plan& chosen, const std::string& none) {
+                       const CostModel& cost, const Plan& chosen, const std::string& none,
+                       const std::optional<Clock::time_point>& deadline) {
     PlanComparison c;
     c.what = what;
     Plan best;
     std::string last_error;
-    for (const PlanRequest& r : requests) {
+    size_t tried = 0;
+    for (PlanRequest r : requests) {
+        if (deadline) {
+            const double left_s = std::chrono::duration<double>(*deadline - Clock::now()).count();
+            if (left_s <= 0) {
+                if (!c.found) {
+                    c.why = "not judged: out of time after " + std::to_string(tried) + " of " +
+                            std::to_string(requests.size()) + " candidates";
+                    return c;
+                }
+                break;
+            }
+            r.time_limit_s = r.time_limit_s > 0 ? std::min(r.time_limit_s, left_s) : left_s;
+        }
+        ++tried;
         try {
             const PlanResult got = plan_job(planner, r, cost);
             if (!got.plan.prediction.feasible) continue;
@@ -60,7 +82,11 @@ PlanComparison best_of(const std::string& what, const PlannerPolicy& planner, co
 }  // namespace
 
 std::vector<PlanComparison> compare_plan(const PlannerPolicy& planner, const PlanRequest& request, const CostModel& cost,
-                                         const Plan& chosen) {
+                                         const Plan& chosen, double time_limit_s) {
+    std::optional<Clock::time_point> deadline;
+    if (time_limit_s > 0) {
+        deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(time_limit_s));
+    }
     std::vector<PlanComparison> out;
     const Topology& t = cost.topology();
     const int gpus = chosen.world_size();
@@ -76,6 +102,18 @@ std::vector<PlanComparison> compare_plan(const PlannerPolicy& planner, const Pla
         eligible = eligible_clusters(request, t);  // the request planned already: its names are good
     } catch (const std::exception&) {
     }
+    const auto capacity = [&](int c) {
+        double flops = 0;
+        int left = gpus;
+        for (const Node& n : t.clusters[static_cast<size_t>(c)].nodes) {
+            const GpuType* g = Catalog::builtin().gpu(n.gpu_type);
+            const int take = std::min(left, n.gpus);
+            left -= take;
+            flops += take * (g ? g->peak_flops : 0);
+        }
+        return flops;
+    };
+    std::stable_sort(eligible.begin(), eligible.end(), [&](int a, int b) { return capacity(a) > capacity(b); });
     std::vector<PlanRequest> one_site;
     for (int c : eligible) {
         PlanRequest r = base;
@@ -85,12 +123,12 @@ std::vector<PlanComparison> compare_plan(const PlannerPolicy& planner, const Pla
         one_site.push_back(r);
     }
     if (clusters_of(chosen, t).find(',') != std::string::npos) {
-        out.push_back(best_of("the best plan in one site", planner, one_site, cost, chosen, "no single site can hold it"));
+        out.push_back(best_of("the best plan in one site", planner, one_site, cost, chosen, "no single site can hold it", deadline));
     }
     if (gpus > 1) {
         PlanRequest fewer = base;
         fewer.job.gpus = gpus - 1;
-        out.push_back(best_of("the best plan on fewer GPUs", planner, {fewer}, cost, chosen, "no plan on fewer GPUs"));
+        out.push_back(best_of("the best plan on fewer GPUs", planner, {fewer}, cost, chosen, "no plan on fewer GPUs", deadline));
     }
     // A plan that --gpus-mode at-most kept smaller than asked: what all the GPUs asked for would
     // run at, so the text shows why fewer won (a thin or measured-slow link, say).
@@ -99,7 +137,7 @@ std::vector<PlanComparison> compare_plan(const PlannerPolicy& planner, const Pla
         all.job.gpu_mode = GpuCountMode::exact;
         all.job.gpus = request.job.gpus;
         out.push_back(best_of("the best plan on the " + std::to_string(request.job.gpus) + " GPUs asked for", planner, {all},
-                              cost, chosen, "none fits them"));
+                              cost, chosen, "none fits them", deadline));
     }
     return out;
 }

@@ -23,9 +23,14 @@ struct PlanComparison {
 };
 
 // Plans the alternatives of `chosen` (planned for `request`) with `planner`. Never throws; an
-// alternative that cannot be planned is reported with why.
+// alternative that cannot be planned is reported with why. With time_limit_s > 0 the whole
+// comparison stops by then (each planner run gets at most the time left; no run starts after
+// it): one site is one planner run per cluster, seconds at 1,024 clusters, and job_submit
+// abandons a comparison at its budget on a thread that would otherwise finish them all beside
+// slurmctld. One-site candidates go largest first (GPUs the job could use there x their peak),
+// so a cut-short comparison has tried the likeliest; what it found is a real alternative.
 std::vector<PlanComparison> compare_plan(const PlannerPolicy& planner, const PlanRequest& request, const CostModel& cost,
-                                         const Plan& chosen);
+                                         const Plan& chosen, double time_limit_s = 0);
 
 // One line each, and a plain verdict when an alternative is faster.
 std::string comparison_text(const std::vector<PlanComparison>& comparisons, const Plan& chosen);

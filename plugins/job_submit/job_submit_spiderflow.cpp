@@ -163,6 +163,7 @@ extern "C" int fini(void) {
     // search is bounded by its time limit, so this waits at most about one planning budget.
     if (planner_threads_running() > 0) slurm_info("spiderflow: waiting for a planner thread before unloading");
     join_planner_threads();
+    state().site.join();  // a site state read in flight runs this .so's code too
     return SLURM_SUCCESS;
 }
 
@@ -194,7 +195,15 @@ extern "C" int job_submit(job_desc_msg_t* job, uint32_t submit_uid, char** err_m
             return ESLURM_NOT_SUPPORTED;
         }
         std::string why, warning;
-        auto site = cfg->enabled ? state().site.get(*cfg, &why, &warning) : nullptr;
+        SiteRead read;
+        auto site = cfg->enabled ? state().site.get(*cfg, &why, &warning, &read) : nullptr;
+        // Not in the decision's time below: a read this job waited for (under slurmctld's
+        // locks), or the agent's refresh, read beside the submit path, that it is the first to use.
+        if (read.ms > 0) {
+            slurm_info(read.waited ? "spiderflow: site state read in %.2f ms, %.2f ms of CPU (this job waited for it)"
+                                   : "spiderflow: site state re-read in %.2f ms, %.2f ms of CPU, on its own thread (no job waited)",
+                       read.ms, read.cpu_ms);
+        }
         if (cfg->enabled && !site) {
             slurm_error("spiderflow: job of uid %u passes unplanned: %s", job->user_id, why.c_str());
             tell_user(err_msg, unplanned_note("the site's topology is not usable"));
@@ -206,11 +215,11 @@ extern "C" int job_submit(job_desc_msg_t* job, uint32_t submit_uid, char** err_m
             case Outcome::untouched:
                 return SLURM_SUCCESS;
             case Outcome::fail_open:
-                slurm_error("spiderflow: job of uid %u passes unplanned: %s", job->user_id, d.message.c_str());
+                slurm_error("spiderflow: job of uid %u passes unplanned: %s (%.2f ms)", job->user_id, d.message.c_str(), d.planning_ms);
                 tell_user(err_msg, unplanned_note(d.message));
                 return SLURM_SUCCESS;
             case Outcome::reject:
-                slurm_info("spiderflow: rejected job of uid %u: %s", job->user_id, d.message.c_str());
+                slurm_info("spiderflow: rejected job of uid %u: %s (%.2f ms)", job->user_id, d.message.c_str(), d.planning_ms);
                 tell_user(err_msg, d.message);
                 return reject_code(d.reject_kind);
             case Outcome::rewrite:

@@ -42,9 +42,9 @@ std::optional<std::vector<PlanComparison>> compare_with_budget(const PlanRequest
                                                                const Plan& chosen, double budget_s) {
     auto found = std::make_shared<std::vector<PlanComparison>>();
     const DeadlineOutcome d = planner_threads().plan(
-        [request, planner, topology, chosen, found] {
+        [request, planner, topology, chosen, found, budget_s] {
             CostModel cost(*topology, Catalog::builtin());
-            *found = compare_plan(*planner, request, cost, chosen);
+            *found = compare_plan(*planner, request, cost, chosen, budget_s);
             return PlanResult{};
         },
         budget_s);

@@ -94,14 +94,19 @@ TEST(MoreFreedom, AnImpossibleMicroBatchIsNamed) {
     }
 }
 
-// Every plan says how it compares with the best plan in one site and on fewer GPUs; one that
-// crosses sites at a loss says so and names the better request.
-TEST(PlanCompare, CrossingAThinLinkAtALossSaysSoAndNamesTheBetterRequest) {
+// llama3-70b on 64 GPUs over two sites and a thin link: planned across both, at a loss.
+class PlanCompare : public ::testing::Test {
+protected:
     const Topology t = read_topology(shipped("contrib/topologies/two-sites-thin-link.json"));
-    const CostModel cost(t, Catalog::builtin());
-    const auto planner = make_planner("spinsearch");
+    const CostModel cost{t, Catalog::builtin()};
+    const std::unique_ptr<PlannerPolicy> planner = make_planner("spinsearch");
     const PlanRequest r = request("llama3-70b", 512, 64, 4096);
     const PlanResult p = plan_job(*planner, r, cost);
+};
+
+// Every plan says how it compares with the best plan in one site and on fewer GPUs; one that
+// crosses sites at a loss says so and names the better request.
+TEST_F(PlanCompare, CrossingAThinLinkAtALossSaysSoAndNamesTheBetterRequest) {
     const auto comparisons = compare_plan(*planner, r, cost, p.plan);
     ASSERT_EQ(comparisons.size(), 2u);
     EXPECT_EQ(comparisons[0].what, "the best plan in one site");
@@ -120,4 +125,21 @@ TEST(PlanCompare, CrossingAThinLinkAtALossSaysSoAndNamesTheBetterRequest) {
     ASSERT_EQ(only.size(), 1u);
     EXPECT_EQ(only[0].what, "the best plan on fewer GPUs");
     EXPECT_EQ(comparison_text(only, q.plan).find("does not pay"), std::string::npos);
+}
+
+// job_submit compares within what is left of its budget: a comparison out of time plans nothing
+// more and says it was not judged (no verdict), one with time enough finds what an unbounded one does.
+TEST_F(PlanCompare, ATimeLimitStopsTheComparison) {
+    const auto none = compare_plan(*planner, r, cost, p.plan, 1e-9);
+    ASSERT_EQ(none.size(), 2u);
+    for (const PlanComparison& c : none) {
+        EXPECT_FALSE(c.found);
+        EXPECT_NE(c.why.find("not judged: out of time after 0 of"), std::string::npos) << c.why;
+    }
+    EXPECT_EQ(faster_alternative(none), nullptr);
+    const auto ample = compare_plan(*planner, r, cost, p.plan, 600);
+    const auto unbounded = compare_plan(*planner, r, cost, p.plan);
+    ASSERT_EQ(ample.size(), unbounded.size());
+    ASSERT_TRUE(ample[0].found) << ample[0].why;
+    EXPECT_EQ(ample[0].clusters, unbounded[0].clusters);
 }

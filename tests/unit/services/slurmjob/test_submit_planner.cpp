@@ -216,24 +216,31 @@ TEST(SubmitPlanner, ACrossSiteRequestThatDoesNotPayIsNamedRefusedOrBettered) {
     EXPECT_EQ(d.rewrite.user_note.find("does not pay"), std::string::npos) << d.rewrite.user_note;
 }
 
+// A topology file of four nodes and the site_state file beside it, as spiderflow.conf names them.
+class SubmitSiteCacheTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        char dir_template[] = "/tmp/sf_site_XXXXXX";
+        ASSERT_NE(::mkdtemp(dir_template), nullptr);
+        dir = dir_template;
+        std::ofstream(dir + "/topo.json") << topology_to_json(*topo);
+        cfg.topology = dir + "/topo.json";
+        cfg.site_state = dir + "/state.json";
+    }
+    void TearDown() override { std::system(("rm -rf " + dir).c_str()); }
+    void write_state(const SiteState& state) { std::ofstream(dir + "/state.json") << site_state_to_json(state); }
+
+    std::string dir;
+    const decltype(cluster_topology(4)) topo = cluster_topology(4);
+    SpiderflowConf cfg = config("/tmp");
+};
+
 // The cache reads spiderflow.conf's topology= and site_state= files, once per change; a broken
 // snapshot is not used (the bare topology is) and the warning says why.
-TEST(SubmitSiteCache, ReadsTheSnapshotOnceAndFallsBackOnABrokenOne) {
-    char dir_template[] = "/tmp/sf_site_XXXXXX";
-    ASSERT_NE(::mkdtemp(dir_template), nullptr);
-    const std::string dir = dir_template;
-    const auto topo = cluster_topology(4);
-    {
-        std::ofstream(dir + "/topo.json") << topology_to_json(*topo);
-    }
+TEST_F(SubmitSiteCacheTest, ReadsTheSnapshotOnceAndFallsBackOnABrokenOne) {
     SiteState state(topo);
     state.set_node_state({"here", "n3"}, NodeState::down);
-    {
-        std::ofstream(dir + "/state.json") << site_state_to_json(state);
-    }
-    SpiderflowConf cfg = config("/tmp");
-    cfg.topology = dir + "/topo.json";
-    cfg.site_state = dir + "/state.json";
+    write_state(state);
     SubmitSiteCache cache;
     std::string error, warning;
     const auto site = cache.get(cfg, &error, &warning);
@@ -247,11 +254,27 @@ TEST(SubmitSiteCache, ReadsTheSnapshotOnceAndFallsBackOnABrokenOne) {
     }
     struct timespec later[2] = {{0, UTIME_OMIT}, {2000000000, 0}};
     ASSERT_EQ(::utimensat(AT_FDCWD, (dir + "/state.json").c_str(), later, 0), 0);
-    const auto fallback = cache.get(cfg, &error, &warning);
+    // The agent's rewrite of a snapshot in use is read on the cache's own thread, and this small
+    // one well within the wait the call gives it.
+    SiteRead read;
+    const auto fallback = cache.get(cfg, &error, &warning, &read);
     ASSERT_NE(fallback, nullptr);
+    EXPECT_GT(read.ms, 0);
+    EXPECT_TRUE(read.waited);
     EXPECT_NE(fallback, site);
     EXPECT_NE(warning.find("site state not used"), std::string::npos) << warning;
     EXPECT_EQ(fallback->usable->clusters[0].nodes[3].gpus, 8) << "the bare topology: every node counts";
+
+    // The agent's next snapshot, good again, after a broken one: read by the call itself (the
+    // broken one is not in use), which says it waited.
+    state.set_node_state({"here", "n2"}, NodeState::drained);
+    write_state(state);
+    struct timespec even_later[2] = {{0, UTIME_OMIT}, {2000000001, 0}};
+    ASSERT_EQ(::utimensat(AT_FDCWD, (dir + "/state.json").c_str(), even_later, 0), 0);
+    const auto again = cache.get(cfg, &error, &warning, &read);
+    ASSERT_NE(again, nullptr);
+    EXPECT_TRUE(read.waited);
+    EXPECT_EQ(again->usable->clusters[0].nodes[2].gpus, 0) << "n2 is drained in the new snapshot";
 
     cfg.site_state = dir + "/missing.json";
     ASSERT_NE(cache.get(cfg, &error, &warning), nullptr);
@@ -280,7 +303,34 @@ TEST(SubmitSiteCache, ReadsTheSnapshotOnceAndFallsBackOnABrokenOne) {
     cfg.site_state = dir + "/fifo";
     ASSERT_NE(cache.get(cfg, &error, &warning), nullptr);
     EXPECT_NE(warning.find("not a regular file"), std::string::npos) << warning;
-    std::system(("rm -rf " + dir).c_str());
+}
+
+// A refresh read longer than the call's wait (a 1,024-cluster cache on a busy machine): the call
+// and those after it plan on the snapshot held, waiting for nothing, until the read is done.
+TEST_F(SubmitSiteCacheTest, ARefreshIsReadBesideTheSubmitPath) {
+    SiteState state(topo);
+    write_state(state);
+    SubmitSiteCache cache(0);   // no wait: every refresh is read beside
+    std::string error, warning;
+    SiteRead read;
+    const auto site = cache.get(cfg, &error, &warning, &read);
+    ASSERT_NE(site, nullptr) << error;
+    EXPECT_TRUE(read.waited) << "the first read is the call's own";
+    ASSERT_TRUE(site->observed) << warning;
+    state.set_node_state({"here", "n1"}, NodeState::drained);
+    write_state(state);
+    struct timespec later[2] = {{0, UTIME_OMIT}, {2000000000, 0}};
+    ASSERT_EQ(::utimensat(AT_FDCWD, (dir + "/state.json").c_str(), later, 0), 0);
+    EXPECT_EQ(cache.get(cfg, &error, &warning, &read), site) << "the refresh is not read yet: the held site";
+    EXPECT_EQ(read.ms, 0);
+    cache.join();
+    const auto refreshed = cache.get(cfg, &error, &warning, &read);
+    ASSERT_NE(refreshed, site);
+    EXPECT_GT(read.ms, 0);
+    EXPECT_FALSE(read.waited);
+    EXPECT_EQ(refreshed->usable->clusters[0].nodes[1].gpus, 0) << "n1 is drained in the refresh";
+    EXPECT_EQ(cache.get(cfg, &error, &warning, &read), refreshed);
+    EXPECT_EQ(read.ms, 0);
 }
 
 // sbatch --llm-sync=diloco --llm-inner-steps=... reaches the plan the job carries and the line
