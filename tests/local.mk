@@ -246,6 +246,10 @@ EXTRA_DIST += tests/integration/test_fault_agent_cut.sh tests/integration/netns_
 # ... two brokers on MariaDB, the active one killed -9 during co-allocation: the job starts once.
 TESTS += tests/integration/test_fault_broker_failover.sh
 EXTRA_DIST += tests/integration/test_fault_broker_failover.sh
+# ... a remote slurmctld restarted while its part starts, the home agent killed -9 during the
+# hand-over: the job is handed over once and starts once.
+TESTS += tests/integration/test_fault_ctld_agent.sh
+EXTRA_DIST += tests/integration/test_fault_ctld_agent.sh
 # a real framework's world (Debian's python3-torch, gloo) on one cluster and across two
 TESTS += tests/integration/test_torch_world.sh
 EXTRA_DIST += tests/integration/test_torch_world.sh tests/integration/torch_world.py

@@ -175,6 +175,18 @@ on() { local c=$1; shift; SF_IN_NETNS=${FED_NETNS[$c]:-} SF_IN_ROOT=${FED_ROOT[$
 xjob() { curl -s -H "Authorization: Bearer tok-tools" "$URL/v1/xjobs/$1"; }
 xjob_field() { xjob "$1" | python3 -c "import json,sys; b=json.load(sys.stdin); print($2)"; }
 xjob_state_is() { [ "$(xjob_field "$1" "b['state']")" = "$2" ]; }
+# parts_running XJOB CLUSTER...: XJOB's part on each CLUSTER is RUNNING in Slurm.
+parts_running() {
+    local x=$1 c id
+    shift
+    for c in "$@"; do
+        id=$(xjob_field "$x" "[p['job_id'] for p in b['parts'] if p['cluster'] == '$c'][0]")
+        [ "$(on "$c" squeue -h -j "$id" -o %T 2>/dev/null)" = RUNNING ] || return 1
+    done
+}
+# part_jobs_of XJOB CLUSTER: how many Slurm jobs on CLUSTER were a part of XJOB, any run (an
+# exactly-once check: a part submitted twice shows here).
+part_jobs_of() { on "$2" scontrol -o show job 2>/dev/null | grep -c "Comment=spiderflow-xjob $1 part "; }
 # No SpiderFlow reservation left on any cluster.
 no_reservation_left() {
     local c

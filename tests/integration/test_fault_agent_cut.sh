@@ -46,8 +46,6 @@ runs_of() { xjob_field "$1" "len(b['runs'])"; }
 running_parts() {  # CLUSTER: the cross-site part jobs running there
     on "$1" squeue -h -t R -o '%i %k' 2>/dev/null | grep -c 'spiderflow-xjob '
 }
-# slurm_jobs_of XJOB CLUSTER: Slurm jobs on CLUSTER that were a part of XJOB, any run
-slurm_jobs_of() { on "$2" scontrol -o show job 2>/dev/null | grep -c "Comment=spiderflow-xjob $1 part "; }
 
 # --- 1. cut during co-allocation ---------------------------------------------------------------
 # submit DIR: the home job's id; sets xid, R (the other cluster) and O (the third)
@@ -92,7 +90,7 @@ sleep 3   # R's first round of orders after the cut has been carried out
 expect "... nothing changed: the job failed, never ran (state, runs: $(xjob_field "$xid" "b['state'], len(b['runs'])"))" \
     test "$(xjob_field "$xid" "b['state'], len(b['runs'])")" = "failed 0"
 expect "... no Slurm job of it on $R, and alpha's home job never ran" \
-    test "$(slurm_jobs_of "$xid" "$R") $(on alpha scontrol -o show job "$home" | grep -o 'RunTime=[^ ]*')" = "0 RunTime=00:00:00"
+    test "$(part_jobs_of "$xid" "$R") $(on alpha scontrol -o show job "$home" | grep -o 'RunTime=[^ ]*')" = "0 RunTime=00:00:00"
 expect "... no reservation left on any cluster" within 30 no_reservation_left
 
 # --- 2. cut while running ----------------------------------------------------------------------
@@ -129,8 +127,8 @@ sleep 3   # R's late word of its part (ISOLATED) has been taken: it must change 
 expect "... and the job is still in run 2, running: requeued once, not twice (run, state, runs: $(xjob_field "$xid" "b['run'], b['state'], len(b['runs'])"))" \
     test "$(xjob_field "$xid" "b['run'], b['state'], len(b['runs'])")" = "2 running 2"
 expect "... run 1's reason names $R's silence or its isolation" bash -c "'$SF_BUILDDIR/spiderflow' jobs --broker '$URL' --token-file '$SF_TMP/reader.token' '$xid' | grep -q '$R not heard from\|ISOLATED'"
-expect "... Slurm jobs of the job, both runs: 2 on alpha (the home job, run 2's part), 1 on $O, 1 on $R (run 1's) (got $(slurm_jobs_of "$xid" alpha) $(slurm_jobs_of "$xid" "$O") $(slurm_jobs_of "$xid" "$R"))" \
-    test "$(slurm_jobs_of "$xid" alpha) $(slurm_jobs_of "$xid" "$O") $(slurm_jobs_of "$xid" "$R")" = "2 1 1"
+expect "... Slurm jobs of the job, both runs: 2 on alpha (the home job, run 2's part), 1 on $O, 1 on $R (run 1's) (got $(part_jobs_of "$xid" alpha) $(part_jobs_of "$xid" "$O") $(part_jobs_of "$xid" "$R"))" \
+    test "$(part_jobs_of "$xid" alpha) $(part_jobs_of "$xid" "$O") $(part_jobs_of "$xid" "$R")" = "2 1 1"
 expect "... nothing runs on $R" test "$(running_parts "$R")" = 0
 on alpha scancel "$(part_of "$xid" alpha job_id)"
 expect "the job ended by its user's scancel" within 60 xjob_state_is "$xid" failed

@@ -62,14 +62,6 @@ cancel_xjob() {
     curl -s -o /dev/null -w '%{http_code}' -X POST -H "Authorization: Bearer tok-alpha" --data-binary '{"reason": "the test is done with it"}' "$URL/v1/xjobs/$1/cancel"
 }
 state_in() { local s; s=$(xjob_field "$1" "b['state']" 2>/dev/null); [[ " $2 " == *" $s "* ]]; }
-part_jobs_of() { on "$2" scontrol -o show job 2>/dev/null | grep -c "Comment=spiderflow-xjob $1 part "; }
-both_running() {
-    local c id
-    for c in alpha beta; do
-        id=$(xjob_field "$1" "[p['job_id'] for p in b['parts'] if p['cluster'] == '$c'][0]")
-        [ "$(on "$c" squeue -h -j "$id" -o %T 2>/dev/null)" = RUNNING ] || return 1
-    done
-}
 # exactly_once XJOB: one run (the broker's history), one Slurm job per part on each cluster, and
 # each part's script started once.
 exactly_once() {
@@ -79,7 +71,7 @@ exactly_once() {
         test "$(part_jobs_of "$x" alpha) $(part_jobs_of "$x" beta)" = "1 1"
     started_once() { [ "$(cat "$OUT/start-$x-0.txt" 2>/dev/null | wc -l) $(cat "$OUT/start-$x-1.txt" 2>/dev/null | wc -l)" = "1 1" ]; }
     expect "... each part's script started once" within 20 started_once
-    expect "... both parts running in Slurm" both_running "$x"
+    expect "... both parts running in Slurm" parts_running "$x" alpha beta
 }
 # kill_active URL PID_VAR NEXT_URL XJOB STATES: kills the active broker once XJOB is in one of
 # STATES, then waits for the standby to take over; prints the figures.
@@ -92,7 +84,7 @@ kill_active() {
     URL=$next
     took=$(wait_for 15 is_active "$next")
     expect "... the standby takes the lease (took ${took:-more than 15} s after the kill)" test -n "$took"
-    started=$(wait_for 90 both_running "$x")
+    started=$(wait_for 90 parts_running "$x" alpha beta)
     expect "... and the job starts ($(python3 -c "print(round(${took:-0} + ${started:-0}, 1))") s after the kill)" test -n "$started"
     echo "# kill -9 of the active broker while $x was in ($states): standby active ${took:-never} s after the kill (lease_ttl 3 s), every part running $(python3 -c "print(round(${took:-0} + ${started:-0}, 1))") s after"
 }
