@@ -250,6 +250,9 @@ EXTRA_DIST += tests/integration/test_fault_broker_failover.sh
 # hand-over: the job is handed over once and starts once.
 TESTS += tests/integration/test_fault_ctld_agent.sh
 EXTRA_DIST += tests/integration/test_fault_ctld_agent.sh
+# ... and the soak's short version: 20 cross-site jobs, the broker restarted twice.
+TESTS += tests/integration/test_soak_short.sh
+EXTRA_DIST += tests/integration/test_soak_short.sh
 # a real framework's world (Debian's python3-torch, gloo) on one cluster and across two
 TESTS += tests/integration/test_torch_world.sh
 EXTRA_DIST += tests/integration/test_torch_world.sh tests/integration/torch_world.py
