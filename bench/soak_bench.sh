@@ -111,6 +111,8 @@ left() {
 }
 within 60 left || for c in alpha beta gamma; do on "$c" scontrol -o show reservation 2>/dev/null | grep spiderflow- | cut -c1-200 | sed "s/^/soak: left on $c: /"; done
 wall=$(($(date +%s) - t0))
+# Each part's output went to its user's home (root here): this soak's, by its jobs' ids.
+for ((i = 0; i < JOBS; i++)); do rm -f ~/spiderflow-*_$((100000 + i))-a*-p*.out; done
 echo "soak: $JOBS cross-site jobs over 3 clusters in $wall s, broker restarted twice (clean stop, kill -9)"
 echo "soak: completed $completed, lost $lost, run twice $twice_runs, part scripts started twice $twice_parts, reservations left $res, parts left $live"
 echo "soak: VmRSS (KiB):"

@@ -64,6 +64,7 @@ submit() {
 }
 heard() { grep -c "the broker answers again: cross-site" "$SF_TMP/$R/agent.log"; }
 submit "$SF_TMP/job1"
+home1=$home
 r_reserved() { [ -n "$(part_of "$xid" "$R" reservation)" ]; }
 expect "$R reserves its part" within 60 r_reserved
 heard_before=$(heard)
@@ -142,5 +143,6 @@ if [ "$FAILS" -ne 0 ]; then
     for c in alpha beta gamma; do echo "--- $c agent log"; tail -15 "$SF_TMP/$c/agent.log"; done
     echo "--- broker log"; tail -20 "$SF_TMP/brokerd.log"
 fi
+rm -f ~/spiderflow-alpha_"$home1"-a*-p*.out ~/spiderflow-alpha_"$home"-a*-p*.out 2>/dev/null
 echo "$FAILS failure(s)"
 [ "$FAILS" -eq 0 ]
