@@ -45,6 +45,13 @@ bench-sbatch-federation: bench/broker_bench spiderflow spiderflow-brokerd spider
 	$(srcdir)/bench/sbatch_federation_bench.sh $(BENCH_SBATCH_FEDERATION_ARGS)
 .PHONY: bench-sbatch-federation
 
+# the soak (issue 41): 300 short cross-site jobs over three real clusters, the broker restarted
+# twice; none lost or run twice, nothing left, the daemons' memory. As root, about 30 minutes.
+EXTRA_DIST += bench/soak_bench.sh
+bench-soak: spiderflow spiderflow-brokerd spiderflow-agent
+	SF_BUILDDIR='$(abs_top_builddir)' $(srcdir)/bench/soak_bench.sh $(BENCH_SOAK_JOBS)
+.PHONY: bench-soak
+
 # federation agent: job start on a cluster to the broker showing it, real Slurm + brokerd + agent
 EXTRA_DIST += bench/agent_visibility_bench.sh
 

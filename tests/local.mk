@@ -242,6 +242,21 @@ EXTRA_DIST += tests/integration/test_federation_agents.sh tests/integration/fede
 # a cancelled part and a silent agent.
 TESTS += tests/integration/test_federation_three.sh
 EXTRA_DIST += tests/integration/test_federation_three.sh
+# Faults (issue 41): one site cut off from the broker (its cluster in a network namespace, every
+# packet dropped) during co-allocation and while running: no part runs alone, nothing stays
+# reserved past the grace, the job fails or runs again exactly once.
+TESTS += tests/integration/test_fault_agent_cut.sh
+EXTRA_DIST += tests/integration/test_fault_agent_cut.sh tests/integration/netns_link.sh
+# ... two brokers on MariaDB, the active one killed -9 during co-allocation: the job starts once.
+TESTS += tests/integration/test_fault_broker_failover.sh
+EXTRA_DIST += tests/integration/test_fault_broker_failover.sh
+# ... a remote slurmctld restarted while its part starts, the home agent killed -9 during the
+# hand-over: the job is handed over once and starts once.
+TESTS += tests/integration/test_fault_ctld_agent.sh
+EXTRA_DIST += tests/integration/test_fault_ctld_agent.sh
+# ... and the soak's short version: 20 cross-site jobs, the broker restarted twice.
+TESTS += tests/integration/test_soak_short.sh
+EXTRA_DIST += tests/integration/test_soak_short.sh
 # a real framework's world (Debian's python3-torch, gloo) on one cluster and across two
 TESTS += tests/integration/test_torch_world.sh
 EXTRA_DIST += tests/integration/test_torch_world.sh tests/integration/torch_world.py

@@ -10,6 +10,7 @@
 #include <ctime>
 #include <iostream>
 #include <string>
+#include <thread>
 
 #include "services/broker_client/broker_client.h"
 #include "common/util/cli_options.h"
@@ -19,6 +20,7 @@
 #include "services/agent/agent_reload.h"
 #include "services/agent/agent_setup.h"
 #include "services/agent/home_jobs.h"
+#include "services/agent/part_fence.h"
 #include "services/agent/part_runner.h"
 #include "services/agent/probe_runner.h"
 #include "services/agent/slurm_hands.h"
@@ -97,7 +99,8 @@ int main(int argc, char** argv) {
     }
     Agent agent(setup, BrokerClient(endpoint), observe_slurm, log_line);
     LibslurmHands hands(setup.cluster, setup.conf.part_min_uid, setup.conf.wan_address);
-    PartRunner parts(setup.cluster, BrokerClient(endpoint), hands, part_policy_of(setup.conf), log_line);
+    PartFence fence(setup.conf.cross_site_parts ? setup.conf.part_fence_after_s : 0, log_line);
+    PartRunner parts(setup.cluster, BrokerClient(endpoint), hands, part_policy_of(setup.conf), log_line, &fence);
     HomeJobHandoff handoff(setup.cluster, BrokerClient(endpoint), hands, setup.conf.default_time_limit_s, log_line);
     ProbeRunner probes(setup.cluster, BrokerClient(endpoint), hands, probe_settings_of(setup),
                        [&agent](const LinkMeasurement& m) { agent.add_measurement(m); }, log_line);
@@ -114,6 +117,7 @@ int main(int argc, char** argv) {
         agent.reconfigure(s, BrokerClient(running.endpoint));
         hands = LibslurmHands(s.cluster, s.conf.part_min_uid, s.conf.wan_address);
         parts.reconfigure(BrokerClient(running.endpoint), part_policy_of(s.conf));
+        fence.set_after(s.conf.cross_site_parts ? s.conf.part_fence_after_s : 0);
         handoff.reconfigure(BrokerClient(running.endpoint), s.conf.default_time_limit_s);
         probes.reconfigure(BrokerClient(running.endpoint), probe_settings_of(s));
     };
@@ -133,6 +137,15 @@ int main(int argc, char** argv) {
     log_line("cluster '" + setup.cluster + "' publishing to " + setup.conf.broker + " every " +
              format_number("%g", setup.conf.interval_s) + " s");
     using clock = std::chrono::steady_clock;
+    // The fence's own thread and Slurm hands: a cycle stuck on a dead link's timeouts must not
+    // keep a part running alone (part_fence.h).
+    std::thread fencer([&] {
+        LibslurmHands fence_hands(setup.cluster, setup.conf.part_min_uid, setup.conf.wan_address);
+        while (!g_stop) {
+            fence.check(fence_hands, clock::now());
+            for (int i = 0; i < 20 && !g_stop; ++i) ::usleep(50000);
+        }
+    });
     while (!g_stop) {
         if (g_resync.exchange(false)) {
             reload();
@@ -152,6 +165,8 @@ int main(int argc, char** argv) {
             ::usleep(50000);
         }
     }
+    g_stop = true;  // --once leaves the loop without a signal
+    fencer.join();
     log_line("stopped");
     return 0;
 }

@@ -54,7 +54,7 @@ AgentConf parse_agent_conf(const std::string& text, const std::string& source) {
                                            "interval",  "snapshot_interval",  "heartbeat", "broker_stale_after",
                                            "links_file", "cross_site_parts", "part_users", "part_accounts",
                                            "part_min_uid", "default_time_limit", "wan_address", "part_end_grace",
-                                           "probe_interval", "probe_command", "metrics_textfile"};
+                                           "part_fence_after", "probe_interval", "probe_command", "metrics_textfile"};
     for (const ConfLine& l : read_conf_lines(text, source, keys)) {
         if (l.key == "broker") c.broker = l.value;
         else if (l.key == "token_file") c.token_file = l.value;
@@ -74,6 +74,7 @@ AgentConf parse_agent_conf(const std::string& text, const std::string& source) {
         else if (l.key == "probe_command") c.probe_command = l.value;
         else if (l.key == "metrics_textfile") c.metrics_textfile = checked_textfile(l, source);
         else if (l.key == "part_end_grace") c.part_end_grace_s = conf_seconds(l, 0, 86400, source);
+        else if (l.key == "part_fence_after") c.part_fence_after_s = conf_seconds(l, 0, 86400, source);
         else if (l.key == "default_time_limit") c.default_time_limit_s = static_cast<int64_t>(conf_seconds(l, 60, 366.0 * 86400, source));
     }
     if (c.probe_command.empty()) c.probe_command = SF_BINDIR "/spiderflow";

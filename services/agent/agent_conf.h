@@ -31,6 +31,10 @@ struct AgentConf {
     // reported ended, naming those nodes as lost (a lost node holds a job completing until Slurm
     // marks it down, after SlurmdTimeout). Above KillWait plus the epilog.
     double part_end_grace_s = 60;
+    // Without an answer from the broker this long, the agent ends this cluster's cross-site parts
+    // and removes their reservations itself (part_fence.h): the broker ends their peers after its
+    // cluster_silent_after (300 s by default), so keep the two equal. 0 = never.
+    double part_fence_after_s = 300;
     // Link probes: ask the broker to measure this cluster's links this often (0 = only when an
     // admin asks, `spiderflow probe now`), and the `spiderflow` command the probe jobs run on the
     // compute nodes.

@@ -34,6 +34,7 @@ std::vector<std::pair<std::string, std::string>> values(const AgentConf& c) {
             {"default_time_limit", seconds(static_cast<double>(c.default_time_limit_s))},
             {"wan_address", c.wan_address},
             {"part_end_grace", seconds(c.part_end_grace_s)},
+            {"part_fence_after", seconds(c.part_fence_after_s)},
             {"probe_interval", seconds(c.probe_interval_s)},
             {"probe_command", c.probe_command},
             {"metrics_textfile", c.metrics_textfile}};

@@ -20,6 +20,8 @@ libsf_agent_la_SOURCES = \
 	services/agent/slurm_observer.h \
 	services/agent/part_runner.cpp \
 	services/agent/part_runner.h \
+	services/agent/part_fence.cpp \
+	services/agent/part_fence.h \
 	services/agent/probe_runner.cpp \
 	services/agent/probe_runner.h \
 	services/agent/home_jobs.cpp \

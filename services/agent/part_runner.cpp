@@ -8,6 +8,7 @@
 #include <optional>
 #include <sstream>
 
+#include "services/agent/part_fence.h"
 #include "services/coalloc/xjob_json.h"
 #include "services/slurmjob/spiderflow_conf.h"
 #include "common/util/human_format.h"
@@ -20,9 +21,10 @@ using coalloc::OrderKind;
 using coalloc::Report;
 using coalloc::ReportKind;
 
-PartRunner::PartRunner(std::string cluster, BrokerClient client, SlurmHands& hands, PartPolicy policy, Log log)
+PartRunner::PartRunner(std::string cluster, BrokerClient client, SlurmHands& hands, PartPolicy policy, Log log,
+                       PartFence* fence)
     : cluster_(std::move(cluster)), client_(std::move(client)), hands_(hands), policy_(std::move(policy)),
-      log_(std::move(log)), site_conf_(policy_.site_conf) {}
+      log_(std::move(log)), fence_(fence), site_conf_(policy_.site_conf) {}
 
 void PartRunner::reconfigure(BrokerClient client, PartPolicy policy) {
     client_ = std::move(client);
@@ -234,7 +236,14 @@ void PartRunner::count(const std::vector<PartJob>& jobs) {
 }
 
 std::vector<Report> PartRunner::round(const std::vector<Order>& orders) {
-    const std::vector<PartJob> jobs = hands_.part_jobs();
+    std::vector<PartJob> jobs = hands_.part_jobs();
+    // A part the fence ended shows CANCELLED in Slurm, which the broker would take for its user's
+    // scancel: its report says it was cut off instead.
+    for (PartJob& j : jobs) {
+        if (fence_ == nullptr || j.state != PartJob::State::Ended) continue;
+        const std::string why = fence_->reason_for(j.job_id);
+        if (!why.empty()) j.reason = why;
+    }
     count(jobs);
     std::vector<Report> reports = carry_out(orders, jobs);
     // A cancel order for a part that ended on its own reports that end already: watching it too
@@ -262,6 +271,7 @@ void PartRunner::cycle() {
     busy_ = false;
     try {
         const std::vector<Order> orders = broker_api::orders_from_text(client_.get("/v1/clusters/" + cluster_ + "/orders"), "orders");
+        if (fence_ != nullptr) fence_->heard(std::chrono::steady_clock::now());
         const std::vector<Report> reports = round(orders);
         // Parts starting (their nudges pending) are reported running within a second of it.
         busy_ = !cancelling_.empty() || !nudges_.empty();

@@ -76,6 +76,8 @@ public:
     virtual std::string address_of(const std::string& node) = 0;
     // Removes a reservation; one that is gone already is fine.
     virtual void release(const std::string& reservation) = 0;
+    // Every reservation made for a cross-site part here (named by the broker, spiderflow-...).
+    virtual std::vector<std::string> part_reservations() = 0;
     // Submits the part into its reservation as its user; its job id.
     virtual uint32_t submit(const coalloc::Order& o) = 0;
     // Ends a part; a running batch script is told `why` on its stderr first.
@@ -105,10 +107,15 @@ struct PartPolicy {
     double end_grace_s = 60;  // agent.conf part_end_grace
 };
 
+class PartFence;
+
 class PartRunner {
 public:
     using Log = std::function<void(const std::string&)>;
-    PartRunner(std::string cluster, BrokerClient client, SlurmHands& hands, PartPolicy policy, Log log);
+    // fence: told of every order read, and asked how a part it ended ended (part_fence.h); none
+    // in tests that do not need it.
+    PartRunner(std::string cluster, BrokerClient client, SlurmHands& hands, PartPolicy policy, Log log,
+               PartFence* fence = nullptr);
 
     // One round: orders in, actions, reports out. Never throws; failures are logged and the next
     // round tries again.
@@ -149,6 +156,7 @@ private:
     SlurmHands& hands_;
     PartPolicy policy_;
     Log log_;
+    PartFence* fence_;
     slurmjob::ConfErrorWatch site_conf_;
     std::set<std::pair<uint32_t, int>> reported_;  // (job id, state) already told to the broker
     // Jobs this agent cancelled on the broker's order, with the order's reason: their end is

@@ -233,6 +233,19 @@ std::vector<std::string> LibslurmHands::reservation_nodes(const std::string& nam
     return nodes;
 }
 
+std::vector<std::string> LibslurmHands::part_reservations() {
+    reserve_info_msg_t* info = nullptr;
+    if (slurm_load_reservations(0, &info) != SLURM_SUCCESS) throw SlurmUnavailable("slurm_load_reservations: " + slurm_api::last_error());
+    std::vector<std::string> names;
+    for (uint32_t i = 0; i < info->record_count; ++i) {
+        const char* name = info->reservation_array[i].name;
+        // The broker names every part's reservation spiderflow-ID-aN-pK (coalloc::reservation_name).
+        if (name != nullptr && std::string(name).rfind("spiderflow-", 0) == 0) names.emplace_back(name);
+    }
+    slurm_free_reservation_info_msg(info);
+    return names;
+}
+
 void LibslurmHands::release(const std::string& reservation) {
     std::string name = reservation;
     reservation_name_msg_t m{};

@@ -20,6 +20,7 @@ public:
     int64_t will_run(const coalloc::Order& o) override;
     std::vector<std::string> reserve(const coalloc::Order& o) override;
     void release(const std::string& reservation) override;
+    std::vector<std::string> part_reservations() override;
     uint32_t submit(const coalloc::Order& o) override;
     void cancel(uint32_t job_id, const std::string& why) override;
     std::vector<PartJob> part_jobs() override;

@@ -23,6 +23,7 @@ bool requeueable(const std::string& job_reason) {
         if (job_reason.find(cause) != std::string::npos) return true;
     }
     if (job_reason.find(std::string(" ended: ") + kRequeuedBySlurm) != std::string::npos) return true;
+    if (job_reason.find(std::string(" ended: ") + kIsolatedFromBroker) != std::string::npos) return true;
     return false;
 }
 

@@ -18,6 +18,9 @@ done
 command -v curl >/dev/null || { sf_log "skip: curl missing"; exit 77; }
 
 declare -A FED_ROOT FED_BUILD
+# FED_NETNS[NAME]: the network namespace that cluster runs in (netns_link.sh); FED_BROKER_ADDR: the
+# address the broker listens on (127.0.0.1 unless a namespace must reach it).
+declare -A FED_NETNS
 SF_TMP=$(mktemp -d "${SF_FED_TMPDIR:-/tmp}/sf-fed-it.XXXXXX")
 chmod 755 "$SF_TMP"
 AGENT_PIDS=()
@@ -70,10 +73,10 @@ fed_init() {
 }
 JSON
     BPORT=$(free_port)
-    URL=http://127.0.0.1:$BPORT
+    URL=http://${FED_BROKER_ADDR:-127.0.0.1}:$BPORT
     # Cross-site jobs' MASTER_PORT from this test's own port block (the clusters take its first
     # 10 ports each): two tests' worlds on this one host never meet on a port.
-    { brokerd_conf "$SF_TMP" "$BPORT" "$SF_TMP/federation.json"; echo "coalloc_lead = 4"
+    { brokerd_conf "$SF_TMP" "$BPORT" "$SF_TMP/federation.json" | sed "s/^listen = .*/listen = ${FED_BROKER_ADDR:-127.0.0.1}/"; echo "coalloc_lead = 4"
       printf 'master_port_base = %s\nmaster_port_span = 10\n' "$((base + 40))"; } >"$SF_TMP/brokerd.conf"
     : >"$SF_TMP/tokens"
     for name in "${FED_CLUSTERS[@]}"; do
@@ -125,7 +128,7 @@ start_broker() {
 }
 # start_agent CLUSTER: sets AGENT_<CLUSTER>
 start_agent() {
-    SF_IN_ROOT=${FED_ROOT[$1]:-} sf_exec env SLURM_CONF="$SF_TMP/$1/slurm.conf" "${FED_BUILD[$1]:-$SF_BUILDDIR}/spiderflow-agent" \
+    SF_IN_NETNS=${FED_NETNS[$1]:-} SF_IN_ROOT=${FED_ROOT[$1]:-} sf_exec env SLURM_CONF="$SF_TMP/$1/slurm.conf" "${FED_BUILD[$1]:-$SF_BUILDDIR}/spiderflow-agent" \
         --config "$SF_TMP/$1/agent.conf" >>"$SF_TMP/$1/agent.log" 2>&1 &
     AGENT_PIDS+=($!)
     eval "AGENT_$1=$!"
@@ -137,7 +140,7 @@ restart_agent() { eval "stop_pid \$AGENT_$1"; start_agent "$1"; }
 fed_start() {
     local name
     sf_start_munge || exit 1
-    for name in "${FED_CLUSTERS[@]}"; do SF_IN_ROOT=${FED_ROOT[$name]:-} sf_start_slurm "$SF_TMP/$name" ${FED_NODES[$name]} || exit 1; done
+    for name in "${FED_CLUSTERS[@]}"; do SF_IN_NETNS=${FED_NETNS[$name]:-} SF_IN_ROOT=${FED_ROOT[$name]:-} sf_start_slurm "$SF_TMP/$name" ${FED_NODES[$name]} || exit 1; done
     start_broker || exit 1
     for name in "${FED_CLUSTERS[@]}"; do start_agent "$name"; done
 }
@@ -167,11 +170,23 @@ wait_for() {
     done
 }
 # on CLUSTER COMMAND...: a Slurm command against that cluster
-on() { local c=$1; shift; SF_IN_ROOT=${FED_ROOT[$c]:-} sf_run env SLURM_CONF="$SF_TMP/$c/slurm.conf" "$@"; }
+on() { local c=$1; shift; SF_IN_NETNS=${FED_NETNS[$c]:-} SF_IN_ROOT=${FED_ROOT[$c]:-} sf_run env SLURM_CONF="$SF_TMP/$c/slurm.conf" "$@"; }
 
 xjob() { curl -s -H "Authorization: Bearer tok-tools" "$URL/v1/xjobs/$1"; }
 xjob_field() { xjob "$1" | python3 -c "import json,sys; b=json.load(sys.stdin); print($2)"; }
 xjob_state_is() { [ "$(xjob_field "$1" "b['state']")" = "$2" ]; }
+# parts_running XJOB CLUSTER...: XJOB's part on each CLUSTER is RUNNING in Slurm.
+parts_running() {
+    local x=$1 c id
+    shift
+    for c in "$@"; do
+        id=$(xjob_field "$x" "[p['job_id'] for p in b['parts'] if p['cluster'] == '$c'][0]")
+        [ "$(on "$c" squeue -h -j "$id" -o %T 2>/dev/null)" = RUNNING ] || return 1
+    done
+}
+# part_jobs_of XJOB CLUSTER: how many Slurm jobs on CLUSTER were a part of XJOB, any run (an
+# exactly-once check: a part submitted twice shows here).
+part_jobs_of() { on "$2" scontrol -o show job 2>/dev/null | grep -c "Comment=spiderflow-xjob $1 part "; }
 # No SpiderFlow reservation left on any cluster.
 no_reservation_left() {
     local c

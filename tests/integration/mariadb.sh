@@ -50,3 +50,14 @@ sf_mariadb_stop() {
     wait "$SF_MARIADB_PID" 2>/dev/null
     SF_MARIADB_PID=
 }
+
+# sf_mariadb_broker_db PASSWORD_FILE: the brokers' database and user on the started server, the
+# user's password in PASSWORD_FILE (mode 600); prints the brokers' `db =` URL.
+sf_mariadb_broker_db() {
+    local password=pw-$$-$RANDOM
+    sf_mariadb_sql "CREATE DATABASE spiderflow; CREATE USER 'sfbroker'@'localhost' IDENTIFIED BY '$password';
+                    GRANT ALL ON spiderflow.* TO 'sfbroker'@'localhost'" || return 1
+    echo "$password" >"$1"
+    chmod 600 "$1"
+    echo "mysql://sfbroker@localhost/spiderflow?socket=$(sf_mariadb_socket)"
+}

@@ -180,13 +180,19 @@ CONF
 }
 
 # sf_run CMD...: CMD here, or inside the Debian root $SF_IN_ROOT when it is set (another Slurm
-# version's daemons and commands; contrib/scripts/in-root.sh). Environment goes in with `env`.
+# version's daemons and commands; contrib/scripts/in-root.sh), or inside the network namespace
+# $SF_IN_NETNS (a site whose link to the broker a fault test cuts: netns_link.sh). Environment
+# goes in with `env`.
 sf_run() {
-    if [ -n "${SF_IN_ROOT:-}" ]; then "$SF_SRCDIR/contrib/scripts/in-root.sh" "$SF_IN_ROOT" "$@"; else "$@"; fi
+    if [ -n "${SF_IN_NETNS:-}" ]; then nsenter --net="/run/netns/$SF_IN_NETNS" "$@"
+    elif [ -n "${SF_IN_ROOT:-}" ]; then "$SF_SRCDIR/contrib/scripts/in-root.sh" "$SF_IN_ROOT" "$@"; else "$@"; fi
 }
 # sf_exec CMD... &: the same for a daemon started in the background, so that $! is its PID (here)
 # or in-root.sh's (which passes TERM on), for stopping it by PID.
 sf_exec() {
+    # nsenter execs the command itself: $! stays the daemon's PID. Not `ip netns exec`, which
+    # mounts a sysfs of its own without /sys/fs/cgroup, where slurmd will not start.
+    if [ -n "${SF_IN_NETNS:-}" ]; then exec nsenter --net="/run/netns/$SF_IN_NETNS" "$@"; fi
     if [ -n "${SF_IN_ROOT:-}" ]; then exec "$SF_SRCDIR/contrib/scripts/in-root.sh" "$SF_IN_ROOT" "$@"; else exec "$@"; fi
 }
 

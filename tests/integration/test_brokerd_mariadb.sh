@@ -23,12 +23,8 @@ now() { date +%s.%N; }
 since() { python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$1" "$(now)"; }
 
 sf_mariadb_start "$T/db" || exit 1
-PASSWORD=pw-$$-$RANDOM
-sf_mariadb_sql "CREATE DATABASE spiderflow; CREATE USER 'sfbroker'@'localhost' IDENTIFIED BY '$PASSWORD';
-                GRANT ALL ON spiderflow.* TO 'sfbroker'@'localhost'" || exit 1
-echo "$PASSWORD" >"$T/db-password"
-chmod 600 "$T/db-password"
-DB="mysql://sfbroker@localhost/spiderflow?socket=$(sf_mariadb_socket)"
+DB=$(sf_mariadb_broker_db "$T/db-password") || exit 1
+PASSWORD=$(cat "$T/db-password")
 
 PORT_A=$(free_port)
 PORT_B=$(free_port)

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 
+#include "services/agent/part_fence.h"
 #include "services/agent/part_runner.h"
 #include "services/coalloc/end_causes.h"
 
@@ -36,6 +37,11 @@ struct FakeHands : SlurmHands {
         return reservations[o.reservation];
     }
     void release(const std::string& name) override { reservations.erase(name); }
+    std::vector<std::string> part_reservations() override {
+        std::vector<std::string> names;
+        for (const auto& [name, nodes] : reservations) names.push_back(name);
+        return names;
+    }
     std::string address_of(const std::string& node) override { return node + ".wan.example.org"; }
     uint32_t submit(const Order& o) override {
         ++submits;
@@ -401,4 +407,56 @@ TEST(PartRunner, AnotherClustersJobStillMeetsTheAllowList) {
     const auto reports = r.runner.round({o});
     ASSERT_EQ(reports.size(), 1u);
     EXPECT_EQ(reports[0].kind, ReportKind::Refused);
+}
+
+// The fence (part_fence.h): cut off from the broker past part_fence_after, the agent ends its
+// parts and removes their reservations; back in touch, each end reads ISOLATED, not CANCELLED.
+TEST(PartFence, IsolatedPastTheGraceEndsLivePartsAndRemovesReservationsAndSaysSoOnceBack) {
+    using Clock = PartFence::Clock;
+    const Clock::time_point t0{};
+    FakeHands hands;
+    std::vector<std::string> log;
+    PartFence fence(15, [&](const std::string& s) { log.push_back(s); }, t0);
+    hands.reserve(order(OrderKind::Reserve));
+    hands.submit(order(OrderKind::Submit));
+    hands.jobs[0].state = PartJob::State::Running;
+    PartJob done = hands.jobs[0];
+    done.job_id = 9;
+    done.state = PartJob::State::Ended;  // ended on its own: left alone
+    hands.jobs.push_back(done);
+
+    fence.check(hands, t0 + std::chrono::seconds(14));
+    EXPECT_TRUE(hands.cancelled.empty()) << "within the grace nothing is ended";
+    EXPECT_EQ(hands.part_reservations().size(), 1u);
+    fence.check(hands, t0 + std::chrono::seconds(15));
+    EXPECT_EQ(hands.cancelled, std::vector<uint32_t>{hands.jobs[0].job_id});
+    EXPECT_TRUE(hands.part_reservations().empty());
+    EXPECT_NE(hands.told.back().find("never runs alone"), std::string::npos) << hands.told.back();
+    EXPECT_EQ(fence.reason_for(9), "");
+
+    // Back in touch: its end is reported ISOLATED, a cause the broker requeues on.
+    hands.jobs[0].state = PartJob::State::Ended;
+    hands.jobs[0].reason = "CANCELLED";
+    fence.heard(t0 + std::chrono::seconds(20));
+    Runner r;
+    r.hands.jobs = {hands.jobs[0]};
+    PartRunner runner("ohio", BrokerClient(BrokerEndpoint{"http://127.0.0.1:1", "t"}), r.hands, {},
+                      [](const std::string&) {}, &fence);
+    const auto reports = runner.round({});
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_EQ(reports[0].kind, ReportKind::Ended);
+    EXPECT_EQ(reports[0].reason.rfind(coalloc::kIsolatedFromBroker, 0), 0u) << reports[0].reason;
+    EXPECT_TRUE(coalloc::requeueable("part 1 on ohio ended: " + reports[0].reason));
+    // Heard again: a new silence starts from then.
+    hands.cancelled.clear();
+    fence.check(hands, t0 + std::chrono::seconds(30));
+    EXPECT_TRUE(hands.cancelled.empty());
+}
+
+TEST(PartFence, ZeroNeverFences) {
+    FakeHands hands;
+    hands.submit(order(OrderKind::Submit));
+    PartFence fence(0, [](const std::string&) {}, PartFence::Clock::time_point{});
+    fence.check(hands, PartFence::Clock::time_point{} + std::chrono::hours(24));
+    EXPECT_TRUE(hands.cancelled.empty());
 }

@@ -1,0 +1,128 @@
+#!/bin/bash
+# Soak: many short cross-site jobs over three real Slurm clusters on localhost (alpha, beta, gamma:
+# two nodes of 8 fake GPUs each), the broker and an agent per cluster at a 1 s interval
+# (tests/integration/federation.sh). JOBS jobs go to the broker as the agents' POST /v1/xjobs
+# would, in waves of WAVE (1: each job once the one before finished), each over two of the three
+# clusters in turn (one node a part) with a script that runs 1 s. Slurm 22.05's will-run answer for
+# a part on a cluster that holds another part's reservation comes a minute later, so waves of more
+# than one job measure that minute, not the broker; the broker is restarted twice on the way (a clean stop at a third of the
+# jobs, kill -9 at two thirds). At the end:
+#   lost: jobs not completed (none expected); twice: jobs with more than one run in the broker's
+#   history, or a part whose script started more than once (none); reservations left on any
+#   cluster (none); part jobs left running or pending (none);
+#   VmRSS (from /proc) of brokerd and every agent at the start, the middle and the end: flat.
+# Exits 1 when a count is off. Usage (as root, from the build dir): bench/soak_bench.sh [JOBS]
+# (300 by hand, `make bench-soak`; CI runs 20 as tests/integration/test_soak_short.sh).
+set -u
+JOBS=${1:-300}
+case "$JOBS" in '' | *[!0-9]* | 0) echo "usage: $0 [JOBS]" >&2; exit 2 ;; esac
+WAVE=${WAVE:-1}
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+export SF_BUILDDIR=${SF_BUILDDIR:-$(pwd)}
+. "$SRC/tests/integration/federation.sh"
+fed_init alpha:an1,an2 beta:bn1,bn2 gamma:gn1,gn2
+# Short jobs, a short lead: what a busy federation's broker decides all day, sped up.
+sed -i "s/^coalloc_lead = .*/coalloc_lead = 2/" "$SF_TMP/brokerd.conf"
+for c in alpha beta gamma; do echo "part_min_uid = 0" >>"$SF_TMP/$c/agent.conf"; done  # the bench runs as root
+fed_start
+t0=$(date +%s)
+published() { [ "$(curl -sf -H 'Authorization: Bearer tok-tools' "$URL/v1/clusters" | python3 -c 'import json,sys; print(sum(1 for c in json.load(sys.stdin)["clusters"] if c["published"]))')" = 3 ]; }
+within 60 published || { echo "soak_bench: the agents never published" >&2; exit 1; }
+
+OUT=$SF_TMP/out
+mkdir -p "$OUT"
+rss() { awk '/^VmRSS/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
+# rss_line LABEL: brokerd's and each agent's VmRSS (KiB) now
+rss_line() {
+    local line="$1: brokerd $(rss "$BROKER_PID")" c
+    for c in alpha beta gamma; do eval "line+=\" $c \$(rss \$AGENT_$c)\""; done
+    echo "$line" | tee -a "$SF_TMP/rss.txt"
+}
+pairs=("alpha beta" "beta gamma" "gamma alpha")
+# submit I: job soak:I over pair I mod 3 (the home is the first cluster of the pair)
+submit() {
+    local i=$1 a b
+    read -r a b <<<"${pairs[i % 3]}"
+    python3 - "$i" "$a" "$b" "$OUT" >"$SF_TMP/job.json" <<'PY'
+import json, sys
+i, a, b, out = sys.argv[1:]
+script = "#!/bin/bash\necho $SLURM_CLUSTER_NAME $SLURM_JOB_ID >> " + out + "/" + i + "-$SPIDERFLOW_XJOB_PART.txt\nsleep 1\n"
+print(json.dumps({"id": a + ":" + str(100000 + int(i)), "user": "root", "time_limit_s": 120, "script": script,
+                  "parts": [{"cluster": a, "nodes": 1, "gpus_per_node": 8, "ranks": 8},
+                            {"cluster": b, "nodes": 1, "gpus_per_node": 8, "ranks": 8}]}))
+PY
+    curl -s -o /dev/null -w '%{http_code}' -X POST -H "Authorization: Bearer tok-$a" --data-binary "@$SF_TMP/job.json" "$URL/v1/xjobs"
+}
+# finished: how many soak jobs the broker has finished (any end)
+finished() {
+    curl -s -H "Authorization: Bearer tok-tools" "$URL/v1/xjobs" |
+        python3 -c "import json,sys; print(sum(1 for j in json.load(sys.stdin)['xjobs'] if j['state'] in ('completed', 'failed')))" 2>/dev/null || echo 0
+}
+all_finished() { [ "$(finished)" -ge "$1" ]; }
+
+rss_line start
+restarted=0
+submitted=0
+while [ "$submitted" -lt "$JOBS" ]; do
+    n=$((JOBS - submitted < WAVE ? JOBS - submitted : WAVE))
+    for ((k = 0; k < n; k++)); do
+        code=$(submit "$submitted")
+        [ "$code" = 201 ] || echo "soak_bench: job $submitted refused ($code)" >&2
+        submitted=$((submitted + 1))
+    done
+    # The next wave once this one has finished (bounded: a stuck wave shows as lost at the end).
+    within 120 all_finished "$submitted" || echo "soak_bench: wave up to job $submitted not finished within 120 s" >&2
+    if [ "$restarted" = 0 ] && [ "$submitted" -ge $((JOBS / 3)) ]; then
+        rss_line "before a clean restart of the broker ($submitted jobs)"
+        stop_pid "$BROKER_PID"; start_broker || exit 1
+        restarted=1
+    elif [ "$restarted" = 1 ] && [ "$submitted" -ge $((2 * JOBS / 3)) ]; then
+        rss_line "middle, before kill -9 of the broker ($submitted jobs)"
+        kill -9 "$BROKER_PID"; wait "$BROKER_PID" 2>/dev/null; start_broker || exit 1
+        restarted=2
+    fi
+done
+within 300 all_finished "$JOBS"
+rss_line end
+
+# The counts, from the broker's history and the parts' own lines.
+curl -s -H "Authorization: Bearer tok-tools" "$URL/v1/xjobs" >"$SF_TMP/xjobs.json"
+read -r completed lost twice_runs < <(python3 - "$SF_TMP/xjobs.json" "$JOBS" <<'PY'
+import json, sys
+jobs = {j['id']: j for j in json.load(open(sys.argv[1]))['xjobs']}
+n = int(sys.argv[2])
+soak = [j for i, j in jobs.items() if 100000 <= int(i.split(':')[1]) < 100000 + n]
+completed = sum(1 for j in soak if j['state'] == 'completed')
+print(completed, n - completed, sum(1 for j in soak if len(j.get('runs', [])) > 1))
+PY
+)
+twice_parts=0
+for ((i = 0; i < JOBS; i++)); do
+    for p in 0 1; do [ "$(cat "$OUT/$i-$p.txt" 2>/dev/null | wc -l)" -gt 1 ] && twice_parts=$((twice_parts + 1)); done
+done
+# What is left on the clusters, once the agents carried out the last release and cancel orders.
+left() {
+    res=0 live=0
+    for c in alpha beta gamma; do
+        res=$((res + $(on "$c" scontrol -o show reservation 2>/dev/null | grep -c spiderflow-)))
+        live=$((live + $(on "$c" squeue -h -t R,PD,CG -o %k 2>/dev/null | grep -c 'spiderflow-xjob ')))
+    done
+    [ "$res" = 0 ] && [ "$live" = 0 ]
+}
+within 60 left || for c in alpha beta gamma; do on "$c" scontrol -o show reservation 2>/dev/null | grep spiderflow- | cut -c1-200 | sed "s/^/soak: left on $c: /"; done
+wall=$(($(date +%s) - t0))
+# Each part's output went to its user's home (root here): this soak's, by its jobs' ids.
+for ((i = 0; i < JOBS; i++)); do rm -f ~/spiderflow-*_$((100000 + i))-a*-p*.out; done
+echo "soak: $JOBS cross-site jobs over 3 clusters in $wall s, broker restarted twice (clean stop, kill -9)"
+echo "soak: completed $completed, lost $lost, run twice $twice_runs, part scripts started twice $twice_parts, reservations left $res, parts left $live"
+echo "soak: VmRSS (KiB):"
+sed 's/^/soak:   /' "$SF_TMP/rss.txt"
+if [ "$lost" != 0 ] || [ "$twice_runs" != 0 ] || [ "$twice_parts" != 0 ] || [ "$res" != 0 ] || [ "$live" != 0 ]; then
+    python3 -c "
+import json
+for j in json.load(open('$SF_TMP/xjobs.json'))['xjobs']:
+    if j['state'] != 'completed': print('soak: not completed:', j['id'], j['state'], j.get('reason', ''))" | head -20
+    tail -20 "$SF_TMP/brokerd.log"
+    exit 1
+fi
+exit 0
