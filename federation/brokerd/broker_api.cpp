@@ -84,10 +84,7 @@ void BrokerService::reload_from_store() {
 
 void BrokerService::follow_store() {
     uint64_t epoch = 0;
-    std::vector<std::pair<std::string, std::pair<std::string, int64_t>>> parts;
-    for (StoredPart& p : store_->load_parts(state_.epoch(), &epoch)) {
-        parts.push_back({p.cluster, {std::move(p.snapshot_json), p.updated_at}});
-    }
+    const std::vector<StoredPart> parts = store_->load_parts(state_.epoch(), &epoch);
     std::vector<std::string> dropped;
     state_.follow(parts, epoch, &dropped);
     for (const std::string& c : dropped) {

@@ -260,18 +260,17 @@ void FederationState::log_change(const std::string& cluster, const std::vector<S
     }
 }
 
-void FederationState::follow(const std::vector<std::pair<std::string, std::pair<std::string, int64_t>>>& parts,
-                             uint64_t epoch, std::vector<std::string>* dropped) {
+void FederationState::follow(const std::vector<StoredPart>& parts, uint64_t epoch, std::vector<std::string>* dropped) {
     Change folded;
     folded.epoch = epoch;
     size_t logged = 0;
-    for (const auto& [cluster, snapshot] : parts) {
+    for (const StoredPart& p : parts) {
         try {
-            replace_part(cluster, snapshot.first, snapshot.second);
+            replace_part(p.cluster, p.snapshot_json, p.updated_at);
             ++logged;
         } catch (const InputError&) {
             folded.sayable = false;
-            if (dropped) dropped->push_back(cluster);
+            if (dropped) dropped->push_back(p.cluster);
         }
     }
     // The replaces logged one change each, at epochs of their own: one change at the store's.

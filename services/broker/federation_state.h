@@ -14,6 +14,7 @@
 
 #include "common/site/site_delta.h"
 #include "common/site/site_state.h"
+#include "services/broker/broker_store.h"
 
 namespace spiderflow::broker {
 
@@ -48,12 +49,11 @@ public:
     // After a reload from the store: the change log starts again there.
     void restore(uint64_t epoch);
     // A standby following the active broker through the store: the parts written since this
-    // state's epoch (cluster, snapshot, updated_at), and the store's epoch. One entry of the
+    // state's epoch, and the store's epoch. One entry of the
     // change log says them all, so delta reads work on a standby too, from any epoch it served.
     // A part that no longer fits the topology is left out (`dropped` names it); a whole read
     // covers the gap then.
-    void follow(const std::vector<std::pair<std::string, std::pair<std::string, int64_t>>>& parts, uint64_t epoch,
-                std::vector<std::string>* dropped);
+    void follow(const std::vector<StoredPart>& parts, uint64_t epoch, std::vector<std::string>* dropped);
 
     // What the merged view changed by since epoch `since`, as deltas in its own names (the
     // federation's "b:1234"): the merged view at `since` with these applied is the merged view

@@ -29,6 +29,13 @@ Object list_answer(const json& j, const std::string& source, const char* key) {
     return o;
 }
 
+// [each delta's JSON] as text: each is already JSON text (site_delta.h), spliced, not parsed again.
+std::string deltas_array_text(const std::vector<SiteDelta>& deltas) {
+    std::string out = "[";
+    for (size_t i = 0; i < deltas.size(); ++i) out += (i ? "," : "") + delta_to_json(deltas[i]);
+    return out + "]";
+}
+
 // {"KEY": [each item's JSON]} as text.
 template <class Item, class Write>
 std::string batch_to_text(const char* key, const std::vector<Item>& items, Write write) {
@@ -94,26 +101,19 @@ Federation federation_from_text(const std::string& text, const std::string& sour
 }
 
 std::string federation_deltas_to_text(const FederationDeltas& d) {
-    std::string body = "{\"api_version\":" + std::to_string(kVersion) + ",\"epoch\":" + std::to_string(d.epoch) +
-                       ",\"since\":" + std::to_string(d.since) + ",\"deltas\":[";
-    for (size_t i = 0; i < d.deltas.size(); ++i) body += (i ? "," : "") + delta_to_json(d.deltas[i]);
-    return body + "]}\n";
+    return "{\"api_version\":" + std::to_string(kVersion) + ",\"epoch\":" + std::to_string(d.epoch) +
+           ",\"since\":" + std::to_string(d.since) + ",\"deltas\":" + deltas_array_text(d.deltas) + "}\n";
 }
 
 FederationDeltas federation_deltas_from_text(const std::string& text, const std::string& source) {
     const json j = jsonread::parse(text, source);
-    jsonread::require_object(j, source, "");
-    jsonread::only_keys(j, {"api_version", "epoch", "since", "deltas"}, source, "");
-    for (const char* key : {"api_version", "epoch", "since", "deltas"}) {
-        if (!j.contains(key)) throw InputError(source, 0, key, "missing: is this a SpiderFlow broker?");
-    }
-    if (j.at("api_version") != kVersion) throw InputError(source, 0, "api_version", "this spiderflow speaks broker API version 1");
-    if (!j.at("deltas").is_array()) throw InputError(source, 0, "deltas", "expected an array of site deltas");
+    const Object o(j, source, "", {"api_version", "epoch", "since", "deltas"});
+    check_version(o);
     FederationDeltas d;
-    d.epoch = static_cast<uint64_t>(jsonread::get_i64(j.at("epoch"), source, "epoch", 0, kI64Max));
-    d.since = static_cast<uint64_t>(jsonread::get_i64(j.at("since"), source, "since", 0, kI64Max));
-    if (d.since > d.epoch) throw InputError(source, 0, "since", "is after the answer's epoch");
-    for (const auto& delta : j.at("deltas")) d.deltas.push_back(delta_from_json(delta.dump(), source));
+    d.epoch = static_cast<uint64_t>(o.i64("epoch", 0, kI64Max));
+    d.since = static_cast<uint64_t>(o.i64("since", 0, kI64Max));
+    if (d.since > d.epoch) o.fail_at("since", "is after the answer's epoch");
+    for (const json& delta : o.array("deltas")) d.deltas.push_back(delta_from_json(delta.dump(), source));
     return d;
 }
 
@@ -165,12 +165,7 @@ Published published_from_text(const std::string& text, const std::string& source
     return {static_cast<uint64_t>(o.i64("epoch", 0, kI64Max)), static_cast<size_t>(o.integer_or("applied", 0, 0, kIntMax))};
 }
 
-std::string deltas_to_text(const std::vector<SiteDelta>& deltas) {
-    // Each delta is already JSON text (site_delta.h): spliced, not parsed again.
-    std::string body = "{\"deltas\":[";
-    for (size_t i = 0; i < deltas.size(); ++i) body += (i ? "," : "") + delta_to_json(deltas[i]);
-    return body + "]}";
-}
+std::string deltas_to_text(const std::vector<SiteDelta>& deltas) { return "{\"deltas\":" + deltas_array_text(deltas) + "}"; }
 
 std::vector<SiteDelta> deltas_from_text(const std::string& text, const std::string& source) {
     const json body = jsonread::parse(text, source);

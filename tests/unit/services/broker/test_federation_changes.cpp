@@ -159,9 +159,9 @@ TEST(FederationChanges, AStandbyFollowingTheStoreServesTheActiveViewAndItsDeltas
         active_views[active.epoch()] = site_state_to_json(active.merged(), -1);
 
         if (rng() % 4 != 0) continue;  // the standby looks at the store now and then
-        std::vector<std::pair<std::string, std::pair<std::string, int64_t>>> since;
+        std::vector<StoredPart> since;
         for (const auto& [cluster, row] : store) {
-            if (std::get<2>(row) > standby.epoch()) since.push_back({cluster, {std::get<0>(row), std::get<1>(row)}});
+            if (std::get<2>(row) > standby.epoch()) since.push_back({cluster, std::get<0>(row), std::get<1>(row), std::get<2>(row)});
         }
         standby.follow(since, active.epoch(), nullptr);
         const std::string now = site_state_to_json(standby.merged(), -1);
