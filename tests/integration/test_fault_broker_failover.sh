@@ -65,12 +65,16 @@ state_in() { local s; s=$(xjob_field "$1" "b['state']" 2>/dev/null); [[ " $2 " =
 # exactly_once XJOB: one run (the broker's history), one Slurm job per part on each cluster, and
 # each part's script started once.
 exactly_once() {
-    local x=$1
-    expect "$x: one run in the broker's history ($(xjob_field "$x" "len(b['runs'])") runs)" test "$(xjob_field "$x" "len(b['runs'])")" = 1
+    local x=$1 runs
     expect "... one Slurm job of it on each cluster (alpha $(part_jobs_of "$x" alpha), beta $(part_jobs_of "$x" beta))" \
         test "$(part_jobs_of "$x" alpha) $(part_jobs_of "$x" beta)" = "1 1"
     started_once() { [ "$(cat "$OUT/start-$x-0.txt" 2>/dev/null | wc -l) $(cat "$OUT/start-$x-1.txt" 2>/dev/null | wc -l)" = "1 1" ]; }
     expect "... each part's script started once" within 20 started_once
+    # The broker records a run when the agents report both parts running, a poll after Slurm
+    # started them: the count is read once it says so.
+    expect "... the active broker says $x is running" within 30 state_in "$x" running
+    runs=$(xjob_field "$x" "len(b['runs'])")
+    expect "$x: one run in the broker's history ($runs runs)" test "$runs" = 1
     expect "... both parts running in Slurm" parts_running "$x" alpha beta
 }
 # kill_active URL PID_VAR NEXT_URL XJOB STATES: kills the active broker once XJOB is in one of
