@@ -10,7 +10,8 @@
 #   lost: jobs not completed (none expected); twice: jobs with more than one run in the broker's
 #   history, or a part whose script started more than once (none); reservations left on any
 #   cluster (none); part jobs left running or pending (none);
-#   VmRSS (from /proc) of brokerd and every agent at the start, the middle and the end: flat.
+#   VmRSS (from /proc) of brokerd and every agent at the start, after every tenth of the jobs,
+#   around each restart and at the end: flat.
 # Exits 1 when a count is off. Usage (as root, from the build dir): bench/soak_bench.sh [JOBS]
 # (300 by hand, `make bench-soak`; CI runs 20 as tests/integration/test_soak_short.sh).
 set -u
@@ -58,6 +59,7 @@ finished() {
     curl -s -H "Authorization: Bearer tok-tools" "$URL/v1/xjobs" |
         python3 -c "import json,sys; print(sum(1 for j in json.load(sys.stdin)['xjobs'] if j['state'] in ('completed', 'failed')))" 2>/dev/null || echo 0
 }
+epoch() { curl -s -H "Authorization: Bearer tok-tools" "$URL/metrics" | awk '/^spiderflow_broker_epoch / {print $2}'; }
 all_finished() { [ "$(finished)" -ge "$1" ]; }
 
 rss_line start
@@ -72,6 +74,8 @@ while [ "$submitted" -lt "$JOBS" ]; do
     done
     # The next wave once this one has finished (bounded: a stuck wave shows as lost at the end).
     within 120 all_finished "$submitted" || echo "soak_bench: wave up to job $submitted not finished within 120 s" >&2
+    # A sample every tenth of the jobs: flat is a curve, not two points.
+    [ $((submitted % ((JOBS + 9) / 10))) = 0 ] && rss_line "after $submitted jobs (epoch $(epoch))"
     if [ "$restarted" = 0 ] && [ "$submitted" -ge $((JOBS / 3)) ]; then
         rss_line "before a clean restart of the broker ($submitted jobs)"
         stop_pid "$BROKER_PID"; start_broker || exit 1

@@ -188,6 +188,9 @@ TESTS += tests/integration/test_slurm_submit.sh
 # packaging: the packages `make deb` built, installed into a Debian root; a stage of .ci/run (it
 # needs the packages and a network mirror), not of make check.
 EXTRA_DIST += tests/packaging/test_packages.sh
+# ... and, in seconds, that every file make install writes is in a package (dh_missing and
+# rpmbuild refuse the package build otherwise).
+TESTS += tests/packaging/test_install_lists.sh
 # broker: the broker's state, tokens, config and store (no HTTP)
 check_PROGRAMS += tests/unit/test_broker
 TESTS += tests/unit/test_broker

@@ -80,6 +80,8 @@ expect "every plugin in Slurm's PluginDir $plugindir" \
 for so in spiderflow.so spiderflow_stepd.so job_submit_spiderflow.so; do
     expect "$so installed" test -f "$root$plugindir/$so"
 done
+expect "the Grafana dashboard in the spiderflow package" \
+    bash -c "chroot '$root' dpkg -L spiderflow | grep -qx /usr/share/spiderflow/grafana/spiderflow.json"
 dropin=$root/etc/slurm/plugstack.conf.d/spiderflow.conf
 expect "plugstack.conf.d/spiderflow.conf shipped disabled" test -f "$dropin" -a -z "$(grep -v '^#' "$dropin" | grep -v '^ *$')"
 expect "... and its commented line names the installed spiderflow.so" \
