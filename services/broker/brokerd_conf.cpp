@@ -12,7 +12,7 @@ BrokerdConf parse_brokerd_conf(const std::string& text, const std::string& sourc
                                            "rate_limit", "threads",  "tls_cert", "tls_key",
                                            "coalloc_lead", "coalloc_give_up", "start_barrier", "cluster_silent_after",
                                            "master_port_base", "master_port_span", "completion_grace",
-                                           "requeue_settle", "probe_port"};
+                                           "requeue_settle", "probe_port", "keep_finished_s", "keep_finished"};
     for (const ConfLine& l : read_conf_lines(text, source, keys)) {
         if (l.key == "listen") c.listen = l.value;
         else if (l.key == "port") c.port = static_cast<int>(conf_integer(l, 1, 65535, source));
@@ -33,6 +33,8 @@ BrokerdConf parse_brokerd_conf(const std::string& text, const std::string& sourc
         else if (l.key == "completion_grace") c.coalloc.completion_grace_s = conf_integer(l, 10, 30L * 86400, source);
         else if (l.key == "probe_port") c.probe_port = static_cast<int>(conf_integer(l, 1024, 65534, source));
         else if (l.key == "requeue_settle") c.coalloc.replan_settle_s = conf_integer(l, 0, 86400, source);
+        else if (l.key == "keep_finished_s") c.coalloc.keep_finished_s = conf_integer(l, 0, 365L * 86400, source);
+        else if (l.key == "keep_finished") c.coalloc.keep_finished = static_cast<int>(conf_integer(l, 0, 1000000, source));
         else if (l.key == "master_port_base") c.coalloc.master_port_base = static_cast<int>(conf_integer(l, 1024, 65000, source));
         else if (l.key == "master_port_span") c.coalloc.master_port_span = static_cast<int>(conf_integer(l, 1, 30000, source));
     }

@@ -88,10 +88,11 @@ bool CrossSiteJobs::cancel(const std::string& id, const std::string& reason, int
 
 void CrossSiteJobs::step(int64_t now, const std::map<std::string, int64_t>& last_seen, const std::string& holder) {
     std::vector<std::string> changed = jobs_.step(now, last_seen);
-    // Finished jobs stay a day for `spiderflow jobs`, then leave the store too.
+    // Finished jobs stay a while for `spiderflow jobs` (Policy::keep_finished_s, keep_finished),
+    // then leave the store too.
     std::vector<std::string> before;
     for (const auto& [id, job] : jobs_.jobs()) before.push_back(id);
-    jobs_.forget_finished(now - 86400);
+    jobs_.forget_finished(now);
     for (const std::string& id : before) {
         if (jobs_.find(id) == nullptr) changed.push_back(id);
     }

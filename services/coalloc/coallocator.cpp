@@ -4,6 +4,7 @@
 #include "services/coalloc/coallocator.h"
 
 #include <algorithm>
+#include <functional>
 #include <set>
 #include <stdexcept>
 
@@ -136,15 +137,17 @@ bool Coallocator::cancel(const std::string& id, const std::string& reason, int64
     return true;
 }
 
-void Coallocator::forget_finished(int64_t before) {
-    for (auto it = jobs_.begin(); it != jobs_.end();) {
-        const XJob& j = it->second;
+void Coallocator::forget_finished(int64_t now) {
+    // The finished jobs no agent needs any more, newest end first.
+    std::vector<std::pair<int64_t, std::string>> done;
+    for (const auto& [id, j] : jobs_) {
         const bool quiet = std::none_of(j.parts.begin(), j.parts.end(), part_pending) && j.retired.empty();
-        if (finished(j.state) && j.state_since < before && quiet) {
-            it = jobs_.erase(it);
-        } else {
-            ++it;
-        }
+        if (finished(j.state) && quiet) done.emplace_back(j.state_since, id);
+    }
+    std::sort(done.begin(), done.end(), std::greater<>());
+    for (size_t k = 0; k < done.size(); ++k) {
+        const bool old = done[k].first < now - policy_.keep_finished_s;
+        if (old || k >= static_cast<size_t>(std::max(0, policy_.keep_finished))) jobs_.erase(done[k].second);
     }
 }
 

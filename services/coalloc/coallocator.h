@@ -46,6 +46,11 @@ struct Policy {
     // cross-site job never meets a one-cluster job's port on a shared node.
     int master_port_base = 28500;
     int master_port_span = 1000;
+    // Finished jobs stay for `spiderflow jobs` this long, and at most this many of them (the
+    // newest): the broker's memory and every listing grow with them (brokerd.conf keep_finished_s,
+    // keep_finished).
+    int64_t keep_finished_s = 86400;
+    int keep_finished = 1000;
 };
 
 enum class OrderKind { WillRun, Reserve, Release, Submit, Cancel };
@@ -143,8 +148,10 @@ public:
     // Every job in arrival order (seq): the order decisions are made and orders and lists given.
     std::vector<const XJob*> by_arrival() const;
     const XJob* find(const std::string& id) const;
-    // Forgets finished jobs that ended before `before` (the store keeps them as long as it likes).
-    void forget_finished(int64_t before);
+    // Forgets finished jobs that ended more than policy.keep_finished_s before `now`, and the
+    // oldest beyond the newest policy.keep_finished; never one whose parts or reservations an
+    // agent still has to end (the store keeps them as long as it likes).
+    void forget_finished(int64_t now);
 
 private:
     void move(XJob& job, XJobState to, int64_t now, const std::string& why);

@@ -128,6 +128,10 @@ TEST(BrokerdConf, StrictKeysAndTlsTogether) {
     }
     EXPECT_THROW(parse_brokerd_conf("port = 99999\n", "brokerd.conf"), InputError);
     EXPECT_THROW(parse_brokerd_conf("tls_cert = /x.pem\n", "brokerd.conf"), InputError);
+    const BrokerdConf kept = parse_brokerd_conf("keep_finished = 50\nkeep_finished_s = 3600\n", "brokerd.conf");
+    EXPECT_EQ(kept.coalloc.keep_finished, 50);
+    EXPECT_EQ(kept.coalloc.keep_finished_s, 3600);
+    EXPECT_THROW(parse_brokerd_conf("keep_finished = -1\n", "brokerd.conf"), InputError);
 }
 
 TEST(SqliteStore, PartsAndEpochSurviveReopening) {

@@ -158,7 +158,7 @@ TEST(Coallocator, ASilentClusterEndsTheOtherPartsAndIsCancelledWhenItIsBack) {
     orders = c.orders_for("ohio");
     ASSERT_EQ(orders.size(), 1u);
     EXPECT_EQ(orders[0].kind, OrderKind::Release);
-    c.forget_finished(1000);
+    c.forget_finished(1000 + Policy{}.keep_finished_s);
     EXPECT_NE(c.find("oregon:8"), nullptr);  // not while a reservation is left behind
     Report released = rep(ReportKind::Released, "oregon:8", 1, 1);
     released.reservation = orders[0].reservation;
@@ -166,6 +166,25 @@ TEST(Coallocator, ASilentClusterEndsTheOtherPartsAndIsCancelledWhenItIsBack) {
     released.part = 0;
     released.reservation = part_tag(j, 0);
     ASSERT_TRUE(c.report("oregon", released, 501));
-    c.forget_finished(1000);
+    c.forget_finished(1000 + Policy{}.keep_finished_s);
     EXPECT_EQ(c.find("oregon:8"), nullptr);
+}
+
+TEST(Coallocator, KeepsTheNewestFinishedJobsUpToTheCount) {
+    Policy p;
+    p.keep_finished = 2;
+    Coallocator c(p);
+    for (int k = 0; k < 5; ++k) c.submit(two_parts("oregon:" + std::to_string(30 + k)), 0);
+    c.step(0, kNoSilence);
+    for (int k = 0; k < 4; ++k) ASSERT_TRUE(c.cancel("oregon:" + std::to_string(30 + k), "done with it", 10 * (k + 1)));
+    c.forget_finished(50);
+    EXPECT_EQ(c.find("oregon:30"), nullptr);   // the oldest two ends are forgotten
+    EXPECT_EQ(c.find("oregon:31"), nullptr);
+    EXPECT_NE(c.find("oregon:32"), nullptr);
+    EXPECT_NE(c.find("oregon:33"), nullptr);
+    EXPECT_NE(c.find("oregon:34"), nullptr);   // not finished: never counted
+    c.forget_finished(35 + p.keep_finished_s);  // a day after oregon:32 ended (at 30)
+    EXPECT_EQ(c.find("oregon:32"), nullptr);
+    EXPECT_NE(c.find("oregon:33"), nullptr);   // ended at 40: not yet a day ago
+    EXPECT_NE(c.find("oregon:34"), nullptr);
 }
