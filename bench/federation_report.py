@@ -1,24 +1,37 @@
 #!/usr/bin/env python3
-"""Writes the federation evaluation's report from bench/federation_eval.sh's CSVs.
+"""Writes the federation evaluation's report from the runs bench/federation_eval.sh left.
 
-Usage: federation_report.py OUT_DIR JOBS_8_REGION JOBS_GENERATED LIMIT_S LOAD SEEDS CLUSTERS...
-SEEDS: the trace seeds, comma-separated. Reads OUT_DIR/{summary,jobs,timeline}-N-sS.csv; every
-figure is the mean over the seeds, with its spread (lowest to highest) beside it; the plots show
-the first seed. Writes OUT_DIR/figures.csv (every figure, per seed and the mean), OUT_DIR/*.svg
-(gnuplot) and OUT_DIR/README.md. Standard library only.
+Usage: federation_report.py OUT_DIR [--limit S]
+Reads OUT_DIR/runs/{summary,jobs,decisions}-FED-LLOAD-sSEED-POLICIES.csv (FED: dec32, dec64,
+dec16, ww8), whatever parts ran. Every figure is over the run's measurement window (jobs submitted
+past the first tenth of the trace up to the last submission). Every ratio carries a 95%
+bootstrap interval: JCT ratios over the jobs both policies finished in the window (resampled
+within each seed), throughput ratios over the seeds, decision-time ratios over the decisions.
+A target counts as met only when the interval's conservative end meets it. Writes
+OUT_DIR/README.md, OUT_DIR/figures.csv and OUT_DIR/*.svg (gnuplot); OUT_DIR/notes.md, written by
+hand after reading a run, is included where it belongs. Standard library only.
 """
 import csv
+import glob
 import os
+import random
+import re
 import subprocess
 import sys
 
 OURS = "spinsearch"
-# The baselines as their papers model a federation, and the same searches deciding with our cost
-# model ("ours": none of them is an oracle; global-ilp optimises a linear proxy of the model and
-# re-ranks each shape's proxy optimum with it, doc/planner.md).
-FAMILIES = {"published": ["ilp-oblivious", "genetic-dtfm", "greedy-atlas"],
-            "ours": ["global-ilp", "genetic", "greedy", "first-fit"]}
-TARGETS = {"jct": 1.3, "throughput": 1.25, "overhead": 100.0}
+PUBLISHED = ["genetic-dtfm", "ilp-oblivious", "greedy-atlas"]
+SEARCHES = ["global-ilp", "genetic", "greedy", "first-fit"]
+SLURM = ["slurm-alone", "slurm-federation"]
+# Policies whose predicted iteration time is our cost model's (the published ones predict with
+# their papers' models).
+OUR_MODEL = [OURS, "oracle"] + SEARCHES
+ORDER = SLURM + [OURS] + SEARCHES + PUBLISHED + ["oracle"]
+TARGETS = {"jct": 1.3, "throughput": 1.25, "oracle": 1.02, "overhead": 20.0}
+TARGET_LOADS = ("0.9", "1.2")
+RESAMPLES = 2000
+FED_NAMES = {"dec16": "decentralized, 16 sites", "dec32": "decentralized, 32 sites",
+             "dec64": "decentralized, 64 sites", "ww8": "the 8-region example (worldwide-8)"}
 
 
 def read(path):
@@ -33,41 +46,72 @@ def fnum(x):
         return float("nan")
 
 
-def mean(values):
-    values = [v for v in values if v == v]
-    return sum(values) / len(values) if values else float("nan")
+def pct(values, q):
+    v = sorted(values)
+    return v[min(len(v) - 1, max(0, int(round(q * (len(v) - 1)))))]
 
 
-def spread(values, fmt):
-    """ " (lo-hi)" over the seeds, or nothing for one seed."""
-    values = [v for v in values if v == v]
-    if len(values) < 2:
-        return ""
-    return f" ({min(values):{fmt}}-{max(values):{fmt}})"
+def interval(stat, groups, rng):
+    """95% percentile bootstrap of stat(groups'), each group resampled with replacement on its own."""
+    draws = []
+    for _ in range(RESAMPLES):
+        draws.append(stat([[g[rng.randrange(len(g))] for _ in g] for g in groups]))
+    return pct(draws, 0.025), pct(draws, 0.975)
 
 
-def common_jct_of(rows):
-    """Average JCT per policy over the jobs every policy finished (a policy that cannot run the big
-    jobs at all, as slurm-alone leaves jobs larger than their home, is not credited for it)."""
-    finished = {}
-    for r in rows:
-        if fnum(r["finish_s"]) > 0:
-            finished.setdefault(r["policy"], {})[r["id"]] = fnum(r["jct_s"])
-    common = set.intersection(*(set(v) for v in finished.values())) if finished else set()
-    out = {p: (sum(v[i] for i in common) / len(common) if common else float("nan")) for p, v in finished.items()}
-    out["_count"] = len(common)
-    return out
+def load_runs(out):
+    """{(fed, load, seed): {policy: {"summary": row, "jobs": {id: row}, "decisions": [rows]}}}"""
+    runs = {}
+    for path in sorted(glob.glob(os.path.join(out, "runs", "summary-*.csv"))):
+        m = re.match(r"summary-(\w+)-L([\d.]+)-s(\d+)-(.+)\.csv$", os.path.basename(path))
+        if not m:
+            continue
+        key, rest = (m.group(1), m.group(2), m.group(3)), m.group(4)
+        base = os.path.join(out, "runs", "%s-" + f"{key[0]}-L{key[1]}-s{key[2]}-{rest}.csv")
+        jobs = read(base % "jobs") if os.path.exists(base % "jobs") else []
+        decisions = read(base % "decisions") if os.path.exists(base % "decisions") else []
+        for row in read(path):
+            p = row["policy"]
+            runs.setdefault(key, {})[p] = {
+                "summary": row,
+                "jobs": {j["id"]: j for j in jobs if j["policy"] == p},
+                "decisions": [d for d in decisions if d["policy"] == p]}
+    return runs
 
 
-def against_best(jct, summary, policies):
-    """The best of `policies` on each metric and ours against it: (JCT policy, its JCT / ours,
-    throughput policy, ours / its throughput). `jct`: average JCT by policy over the common jobs."""
-    with_jct = [p for p in policies if p in jct]
-    with_thr = [p for p in policies if p in summary]
-    bj = min(with_jct, key=lambda p: jct[p])
-    bt = max(with_thr, key=lambda p: fnum(summary[p]["tokens_per_s"]))
-    return (bj, jct[bj] / jct[OURS], bt,
-            fnum(summary[OURS]["tokens_per_s"]) / fnum(summary[bt]["tokens_per_s"]))
+def window_jobs(run):
+    s = run["summary"]
+    lo, hi = fnum(s["window_start_s"]), fnum(s["window_end_s"])
+    return {i: j for i, j in run["jobs"].items() if lo <= fnum(j["submit_s"]) <= hi}
+
+
+def paired_jct(runs, fed, load, a, b):
+    """Per seed, [(jct of a, jct of b)] over the window's jobs both finished."""
+    groups = []
+    for (f, l, s), by in sorted(runs.items()):
+        if f != fed or l != load or a not in by or b not in by:
+            continue
+        wa, wb = window_jobs(by[a]), window_jobs(by[b])
+        pairs = [(fnum(wa[i]["jct_s"]), fnum(wb[i]["jct_s"])) for i in wa
+                 if i in wb and fnum(wa[i]["finish_s"]) > 0 and fnum(wb[i]["finish_s"]) > 0]
+        if pairs:
+            groups.append(pairs)
+    return groups
+
+
+def jct_ratio(groups):
+    """sum of the first's JCTs / sum of the second's: the ratio of their mean JCTs."""
+    num = sum(x for g in groups for x, _ in g)
+    den = sum(y for g in groups for _, y in g)
+    return num / den if den else float("nan")
+
+
+def seeds_of(runs, fed, load, policy):
+    return {s: by[policy]["summary"] for (f, l, s), by in runs.items() if f == fed and l == load and policy in by}
+
+
+def fmt_ci(v, ci, f=".2f"):
+    return f"{v:{f}}x [{ci[0]:{f}}, {ci[1]:{f}}]"
 
 
 def gnuplot(script):
@@ -75,234 +119,275 @@ def gnuplot(script):
 
 
 def main():
-    out, jobs8, jobs_gen, limit, load = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
-    seeds, clusters = sys.argv[6].split(","), sys.argv[7:]
-    jobs_of = {n: (jobs8 if n == "8" else jobs_gen) for n in clusters}
-    figures = []  # (federation, policy, metric, value, seed or "mean")
-    # Per federation and seed: the summary rows by policy, the per-job rows, the common-job JCTs.
-    runs, per_job_of = {}, {}
-    for n in clusters:
-        for sd in seeds:
-            summary = {r["policy"]: r for r in read(os.path.join(out, f"summary-{n}-s{sd}.csv"))}
-            rows = read(os.path.join(out, f"jobs-{n}-s{sd}.csv"))
-            runs[n, sd] = (summary, common_jct_of(rows))
-            per_job_of[n, sd] = rows
-    # The mean over the seeds of every numeric summary field, and its values per seed.
-    summaries, values, common_jct = {}, {}, {}
-    for n in clusters:
-        summaries[n], values[n], common_jct[n] = {}, {}, {}
-        for p in runs[n, seeds[0]][0]:
-            fields = runs[n, seeds[0]][0][p].keys()
-            per_seed = {f: [fnum(runs[n, sd][0].get(p, {}).get(f)) for sd in seeds] for f in fields}
-            values[n][p] = per_seed
-            summaries[n][p] = {f: (mean(v) if all(x == x for x in v) else runs[n, seeds[0]][0][p][f])
-                               for f, v in per_seed.items()}
-            values[n][p]["_common_jct"] = [runs[n, sd][1].get(p, float("nan")) for sd in seeds]
-            common_jct[n][p] = mean(values[n][p]["_common_jct"])
-        common_jct[n]["_count"] = mean([runs[n, sd][1]["_count"] for sd in seeds])
-    per_job = {n: per_job_of[n, seeds[0]] for n in clusters}
-
-    def factors(n, members):
-        """Per seed: against_best's factors; returns their means, spreads and the best names."""
-        fj, ft = [], []
-        for sd in seeds:
-            summary, jct = runs[n, sd]
-            _, a, _, b = against_best(jct, summary, members)
-            fj.append(a)
-            ft.append(b)
-        bj, _, bt, _ = against_best(common_jct[n], summaries[n], members)
-        return bj, fj, bt, ft
-
+    out = sys.argv[1]
+    limit = sys.argv[sys.argv.index("--limit") + 1] if "--limit" in sys.argv else "0.3"
+    rng = random.Random(1)   # the same runs give the same report
+    runs = load_runs(out)
+    if not runs:
+        sys.exit(f"federation_report: no runs in {out}/runs (bench/federation_eval.sh makes them)")
+    figures = []   # (federation, load, seed or "all", policy, metric, value, lo, hi)
     lines = []
     w = lines.append
+    notes = {}
+    notes_path = os.path.join(out, "notes.md")
+    if os.path.exists(notes_path):
+        # Hand-written sections, "## Title" each, placed by title below.
+        text = open(notes_path).read()
+        for block in re.split(r"^## ", text, flags=re.M)[1:]:
+            title, _, body = block.partition("\n")
+            notes[title.strip()] = body.strip()
+
+    feds = sorted({k[0] for k in runs}, key=lambda f: ["dec32", "dec64", "ww8", "dec16"].index(f) if f in FED_NAMES else 9)
     w("# Federation evaluation\n")
-    w("Regenerate with `bench/federation_eval.sh BUILD_DIR` (this folder is its output). "
-      f"Each federation replays {len(seeds)} Helios-shaped trace(s) (seeds {', '.join(seeds)}; {jobs8} "
-      f"jobs each on the 8-region example, {jobs_gen} on each generated federation; offered load {load}) "
-      "under every policy, FIFO with EASY backfill, the WAN shared as the `fair` coflow scheduler says, "
-      f"each planner call limited to {limit} s, each decision's wall time charged to the scheduler's "
-      "clock. `spiderflow simulate --help` and doc/simulate.md describe the model; the traces are "
-      "`trace-N-sS.csv`, every run's output `run-N-sS.txt`, every figure `figures.csv` (per seed and "
-      "the mean); every decision `decisions-N-sS.csv` and the timelines `timeline-N-sS.csv` are "
-      "written beside them by the run (about 100 MB, so the repository's copy leaves them out).\n")
+    w("Regenerate with `bench/federation_eval.sh --part PART BUILD_DIR` (parts: main, searches, oracle, "
+      "overhead, worldwide; each adds its runs to `runs/` and rewrites this report from all of them). "
+      "Each run replays a Helios-shaped trace (`spiderflow simulate gen-trace`) under one policy: FIFO "
+      "with EASY backfill, the WAN shared as the `fair` coflow scheduler says, each planner call "
+      f"limited to {limit} s, each decision's wall time charged to the scheduler's clock "
+      "(doc/simulate.md). **Offered load** is what the trace asks inside the measurement window "
+      "(GPU-seconds from each job's submission at its run time alone, per GPU-second of the "
+      "federation); **achieved** is the GPU utilisation the policy reached there. Figures are over the "
+      "jobs submitted inside the window (past the first tenth of the trace, up to the last "
+      "submission; they run to the end). Intervals are 95% bootstrap intervals; a target is met only "
+      "when the interval's conservative end meets it.\n")
+    if "Where the federations come from" in notes:
+        w("## Where the federations come from\n")
+        w(notes["Where the federations come from"] + "\n")
 
-    w("## Results per federation\n")
-    for n in clusters:
-        name = "8-region example (worldwide-8)" if n == "8" else f"generated, {n} clusters"
-        w(f"### {name}\n")
-        w(f"Average JCT over the jobs every policy finished ({common_jct[n]['_count']:.0f} on average); "
-          "the other columns over each policy's own finished jobs. "
-          + (f"Means over {len(seeds)} traces (seeds {', '.join(seeds)}), lowest to highest in brackets."
-             if len(seeds) > 1 else "") + "\n")
-        w("| policy | finished | unplaceable | cross-site | avg JCT (common) s | avg JCT s | p95 JCT s | "
-          "avg queue s | makespan s | tokens/s | GPU util | decisions | ms/decision |")
-        w("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-        for p, s in summaries[n].items():
-            cj = common_jct[n].get(p, float("nan"))
-            v = values[n][p]
-            w(f"| {p} | {fnum(s['finished']):.0f} | {fnum(s['unplaceable']):.0f} | {fnum(s['cross_site']):.0f} | "
-              f"{cj:.0f}{spread(v['_common_jct'], '.0f')} | "
-              f"{fnum(s['avg_jct_s']):.0f}{spread(v['avg_jct_s'], '.0f')} | {fnum(s['p95_jct_s']):.0f} | "
-              f"{fnum(s['avg_queue_s']):.0f} | {fnum(s['makespan_s']):.0f} | "
-              f"{fnum(s['tokens_per_s']):.0f}{spread(v['tokens_per_s'], '.0f')} | "
-              f"{100 * fnum(s['gpu_utilisation']):.1f}% | {fnum(s['decisions']):.0f} | "
-              f"{fnum(s['decision_ms_mean']):.2f}{spread(v['decision_ms_mean'], '.2f')} |")
-            for metric in ("avg_jct_s", "p95_jct_s", "avg_queue_s", "makespan_s", "tokens_per_s",
-                           "gpu_utilisation", "decision_ms_mean", "decision_ms_max", "finished",
-                           "unplaceable", "cross_site", "decisions_capped"):
-                if metric not in v:
-                    continue
-                figures.append((n, p, metric, fnum(s[metric]), "mean"))
-                figures.extend((n, p, metric, x, sd) for sd, x in zip(seeds, v[metric]))
-            figures.append((n, p, "avg_jct_common_s", cj, "mean"))
-        w("")
+    # --- per federation and load: what each policy achieved -----------------------------------
+    w("## Results\n")
+    for fed in feds:
+        loads = sorted({k[1] for k in runs if k[0] == fed}, key=float)
+        for load in loads:
+            keys = sorted(k for k in runs if k[0] == fed and k[1] == load)
+            seeds = sorted({k[2] for k in keys}, key=int)
+            pols = [p for p in ORDER if any(p in runs[k] for k in keys)]
+            w(f"### {FED_NAMES.get(fed, fed)}, offered load {load}\n")
+            w(f"Seeds {', '.join(seeds)}; means over the seeds that ran the policy, lowest and highest "
+              "seed in brackets.\n")
+            w("| policy | seeds | achieved GPU util. | jobs in window finished | avg JCT (h) | tokens/s (M) "
+              "| cross-site | ms/decision |")
+            w("|---|---|---|---|---|---|---|---|")
+            for p in pols:
+                ss = [runs[k][p]["summary"] for k in keys if p in runs[k]]
 
+                def col(field, scale=1.0, f=".1f"):
+                    v = [fnum(s[field]) * scale for s in ss]
+                    m = sum(v) / len(v)
+                    return f"{m:{f}}" + (f" ({min(v):{f}}-{max(v):{f}})" if len(v) > 1 else ""), m
+                util, util_m = col("window_utilisation", 100, ".0f")
+                jct, jct_m = col("window_avg_jct_s", 1 / 3600)
+                thr, thr_m = col("window_tokens_per_s", 1e-6, ".2f")
+                fin = sum(int(fnum(s["window_finished"])) for s in ss) / len(ss)
+                inw = sum(int(fnum(s["window_jobs"])) for s in ss) / len(ss)
+                cross = sum(fnum(s["cross_site"]) for s in ss) / len(ss)
+                ms = sum(fnum(s["decision_ms_mean"]) for s in ss) / len(ss)
+                w(f"| {p} | {len(ss)} | {util}% | {fin:.0f} of {inw:.0f} | {jct} | {thr} | {cross:.0f} | {ms:.2f} |")
+                for metric, v in (("achieved_utilisation", util_m / 100), ("window_avg_jct_s", jct_m * 3600),
+                                  ("window_tokens_per_s", thr_m * 1e6), ("decision_ms_mean", ms)):
+                    figures.append((fed, load, "all", p, metric, v, "", ""))
+            w("")
+
+    # --- targets ------------------------------------------------------------------------------
     w("## Targets\n")
-    w("Against the best baseline of each family on each metric: as published ("
-      + ", ".join(FAMILIES["published"]) + ": each decides with its paper's model, then runs on "
-      "the federation) and our searches (" + ", ".join(FAMILIES["ours"]) + ": the same searches "
-      "deciding with our cost model; global-ilp through a linear proxy of it). JCT: average over the jobs every policy finished, baseline "
-      "/ ours; throughput: tokens/s, ours / baseline; overhead: mean wall time per placement "
-      "decision, baseline / ours, at the largest federation. Decisions cost their wall time on "
-      "the simulated clock unless the run says otherwise.\n")
-    w("| federation | family | metric | ours | best baseline | factor | target | met |")
-    w("|---|---|---|---|---|---|---|---|")
-    for n in clusters:
-        s = summaries[n]
-        if OURS not in s:
+    w("| target | federation, load | ours | against | factor [95% interval] | target | met |")
+    w("|---|---|---|---|---|---|---|")
+    for fed in feds:
+        if not fed.startswith("dec"):
             continue
-        for family, members in FAMILIES.items():
-            if not any(p in s for p in members):
+        for load in TARGET_LOADS:
+            keys = [k for k in runs if k[0] == fed and k[1] == load]
+            if not keys or not any(OURS in runs[k] for k in keys):
                 continue
-            bj, fj, bt, ft = factors(n, members)
-            f_jct, f_thr = mean(fj), mean(ft)
-            w(f"| {n} | {family} | avg JCT | {common_jct[n][OURS]:.0f} s | {bj} {common_jct[n][bj]:.0f} s | "
-              f"{f_jct:.2f}x{spread(fj, '.2f')} lower | {TARGETS['jct']}x | {'yes' if f_jct >= TARGETS['jct'] else 'no'} |")
-            w(f"| {n} | {family} | throughput | {fnum(s[OURS]['tokens_per_s']):.0f} tok/s | {bt} "
-              f"{fnum(s[bt]['tokens_per_s']):.0f} tok/s | {f_thr:.2f}x{spread(ft, '.2f')} higher | "
-              f"{TARGETS['throughput']}x | {'yes' if f_thr >= TARGETS['throughput'] else 'no'} |")
-            figures.append((n, OURS, f"jct_factor_vs_best_{family}", f_jct, "mean"))
-            figures.append((n, OURS, f"throughput_factor_vs_best_{family}", f_thr, "mean"))
-    big = clusters[-1]
-    for ref in ("global-ilp", "genetic", "ilp-oblivious", "genetic-dtfm"):
-        s = summaries[big]
-        if ref in s and OURS in s:
-            f = fnum(s[ref]["decision_ms_mean"]) / fnum(s[OURS]["decision_ms_mean"])
-            w(f"| {big} | | overhead vs {ref} | {fnum(s[OURS]['decision_ms_mean']):.2f} ms | "
-              f"{fnum(s[ref]['decision_ms_mean']):.2f} ms | {f:.1f}x lower | {TARGETS['overhead']:.0f}x | "
-              f"{'yes' if f >= TARGETS['overhead'] else 'no'} |")
-            figures.append((big, OURS, f"overhead_factor_vs_{ref}", f, "mean"))
-    w("")
-
-    w("## Against what sites run today\n")
-    w("The same factors against the better of `slurm-alone` and `slurm-federation` only.\n")
-    w("| federation | avg JCT: Slurm / ours | throughput: ours / Slurm |")
-    w("|---|---|---|")
-    for n in clusters:
-        s = summaries[n]
-        if OURS not in s:
+            present = [p for p in PUBLISHED if any(p in runs[k] for k in keys)]
+            if not present:
+                continue
+            # The best published baseline by its point estimate, then our ratio against it.
+            by_jct = {p: jct_ratio(paired_jct(runs, fed, load, p, OURS)) for p in present}
+            best = min(present, key=lambda p: by_jct[p])   # the lowest JCT against ours
+            g = paired_jct(runs, fed, load, best, OURS)
+            r, ci = jct_ratio(g), interval(jct_ratio, g, rng)
+            met = ci[0] >= TARGETS["jct"]
+            w(f"| avg JCT at least {TARGETS['jct']}x lower | {fed}, {load} | {OURS} | {best} (best published) | "
+              f"{fmt_ci(r, ci)} lower | {TARGETS['jct']}x | {'yes' if met else 'no'} |")
+            figures.append((fed, load, "all", OURS, f"jct_factor_vs_{best}", r, ci[0], ci[1]))
+            # Throughput: over the seeds both ran, resampled as pairs.
+            thr = {}
+            for p in present:
+                a, b = seeds_of(runs, fed, load, OURS), seeds_of(runs, fed, load, p)
+                pairs = [(fnum(a[s]["window_tokens_per_s"]), fnum(b[s]["window_tokens_per_s"])) for s in a if s in b]
+                thr[p] = pairs
+            tbest = max(present, key=lambda p: sum(y for _, y in thr[p]) / max(1, len(thr[p])))
+            pairs = thr[tbest]
+            r = jct_ratio([pairs])
+            ci = interval(jct_ratio, [pairs], rng) if len(pairs) > 1 else (r, r)
+            met = ci[0] >= TARGETS["throughput"]
+            w(f"| throughput at least {TARGETS['throughput']}x higher | {fed}, {load} | {OURS} | {tbest} (best published) | "
+              f"{fmt_ci(r, ci)} higher | {TARGETS['throughput']}x | {'yes' if met else 'no'} |")
+            figures.append((fed, load, "all", OURS, f"throughput_factor_vs_{tbest}", r, ci[0], ci[1]))
+        for load in sorted({k[1] for k in runs if k[0] == fed}, key=float):
+            g = paired_jct(runs, fed, load, OURS, "oracle")
+            if not g:
+                continue
+            r, ci = jct_ratio(g), interval(jct_ratio, g, rng)
+            met = ci[1] <= TARGETS["oracle"]
+            w(f"| avg JCT within 2% of the oracle | {fed}, {load} | {OURS} | oracle | {fmt_ci(r, ci, '.3f')} the oracle's | "
+              f"<= {TARGETS['oracle']}x | {'yes' if met else 'no'} |")
+            figures.append((fed, load, "all", OURS, "jct_vs_oracle", r, ci[0], ci[1]))
+    for (fed, load, seed), by in sorted(runs.items()):
+        if fed != "dec64" or OURS not in by:
             continue
-        _, fjs, _, fts = factors(n, ("slurm-alone", "slurm-federation"))
-        fj, ft = mean(fjs), mean(fts)
-        w(f"| {n} | {fj:.2f}x{spread(fjs, '.2f')} | {ft:.2f}x{spread(fts, '.2f')} |")
-        figures.append((n, OURS, "jct_factor_vs_slurm", fj, "mean"))
-        figures.append((n, OURS, "throughput_factor_vs_slurm", ft, "mean"))
+        ours_ms = [fnum(d["wall_ms"]) for d in by[OURS]["decisions"]]
+        for ref in ("global-ilp", "genetic"):
+            if ref not in by or not ours_ms:
+                continue
+            ref_ms = [fnum(d["wall_ms"]) for d in by[ref]["decisions"]]
+
+            def ratio(groups):
+                return (sum(groups[0]) / len(groups[0])) / max(1e-9, sum(groups[1]) / len(groups[1]))
+            r, ci = ratio([ref_ms, ours_ms]), interval(ratio, [ref_ms, ours_ms], rng)
+            met = ci[0] >= TARGETS["overhead"]
+            w(f"| mean decision time at least {TARGETS['overhead']:.0f}x lower | {fed}, {load} (seed {seed}) | "
+              f"{OURS} {sum(ours_ms) / len(ours_ms):.1f} ms | {ref} {sum(ref_ms) / len(ref_ms):.1f} ms | {fmt_ci(r, ci, '.1f')} lower | "
+              f"{TARGETS['overhead']:.0f}x (aim 100x) | {'yes' if met else 'no'} |")
+            figures.append((fed, load, seed, OURS, f"overhead_factor_vs_{ref}", r, ci[0], ci[1]))
     w("")
-    utils = {n: [100 * fnum(r["gpu_utilisation"]) for r in summaries[n].values()] for n in clusters}
-    gen_utils = [u for n in clusters if n != "8" for u in utils[n]]
-    gi = summaries[clusters[-1]].get("global-ilp")
-    gi_ms = fnum(gi["decision_ms_mean"]) if gi else float("nan")
-    w("## Reading the targets\n")
-    w("- **Our searches** (global-ilp, genetic, greedy, first-fit) run inside the same federation "
-      "scheduler as spinsearch (one queue, EASY backfill, cross-site starts, the wait for a better "
-      "placement) and decide with the same cost model (global-ilp through its linear proxy), so they "
-      "differ only in the layout each decision picks and in how long it takes. None is an oracle: "
-      "exhaustive search is, where it finishes (bench/planner_bench). Each decision's "
-      "wall time passes on the simulated clock (doc/simulate.md), so a slower decision delays the "
-      "job it places and the queue behind it; on jobs of hours that delay is small.")
-    w("- **The baselines as published** decide with their papers' model (flat GPU pools, no "
-      "contention on links or switch uplinks) and run on the real federation: where that model "
-      "misjudges a link, their plans run slower than they believed (each plan's note says by how "
-      "much). This is the comparison the published 1.2-1.3x claims were made against.")
-    w("- **Overhead at 64 clusters.** Most jobs ask 8 to 64 GPUs, which global-ilp's shape "
-      f"search prunes quickly on an idle federation ({gi_ms:.1f} ms mean at {clusters[-1]} clusters); "
-      "the gap grows with job size "
-      "(bench/planner_bench). Their slowest decisions reach the per-call limit, so those are "
-      "cut short and the means are lower bounds of what they would take unlimited.")
-    if gen_utils and "8" in utils:
-        w(f"- **Load on the generated federations.** {jobs_gen} jobs load the generated federations "
-          f"lightly (GPU utilisation {min(gen_utils):.0f}-{max(gen_utils):.0f}%), so placement matters "
-          "less there and every sensible policy ends closer; the 8-region example, loaded to "
-          f"{min(utils['8']):.0f}-{max(utils['8']):.0f}%, is the informative case.")
+    if "Targets" in notes:
+        w(notes["Targets"] + "\n")
+
+    # --- against what sites run today ------------------------------------------------------------
+    w("## Against what sites run today\n")
+    w("Average JCT over the window's jobs both finished, Slurm's / ours (above 1: ours is lower).\n")
+    w("| federation, load | against slurm-alone | against slurm-federation |")
+    w("|---|---|---|")
+    for fed in feds:
+        for load in sorted({k[1] for k in runs if k[0] == fed}, key=float):
+            cells = []
+            for p in SLURM:
+                g = paired_jct(runs, fed, load, p, OURS)
+                if g:
+                    r, ci = jct_ratio(g), interval(jct_ratio, g, rng)
+                    cells.append(fmt_ci(r, ci))
+                    figures.append((fed, load, "all", OURS, f"jct_factor_vs_{p}", r, ci[0], ci[1]))
+                else:
+                    cells.append("not run")
+            if any(c != "not run" for c in cells):
+                w(f"| {fed}, {load} | {cells[0]} | {cells[1]} |")
     w("")
 
-    # Plots: JCT CDFs, throughput over time, overhead against cluster count.
-    for n in clusters:
-        data = os.path.join(out, f"jct-cdf-{n}.dat")
-        with open(data, "w") as f:
-            for p in summaries[n]:
-                v = sorted(fnum(r["jct_s"]) / 3600 for r in per_job[n] if r["policy"] == p and fnum(r["finish_s"]) > 0)
-                f.write(f'"{p}"\n')
-                for i, x in enumerate(v):
-                    f.write(f"{x:.4f} {(i + 1) / len(v):.4f}\n")
-                f.write("\n\n")
-        gnuplot(f"""set terminal svg size 720,420 font 'sans,12' background '#ffffff'
-set output '{out}/jct-cdf-{n}.svg'
-set title 'JCT CDF, {n} clusters, {jobs_of[n]} jobs (seed {seeds[0]})'
+    # --- decisions where the planners differ most ------------------------------------------------
+    # Admissions: each job planned on the empty federation when it arrives, the same question to
+    # every policy in every run of a trace; the predicted iteration times of the policies that
+    # price with our cost model compare directly.
+    spread = []
+    for (fed, load, seed), by in runs.items():
+        adm = {}
+        for p in OUR_MODEL:
+            if p in by:
+                for d in by[p]["decisions"]:
+                    if d["kind"] == "admission" and d["plan"] and fnum(d["predicted_iteration_s"]) > 0:
+                        adm.setdefault(d["job"], {})[p] = d
+        for job, per in adm.items():
+            if len(per) >= 2:
+                t = {p: fnum(d["predicted_iteration_s"]) for p, d in per.items()}
+                spread.append((max(t.values()) / min(t.values()), fed, load, seed, job, per))
+    spread.sort(key=lambda x: -x[0])
+    w("## Where the planners differ most\n")
+    if not spread:
+        w("No run with two policies of our cost model: nothing to compare.\n")
+    else:
+        seen = set()
+        top = []
+        for item in spread:
+            shape = (item[1], item[5][next(iter(item[5]))]["gpus_max"], tuple(sorted((p, d["plan"]) for p, d in item[5].items())))
+            if shape in seen:
+                continue
+            seen.add(shape)
+            top.append(item)
+            if len(top) == 3:
+                break
+        w("The three admissions (a job planned on the empty federation as it arrives: the same "
+          "question to every policy) whose predicted iteration times differ most between the "
+          f"policies that price with our cost model, out of {len(spread)} compared.\n")
+        for k, (ratio, fed, load, seed, job, per) in enumerate(top, 1):
+            d0 = next(iter(per.values()))
+            w(f"{k}. **{fed}, load {load}, seed {seed}, job {job}** ({d0['gpus_max']} GPUs): slowest / fastest "
+              f"{ratio:.2f}x")
+            for p, d in sorted(per.items(), key=lambda x: fnum(x[1]["predicted_iteration_s"])):
+                w(f"    - {p}: {fnum(d['predicted_iteration_s']):.3f} s/iteration, `{d['plan']}` "
+                  f"({fnum(d['wall_ms']):.1f} ms{', cut short' if d['capped'] == 'yes' else ''})")
+        w("")
+    if "Where the planners differ most" in notes:
+        w(notes["Where the planners differ most"] + "\n")
+
+    # --- plots ---------------------------------------------------------------------------------
+    plots = []
+    for fed in feds:
+        for load in sorted({k[1] for k in runs if k[0] == fed}, key=float):
+            keys = sorted((k for k in runs if k[0] == fed and k[1] == load), key=lambda k: int(k[2]))
+            first = keys[0]
+            pols = [p for p in ORDER if p in runs[first]]
+            if len(pols) < 2:
+                continue
+            data = os.path.join(out, f"jct-cdf-{fed}-L{load}.dat")
+            with open(data, "w") as f:
+                for p in pols:
+                    v = sorted(fnum(j["jct_s"]) / 3600 for j in window_jobs(runs[first][p]).values() if fnum(j["finish_s"]) > 0)
+                    f.write(f'"{p}"\n')
+                    for i, x in enumerate(v):
+                        f.write(f"{max(x, 1e-3):.4f} {(i + 1) / len(v):.4f}\n")
+                    f.write("\n\n")
+            name = f"jct-cdf-{fed}-L{load}.svg"
+            gnuplot(f"""set terminal svg size 720,420 font 'sans,12' background '#ffffff'
+set output '{out}/{name}'
+set title 'JCT of the window jobs, {FED_NAMES.get(fed, fed)}, offered load {load} (seed {first[2]})'
 set xlabel 'job completion time (h, log scale)'; set ylabel 'fraction of finished jobs'
 set logscale x; set key right bottom; set grid
-plot for [i=0:{len(summaries[n]) - 1}] '{data}' index i using 1:2 with steps lw 2 title columnheader(1)
+plot for [i=0:{len(pols) - 1}] '{data}' index i using 1:2 with steps lw 2 title columnheader(1)
 """)
-        tl = read(os.path.join(out, f"timeline-{n}-s{seeds[0]}.csv"))
-        data = os.path.join(out, f"throughput-{n}.dat")
+            os.remove(data)
+            plots.append((f"JCT CDF, {fed}, load {load}", name))
+    # Offered against achieved load, one point per policy and load (mean over seeds).
+    for fed in feds:
+        loads = sorted({k[1] for k in runs if k[0] == fed}, key=float)
+        if len(loads) < 2:
+            continue
+        data = os.path.join(out, f"load-{fed}.dat")
+        pols = [p for p in ORDER if any(p in runs[k] for k in runs if k[0] == fed)]
         with open(data, "w") as f:
-            for p in summaries[n]:
+            for p in pols:
                 f.write(f'"{p}"\n')
-                for r in tl:
-                    if r["policy"] == p:
-                        f.write(f"{fnum(r['t_s']) / 3600:.4f} {fnum(r['tokens_per_s']) / 1e6:.4f}\n")
+                for load in loads:
+                    u = [fnum(by[p]["summary"]["window_utilisation"]) for (fd, l, _), by in runs.items() if fd == fed and l == load and p in by]
+                    if u:
+                        f.write(f"{load} {sum(u) / len(u):.4f}\n")
                 f.write("\n\n")
+        name = f"achieved-load-{fed}.svg"
         gnuplot(f"""set terminal svg size 720,420 font 'sans,12' background '#ffffff'
-set output '{out}/throughput-{n}.svg'
-set title 'Training throughput over time, {n} clusters (seed {seeds[0]})'
-set xlabel 'time (h)'; set ylabel 'million tokens/s'; set key right top; set grid
-plot for [i=0:{len(summaries[n]) - 1}] '{data}' index i using 1:2 with steps lw 1.5 title columnheader(1)
+set output '{out}/{name}'
+set title 'Offered load and the GPU utilisation each policy achieved, {FED_NAMES.get(fed, fed)}'
+set xlabel 'offered load in the window'; set ylabel 'achieved GPU utilisation in the window'
+set xrange [0.5:1.3]; set yrange [0:1.3]; set key outside right top; set grid
+plot x title 'offered' dt 2 lc rgb '#888888', for [i=0:{len(pols) - 1}] '{data}' index i using 1:2 with linespoints lw 2 title columnheader(1)
 """)
-    data = os.path.join(out, "overhead.dat")
-    pols = list(summaries[clusters[0]])
-    with open(data, "w") as f:
-        for p in pols:
-            f.write(f'"{p}"\n')
-            for n in clusters:
-                if p in summaries[n]:
-                    f.write(f"{n} {max(1e-3, fnum(summaries[n][p]['decision_ms_mean'])):.4f}\n")
-            f.write("\n\n")
-    gnuplot(f"""set terminal svg size 720,420 font 'sans,12' background '#ffffff'
-set output '{out}/overhead.svg'
-set title 'Scheduling overhead against federation size'
-set xlabel 'clusters'; set ylabel 'ms per placement decision (log scale)'
-set logscale y; set logscale x 2; set key outside right top; set grid
-set xrange [{int(clusters[0]) / 2}:{int(clusters[-1]) * 2}]
-plot for [i=0:{len(pols) - 1}] '{data}' index i using 1:2 with linespoints lw 2 title columnheader(1)
-""")
-
-    w("## Plots\n")
-    w("![scheduling overhead against cluster count](overhead.svg)\n")
-    for n in clusters:
-        w(f"![JCT CDF, {n} clusters](jct-cdf-{n}.svg)\n")
-        w(f"![throughput over time, {n} clusters](throughput-{n}.svg)\n")
+        os.remove(data)
+        plots.append((f"offered and achieved load, {fed}", name))
+    if plots:
+        w("## Plots\n")
+        for title, name in plots:
+            w(f"![{title}]({name})\n")
+    if "What a site should expect" in notes:
+        w("## What a site should expect\n")
+        w(notes["What a site should expect"] + "\n")
 
     with open(os.path.join(out, "figures.csv"), "w", newline="") as f:
-        cw = csv.writer(f)
-        cw.writerow(["clusters", "policy", "metric", "value", "seed"])
+        cw = csv.writer(f, lineterminator="\n")
+        cw.writerow(["federation", "offered_load", "seed", "policy", "metric", "value", "ci_low", "ci_high"])
         for row in figures:
-            cw.writerow([row[0], row[1], row[2], f"{row[3]:.6g}", row[4]])
+            cw.writerow([row[0], row[1], row[2], row[3], row[4], f"{row[5]:.6g}",
+                         f"{row[6]:.6g}" if row[6] != "" else "", f"{row[7]:.6g}" if row[7] != "" else ""])
     with open(os.path.join(out, "README.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
-    for n in clusters:
-        for tmp in (f"jct-cdf-{n}.dat", f"throughput-{n}.dat"):
-            os.remove(os.path.join(out, tmp))
-    os.remove(data)
 
 
 if __name__ == "__main__":

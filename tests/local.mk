@@ -260,6 +260,9 @@ EXTRA_DIST += tests/integration/test_fault_ctld_agent.sh
 # ... and the soak's short version: 20 cross-site jobs, the broker restarted twice.
 TESTS += tests/integration/test_soak_short.sh
 EXTRA_DIST += tests/integration/test_soak_short.sh
+# the evaluation's quick part and its report's shape (bench/federation_eval.sh --part quick)
+TESTS += tests/integration/test_federation_eval_quick.sh
+EXTRA_DIST += tests/integration/test_federation_eval_quick.sh
 # a real framework's world (Debian's python3-torch, gloo) on one cluster and across two
 TESTS += tests/integration/test_torch_world.sh
 EXTRA_DIST += tests/integration/test_torch_world.sh tests/integration/torch_world.py

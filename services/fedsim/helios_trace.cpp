@@ -10,6 +10,7 @@
 
 #include "common/util/errors.h"
 #include "common/util/parse_number.h"
+#include "services/fedsim/measurement_window.h"
 
 namespace spiderflow::fedsim {
 namespace {
@@ -155,17 +156,47 @@ JobTrace generate_helios_like(const HeliosGenOptions& o) {
         draws.push_back({std::max(1, g), d, rng.uniform()});
         gpu_seconds += g * d;
     }
-    // Mean gap that offers `load`; a day/night cycle (rate x (1 + 0.5 sin)) by thinning.
-    const double mean_gap = gpu_seconds / o.jobs / (o.load * total);
+    // Poisson arrivals at mean gap `gap`, with a day/night cycle (rate x (1 + 0.5 sin)) by
+    // thinning; every try draws from the same stream, so the gap alone tells tries apart.
+    const Rng arrivals_rng = rng;
+    const auto arrivals = [&](double gap) {
+        Rng r = arrivals_rng;
+        std::vector<double> at(static_cast<size_t>(o.jobs), 0);
+        double t = 0;
+        for (int i = 0; i < o.jobs; ++i) {
+            do t += r.exponential(gap / 1.5);
+            while (r.uniform() * 1.5 > 1 + 0.5 * std::sin(2 * M_PI * t / kDay));
+            at[static_cast<size_t>(i)] = i == 0 ? 0 : t;
+        }
+        return at;
+    };
+    // The load the jobs offer inside the measurement window: each asks its GPUs from its
+    // submission for its drawn run time.
+    const auto window_load = [&](const std::vector<double>& at) {
+        const MeasurementWindow w = measurement_window(at);
+        double asked = 0;
+        for (size_t i = 0; i < at.size(); ++i) asked += draws[i].gpus * overlap_s(at[i], at[i] + draws[i].duration_s, w.start_s, w.end_s);
+        return asked / (static_cast<double>(total) * w.span_s());
+    };
+    // The gap that offers `load` on average over an endless stream; then, with a window to
+    // measure in, the gap that offers it there (run times of hours to days against a stream of
+    // a few hundred jobs: the endless stream's gap leaves the window far below `load`). The
+    // load falls as the gap grows: bisection over the gap's logarithm.
+    double gap = gpu_seconds / o.jobs / (o.load * total);
+    if (o.jobs >= 10) {
+        double lo = gap / 1000, hi = gap * 10;
+        for (int k = 0; k < 60; ++k) {
+            const double mid = std::sqrt(lo * hi);
+            (window_load(arrivals(mid)) > o.load ? lo : hi) = mid;
+        }
+        gap = std::sqrt(lo * hi);
+    }
+    const std::vector<double> at = arrivals(gap);
     JobTrace trace;
     trace.source = "helios-like seed " + std::to_string(o.seed);
-    double t = 0;
-    for (int i = 0; i < o.jobs; ++i) {
-        do t += rng.exponential(mean_gap / 1.5);
-        while (rng.uniform() * 1.5 > 1 + 0.5 * std::sin(2 * M_PI * t / kDay));
-        trace.jobs.push_back(make_job(i + 1, i == 0 ? 0 : t, draws[i].gpus, draws[i].duration_s,
+    for (int i = 0; i < o.jobs; ++i)
+        trace.jobs.push_back(make_job(i + 1, at[static_cast<size_t>(i)], draws[i].gpus, draws[i].duration_s,
                                       pick_home(o.homes, draws[i].u_home).name));
-    }
     return trace;
 }
 

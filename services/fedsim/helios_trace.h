@@ -41,8 +41,10 @@ struct HeliosGenOptions {
     int jobs = 100;
     uint64_t seed = 1;
     std::vector<HomeCluster> homes;  // the federation's clusters
-    // Offered load: GPU-seconds asked per second over the federation's GPUs. Arrivals are
-    // Poisson at the rate that gives this load, modulated by a day/night cycle.
+    // Offered load inside the measurement window (measurement_window.h): GPU-seconds the jobs
+    // ask inside it, each from its submission for its drawn run time, per GPU-second of the
+    // federation. Arrivals are Poisson, modulated by a day/night cycle, at the rate that offers
+    // this load there (found by bisection; below 10 jobs, the rate that offers it on average).
     double load = 0.9;
     double gpu_scale = 1;            // multiply the drawn GPU counts (powers of two kept)
     int max_gpus = 0;                // cap; 0 = half the federation's GPUs

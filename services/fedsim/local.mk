@@ -14,4 +14,5 @@ libsf_fedsim_la_SOURCES = \
 	services/fedsim/fed_simulator.h \
 	services/fedsim/fed_simulator.cpp \
 	services/fedsim/run_summary.h \
+	services/fedsim/measurement_window.h \
 	services/fedsim/run_summary.cpp

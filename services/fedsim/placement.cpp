@@ -145,6 +145,38 @@ public:
     }
 };
 
+// The evaluation's oracle: at every decision, each of our searches plans the job on the same
+// free GPUs and the plan with the lowest iteration time under our cost model wins. Its decisions
+// cost no simulated time (wall_s 0): it is the yardstick a policy is held against, not a policy a
+// controller could run. The published baselines are not asked: they plan with their papers'
+// models, so their predictions are not our cost model's.
+class OraclePlacement final : public PlacementPolicy {
+public:
+    OraclePlacement(double limit, uint64_t seed) {
+        for (const char* n : {"spinsearch", "global-ilp", "genetic", "greedy", "first-fit"})
+            searches_.push_back(std::make_unique<PlannerPlacement>(make_planner(n), limit, seed));
+    }
+    std::string name() const override { return "oracle"; }
+    PlaceAttempt place(const Topology& view, const TraceJob& job, const Catalog& catalog) const override {
+        PlaceAttempt best;
+        for (const auto& s : searches_) {
+            PlaceAttempt a = s->place(view, job, catalog);
+            best.planner_calls += a.planner_calls;
+            best.hit_limit = best.hit_limit || a.hit_limit;
+            if (a.plan && (!best.plan || a.plan->prediction.iteration_s < best.plan->prediction.iteration_s))
+                best.plan = std::move(a.plan);
+            else if (!best.plan && best.why.empty())
+                best.why = a.why;
+        }
+        if (best.plan) best.why.clear();
+        best.wall_s = 0;
+        return best;
+    }
+
+private:
+    std::vector<std::unique_ptr<PlannerPlacement>> searches_;
+};
+
 }  // namespace
 
 std::string PlacementPolicy::queue_of(const TraceJob&) const { return ""; }
@@ -152,12 +184,14 @@ std::string PlacementPolicy::queue_of(const TraceJob&) const { return ""; }
 std::vector<std::string> placement_names() {
     std::vector<std::string> names{"slurm-alone", "slurm-federation"};
     for (const auto& n : planner_names()) names.push_back(n);
+    names.push_back("oracle");
     return names;
 }
 
 std::unique_ptr<PlacementPolicy> make_placement(const std::string& name, double limit, uint64_t seed) {
     if (name == "slurm-alone") return std::make_unique<SlurmAlone>(limit, seed);
     if (name == "slurm-federation") return std::make_unique<SlurmFederation>(limit, seed);
+    if (name == "oracle") return std::make_unique<OraclePlacement>(limit, seed);
     try {
         return std::make_unique<PlannerPlacement>(make_planner(name), limit, seed);
     } catch (const InputError&) {

@@ -1,5 +1,7 @@
 #include "services/fedsim/run_summary.h"
 
+#include "services/fedsim/measurement_window.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
@@ -20,26 +22,23 @@ double quantile(std::vector<double> v, double q) {
     return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
 }
 
-double overlap(double a0, double a1, double b0, double b1) { return std::max(0.0, std::min(a1, b1) - std::max(a0, b0)); }
-
 // The window's figures (RunSummary says what the window is). A job's GPUs count while it holds
 // them; its tokens are spread evenly over its run.
 void summarize_window(const std::vector<JobOutcome>& jobs, int total_gpus, RunSummary& s) {
-    if (jobs.size() < 10) return;
     std::vector<double> submits;
     for (const auto& j : jobs) submits.push_back(j.submit_s);
-    std::sort(submits.begin(), submits.end());
-    s.window_start_s = submits[submits.size() / 10];
-    s.window_end_s = submits.back();
-    const double span = s.window_end_s - s.window_start_s;
+    const MeasurementWindow w = measurement_window(std::move(submits));
+    s.window_start_s = w.start_s;
+    s.window_end_s = w.end_s;
+    const double span = w.span_s();
     if (span <= 0) return;
     double gpu_s = 0, tokens = 0, jct = 0;
     for (const auto& j : jobs) {
-        const bool inside = j.submit_s >= s.window_start_s && j.submit_s <= s.window_end_s;
+        const bool inside = w.holds(j.submit_s);
         s.window_jobs += inside;
         if (j.start_s < 0) continue;
         const double end = j.finish_s < 0 ? s.window_end_s : j.finish_s;
-        const double held = overlap(j.start_s, end, s.window_start_s, s.window_end_s);
+        const double held = overlap_s(j.start_s, end, w.start_s, w.end_s);
         gpu_s += held * j.gpus;
         if (j.finish_s > j.start_s) tokens += j.tokens * held / (j.finish_s - j.start_s);
         if (inside && j.finish_s >= 0) {

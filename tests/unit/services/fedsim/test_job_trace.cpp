@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "services/fedsim/helios_trace.h"
+#include "services/fedsim/measurement_window.h"
 #include "services/fedsim/job_trace.h"
 #include "common/util/errors.h"
 
@@ -108,6 +109,29 @@ TEST(HeliosTrace, GeneratedStreamsAreSeededAndShapedAsStated) {
         eight += j.gpus_min == 8;
     }
     EXPECT_NEAR(eight / 400.0, 0.45, 0.08);           // the stated share of 8-GPU jobs
+}
+
+// The offered load is what the jobs ask inside the measurement window, counted here from the
+// trace alone: a stream of a few hundred jobs of hours to days offers it there, not only on
+// average over an endless one.
+TEST(HeliosTrace, GeneratedStreamsOfferTheLoadInsideTheMeasurementWindow) {
+    for (double load : {0.6, 0.9, 1.2}) {
+        HeliosGenOptions o;
+        o.jobs = 300;
+        o.load = load;
+        o.homes = {{"A", 512}, {"B", 256}, {"C", 128}};
+        const JobTrace t = generate_helios_like(o);
+        std::vector<double> submits;
+        for (const auto& j : t.jobs) submits.push_back(j.submit_s);
+        const MeasurementWindow w = measurement_window(submits);
+        ASSERT_GT(w.span_s(), 0);
+        double asked = 0;
+        for (const auto& j : t.jobs) {
+            ASSERT_EQ(j.work_unit, WorkUnit::duration_s);
+            asked += j.gpus_min * overlap_s(j.submit_s, j.submit_s + j.work, w.start_s, w.end_s);
+        }
+        EXPECT_NEAR(asked / (896 * w.span_s()), load, 0.02 * load) << "offered load " << load;
+    }
 }
 
 }  // namespace
