@@ -314,8 +314,9 @@ def main():
             w(f"{k}. **{fed}, load {load}, seed {seed}, job {job}** ({d0['gpus_max']} GPUs): slowest / fastest "
               f"{ratio:.2f}x")
             for p, d in sorted(per.items(), key=lambda x: fnum(x[1]["predicted_iteration_s"])):
+                by = f", found by {d['found_by']}" if d.get("found_by") else ""
                 w(f"    - {p}: {fnum(d['predicted_iteration_s']):.3f} s/iteration, `{d['plan']}` "
-                  f"({fnum(d['wall_ms']):.1f} ms{', cut short' if d['capped'] == 'yes' else ''})")
+                  f"({fnum(d['wall_ms']):.1f} ms{', cut short' if d['capped'] == 'yes' else ''}{by})")
         w("")
     if "Where the planners differ most" in notes:
         w(notes["Where the planners differ most"] + "\n")

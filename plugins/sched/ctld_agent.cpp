@@ -8,6 +8,7 @@
 #include "services/slurmjob/spiderflow_conf.h"
 #include "services/agent/agent_setup.h"
 #include "services/agent/home_jobs.h"
+#include "services/agent/part_fence.h"
 #include "services/agent/part_runner.h"
 #include "services/agent/slurm_hands.h"
 #include "plugins/sched/coflow_priorities.h"
@@ -27,6 +28,7 @@ struct Running {
     agent::AgentSetup setup;
     std::unique_ptr<agent::Agent> agent;
     std::unique_ptr<agent::LibslurmHands> hands;
+    std::shared_ptr<agent::PartFence> fence;
     std::unique_ptr<agent::PartRunner> parts;
     std::unique_ptr<agent::HomeJobHandoff> handoff;
 };
@@ -52,11 +54,12 @@ std::optional<Running> load() {
         r.setup = loaded.setup;
         r.agent = std::make_unique<agent::Agent>(loaded.setup, BrokerClient(loaded.endpoint), observe_slurmctld, log_line);
         r.hands = std::make_unique<agent::LibslurmHands>(r.setup.cluster, r.setup.conf.part_min_uid, r.setup.conf.wan_address);
+        if (r.setup.conf.cross_site_parts) r.fence = std::make_shared<agent::PartFence>(r.setup.conf.part_fence_after_s, log_line);
         r.parts = std::make_unique<agent::PartRunner>(
             r.setup.cluster, BrokerClient(loaded.endpoint), *r.hands,
             agent::PartPolicy{r.setup.conf.part_users, r.setup.conf.part_accounts, r.setup.conf.spiderflow_conf,
                               r.setup.conf.part_end_grace_s},
-            log_line);
+            log_line, r.fence.get());
         r.handoff = std::make_unique<agent::HomeJobHandoff>(r.setup.cluster, BrokerClient(loaded.endpoint), *r.hands,
                                                             r.setup.conf.default_time_limit_s, log_line);
         log_line("cluster '" + r.setup.cluster + "' publishing to " + r.setup.conf.broker + " every " +
@@ -70,7 +73,7 @@ std::optional<Running> load() {
 
 }  // namespace
 
-ControllerAgent::ControllerAgent() : thread_([this] { run(); }) {}
+ControllerAgent::ControllerAgent() : thread_([this] { run(); }), fencer_([this] { fence(); }) {}
 
 ControllerAgent::~ControllerAgent() {
     {
@@ -79,6 +82,26 @@ ControllerAgent::~ControllerAgent() {
     }
     wake_.notify_all();
     thread_.join();
+    fencer_.join();
+}
+
+void ControllerAgent::fence() {
+    std::unique_ptr<agent::LibslurmHands> hands;
+    std::shared_ptr<agent::PartFence> checked;
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!stop_) {
+        std::shared_ptr<agent::PartFence> f = fence_;
+        if (f != checked) {   // a new configuration: hands of its own
+            hands = f ? std::make_unique<agent::LibslurmHands>(fence_cluster_, fence_min_uid_, fence_wan_) : nullptr;
+            checked = f;
+        }
+        if (f && slurmctld_config.shutdown_time == 0) {
+            lock.unlock();
+            f->check(*hands, std::chrono::steady_clock::now());
+            lock.lock();
+        }
+        wake_.wait_for(lock, std::chrono::seconds(1), [this] { return stop_; });
+    }
 }
 
 void ControllerAgent::reconfigure() {
@@ -102,10 +125,21 @@ void ControllerAgent::run() {
             reload_ = false;
         }
         if (reload) {
+            {
+                std::lock_guard<std::mutex> lock(mu_);
+                fence_.reset();
+            }
             running.reset();
             running = load();
             if (running) running->agent->force_snapshot();
             interval_s = running ? running->setup.conf.interval_s : 5;
+            std::lock_guard<std::mutex> lock(mu_);
+            if (running && running->fence) {
+                fence_ = running->fence;
+                fence_cluster_ = running->setup.cluster;
+                fence_min_uid_ = running->setup.conf.part_min_uid;
+                fence_wan_ = running->setup.conf.wan_address;
+            }
         }
         // Once slurmctld is shutting down its RPCs stop answering: start no call to it.
         if (running && slurmctld_config.shutdown_time == 0) {

@@ -8,14 +8,20 @@
 // the cross-site orders (creating, releasing, cancelling parts) run without any slurmctld lock
 // held: orders go through Slurm's RPC API to this same slurmctld, like any client's.
 // The same thread gives pending cross-site jobs their coflow traffic levels (coflow_priorities.h),
-// with or without an agent.
+// with or without an agent. A second thread is the parts' fence (services/agent/part_fence.h), as
+// in spiderflow-agent: a cycle waiting out a dead link's timeouts must not keep a part running alone.
 #pragma once
 
 #include <condition_variable>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
+
+namespace spiderflow::agent {
+class PartFence;
+}
 
 namespace spiderflow::plugin {
 
@@ -31,12 +37,19 @@ public:
 
 private:
     void run();
+    void fence();
 
     std::mutex mu_;
     std::condition_variable wake_;
     bool stop_ = false;
     bool reload_ = true;
+    // The running configuration's fence and what its Slurm hands need, for the fence's thread
+    // (under mu_; replaced on reconfigure). Null without an agent or cross-site parts.
+    std::shared_ptr<agent::PartFence> fence_;
+    std::string fence_cluster_, fence_wan_;
+    long fence_min_uid_ = 0;
     std::thread thread_;
+    std::thread fencer_;
 };
 
 }  // namespace spiderflow::plugin

@@ -121,6 +121,7 @@ struct DecisionRecord {
     double wall_ms = 0;
     bool capped = false;             // the planner's time limit cut it short
     std::string why;                 // no plan: the policy's reason
+    std::string found_by;            // the oracle: which of our searches found the plan
 };
 
 struct FedSimResult {

@@ -163,8 +163,10 @@ public:
             PlaceAttempt a = s->place(view, job, catalog);
             best.planner_calls += a.planner_calls;
             best.hit_limit = best.hit_limit || a.hit_limit;
-            if (a.plan && (!best.plan || a.plan->prediction.iteration_s < best.plan->prediction.iteration_s))
+            if (a.plan && (!best.plan || a.plan->prediction.iteration_s < best.plan->prediction.iteration_s)) {
                 best.plan = std::move(a.plan);
+                best.found_by = s->name();
+            }
             else if (!best.plan && best.why.empty())
                 best.why = a.why;
         }

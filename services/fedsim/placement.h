@@ -26,6 +26,7 @@ struct PlaceAttempt {
     double wall_s = 0;               // planner time spent on the attempt
     int planner_calls = 0;
     bool hit_limit = false;          // a planner call's time limit cut its search short
+    std::string found_by;            // the oracle's: which search found the plan
 };
 
 class PlacementPolicy {

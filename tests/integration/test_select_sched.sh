@@ -65,6 +65,7 @@ stop_slurm
 # --- 2. ours --------------------------------------------------------------------------------------
 use_plugins select/spiderflow_cons_tres sched/spiderflow
 echo "controller_agent = $D/agent.conf" >>"$D/spiderflow.conf"
+echo "part_fence_after = 4" >>"$D/agent.conf"   # section 3: the fence inside slurmctld
 # A prolog that records the traffic level a job starts with (section 4): what our own prolog
 # hook (the tc class, context_job_script.cpp) reads.
 printf '#!/bin/sh\necho "level=$SPANK_SPIDERFLOW_TRAFFIC_LEVEL" >%s/out/prolog-$SLURM_JOB_ID.txt\n' "$D" >"$D/prolog.sh"
@@ -104,6 +105,15 @@ expect "hetjob refused under sched/spiderflow, with Slurm's reason" grep -qi "he
 published() { curl -sf -H "Authorization: Bearer tok-tools" "$URL/v1/federation" | grep -q '"n8"'; }
 expect "sched/spiderflow's agent publishes this cluster to brokerd" within 20 published
 expect "it keeps job_submit's site-state cache" within 20 test -s "$D/federation-state.json"
+# The parts' fence runs inside slurmctld as in spiderflow-agent (services/agent/part_fence.h), on a
+# thread of its own: the broker silent (stopped) past part_fence_after, the agent fences this
+# cluster's parts; the broker back, it takes parts again.
+kill -STOP "$BROKER_PID"
+expect "the broker silent past part_fence_after (4 s), sched/spiderflow's agent fences this cluster's parts" \
+    within 30 grep -q "sched/spiderflow agent: no answer from the broker for" "$D/slurmctld.log"
+kill -CONT "$BROKER_PID"
+expect "... and takes parts again once the broker answers" \
+    within 60 grep -q "sched/spiderflow agent: the broker answers again" "$D/slurmctld.log"
 
 # --- 4. coflow levels: pending cross-site jobs get traffic levels, smallest WAN bottleneck first --
 # Two held jobs get AdminComments as job_submit writes them for plans that cross to "far" (an

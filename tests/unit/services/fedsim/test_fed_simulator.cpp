@@ -2,6 +2,8 @@
 // conservation properties on generated ones.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <algorithm>
 #include <cmath>
 
@@ -96,8 +98,41 @@ TEST(FedSimulator, EveryDecisionIsLoggedWithWhatWasFreeAndWhatWasChosen) {
     EXPECT_DOUBLE_EQ(second->predicted_iteration_s, r.jobs.at(1).alone_iteration_s);
     EXPECT_FALSE(second->capped);
     const std::string csv = decisions_csv(r);
-    EXPECT_EQ(csv.rfind("t_s,job,kind,gpus_min,gpus_max,free,plan,predicted_iteration_s,wall_ms,capped,why\n", 0), 0u);
+    EXPECT_EQ(csv.rfind("t_s,job,kind,gpus_min,gpus_max,free,plan,predicted_iteration_s,wall_ms,capped,why,found_by\n", 0), 0u);
     EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), static_cast<long>(r.decisions.size()) + 1);
+}
+
+// The oracle: per decision the fastest plan of our searches, its time not charged, each plan
+// naming the search that found it; no search's admission plan beats it.
+TEST(FedSimulator, TheOracleTakesTheFastestPlanOfOurSearchesAndCostsNoTime) {
+    const Topology t = federation({"A", "B", "C"}, 2);
+    const JobTrace trace = trace_of({job("wide", 0, 32, "A", 50), job("small", 5, 8, "B", 50)});
+    std::map<std::string, std::map<std::string, double>> admitted;   // job -> policy -> predicted
+    for (const char* p : {"oracle", "spinsearch", "global-ilp", "genetic", "greedy", "first-fit"}) {
+        FedSimOptions o;
+        o.placement = p;
+        o.slack = -1;
+        o.log_decisions = true;
+        o.charge_decision_time = true;
+        const FedSimResult r = simulate_federation(site(t), trace, Catalog::builtin(), o);
+        EXPECT_EQ(r.summary.finished, 2u) << p;
+        for (const DecisionRecord& d : r.decisions) {
+            if (d.admission && !d.plan.empty()) admitted[d.job][p] = d.predicted_iteration_s;
+            if (std::string(p) != "oracle") {
+                EXPECT_TRUE(d.found_by.empty()) << p;
+                continue;
+            }
+            EXPECT_EQ(d.wall_ms, 0) << "the oracle's decisions are free";
+            if (!d.plan.empty())
+                EXPECT_TRUE(d.found_by == "spinsearch" || d.found_by == "global-ilp" || d.found_by == "genetic" ||
+                            d.found_by == "greedy" || d.found_by == "first-fit") << d.found_by;
+        }
+        if (std::string(p) == "oracle") EXPECT_EQ(r.jobs.at(0).start_s, 0) << "no decision time passed";
+    }
+    for (const auto& [job, by] : admitted) {
+        ASSERT_TRUE(by.count("oracle")) << job;
+        for (const auto& [p, predicted] : by) EXPECT_LE(by.at("oracle"), predicted + 1e-9) << job << ": " << p;
+    }
 }
 
 // Identical requests on identical free GPUs are planned once: three identical jobs arriving
