@@ -114,8 +114,14 @@ def fmt_ci(v, ci, f=".2f"):
     return f"{v:{f}}x [{ci[0]:{f}}, {ci[1]:{f}}]"
 
 
-def gnuplot(script):
-    subprocess.run(["gnuplot"], input=script, text=True, check=True)
+def svg(out, name, settings, n_series, data, using):
+    """OUT/NAME from gnuplot: one series per index of DATA (titled by its first line), then DATA removed."""
+    subprocess.run(["gnuplot"], text=True, check=True, input=f"""set terminal svg size 720,420 font 'sans,12' background '#ffffff'
+set output '{out}/{name}'
+{settings}
+plot {using}for [i=0:{n_series - 1}] '{data}' index i using 1:2 with {'steps' if 'logscale x' in settings else 'linespoints'} lw 2 title columnheader(1)
+""")
+    os.remove(data)
 
 
 def main():
@@ -339,14 +345,9 @@ def main():
                         f.write(f"{max(x, 1e-3):.4f} {(i + 1) / len(v):.4f}\n")
                     f.write("\n\n")
             name = f"jct-cdf-{fed}-L{load}.svg"
-            gnuplot(f"""set terminal svg size 720,420 font 'sans,12' background '#ffffff'
-set output '{out}/{name}'
-set title 'JCT of the window jobs, {FED_NAMES.get(fed, fed)}, offered load {load} (seed {first[2]})'
+            svg(out, name, f"""set title 'JCT of the window jobs, {FED_NAMES.get(fed, fed)}, offered load {load} (seed {first[2]})'
 set xlabel 'job completion time (h, log scale)'; set ylabel 'fraction of finished jobs'
-set logscale x; set key right bottom; set grid
-plot for [i=0:{len(pols) - 1}] '{data}' index i using 1:2 with steps lw 2 title columnheader(1)
-""")
-            os.remove(data)
+set logscale x; set key right bottom; set grid""", len(pols), data, "")
             plots.append((f"JCT CDF, {fed}, load {load}", name))
     # Offered against achieved load, one point per policy and load (mean over seeds).
     for fed in feds:
@@ -364,14 +365,10 @@ plot for [i=0:{len(pols) - 1}] '{data}' index i using 1:2 with steps lw 2 title 
                         f.write(f"{load} {sum(u) / len(u):.4f}\n")
                 f.write("\n\n")
         name = f"achieved-load-{fed}.svg"
-        gnuplot(f"""set terminal svg size 720,420 font 'sans,12' background '#ffffff'
-set output '{out}/{name}'
-set title 'Offered load and the GPU utilisation each policy achieved, {FED_NAMES.get(fed, fed)}'
+        svg(out, name, f"""set title 'Offered load and the GPU utilisation each policy achieved, {FED_NAMES.get(fed, fed)}'
 set xlabel 'offered load in the window'; set ylabel 'achieved GPU utilisation in the window'
-set xrange [0.5:1.3]; set yrange [0:1.3]; set key outside right top; set grid
-plot x title 'offered' dt 2 lc rgb '#888888', for [i=0:{len(pols) - 1}] '{data}' index i using 1:2 with linespoints lw 2 title columnheader(1)
-""")
-        os.remove(data)
+set xrange [0.5:1.3]; set yrange [0:1.3]; set key outside right top; set grid""", len(pols), data,
+            "x title 'offered' dt 2 lc rgb '#888888', ")
         plots.append((f"offered and achieved load, {fed}", name))
     if plots:
         w("## Plots\n")

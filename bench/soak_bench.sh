@@ -7,8 +7,8 @@
 # a part on a cluster that holds another part's reservation comes a minute later, so waves of more
 # than one job measure that minute, not the broker; the broker is restarted twice on the way (a clean stop at a third of the
 # jobs, kill -9 at two thirds). At the end:
-#   lost: jobs not completed (none expected); twice: jobs with more than one run in the broker's
-#   history, or a part whose script started more than once (none); reservations left on any
+#   lost: jobs not completed (none expected; each job's end read as it finishes); twice: jobs with
+#   more than one run in the broker's history, or a part whose script started more than once (none); reservations left on any
 #   cluster (none); part jobs left running or pending (none);
 #   VmRSS (from /proc) of brokerd and every agent at the start, after every tenth of the jobs,
 #   around each restart and at the end: flat.
@@ -24,6 +24,10 @@ export SF_BUILDDIR=${SF_BUILDDIR:-$(pwd)}
 fed_init alpha:an1,an2 beta:bn1,bn2 gamma:gn1,gn2
 # Short jobs, a short lead: what a busy federation's broker decides all day, sped up.
 sed -i "s/^coalloc_lead = .*/coalloc_lead = 2/" "$SF_TMP/brokerd.conf"
+# Fewer finished jobs kept than the soak runs, so its memory figures are those of a broker whose
+# list of finished jobs is full (brokerd.conf keep_finished; 1,000 by default): each job's end is
+# read from its own record as it finishes.
+echo "keep_finished = 20" >>"$SF_TMP/brokerd.conf"
 for c in alpha beta gamma; do echo "part_min_uid = 0" >>"$SF_TMP/$c/agent.conf"; done  # the bench runs as root
 fed_start
 t0=$(date +%s)
@@ -54,13 +58,24 @@ print(json.dumps({"id": a + ":" + str(100000 + int(i)), "user": "root", "time_li
 PY
     curl -s -o /dev/null -w '%{http_code}' -X POST -H "Authorization: Bearer tok-$a" --data-binary "@$SF_TMP/job.json" "$URL/v1/xjobs"
 }
-# finished: how many soak jobs the broker has finished (any end)
-finished() {
-    curl -s -H "Authorization: Bearer tok-tools" "$URL/v1/xjobs" |
-        python3 -c "import json,sys; print(sum(1 for j in json.load(sys.stdin)['xjobs'] if j['state'] in ('completed', 'failed')))" 2>/dev/null || echo 0
+# job_end I: "STATE RUNS" of job soak:I once it finished (completed or failed), else nothing
+job_end() {
+    local a b
+    read -r a b <<<"${pairs[$1 % 3]}"
+    curl -s -H "Authorization: Bearer tok-tools" "$URL/v1/xjobs/$a:$((100000 + $1))" |
+        python3 -c "import json,sys; j=json.load(sys.stdin); j['state'] in ('completed', 'failed') and print(j['state'], len(j.get('runs', [])))" 2>/dev/null
 }
-epoch() { curl -s -H "Authorization: Bearer tok-tools" "$URL/metrics" | awk '/^spiderflow_broker_epoch / {print $2}'; }
-all_finished() { [ "$(finished)" -ge "$1" ]; }
+# wave_done FIRST LAST: every job of the wave finished; each one's end is written to ends.txt
+# once (the broker forgets finished jobs beyond keep_finished later on).
+wave_done() {
+    local i e done=1
+    for ((i = $1; i <= $2; i++)); do
+        grep -q "^$i " "$SF_TMP/ends.txt" 2>/dev/null && continue
+        e=$(job_end "$i")
+        if [ -n "$e" ]; then echo "$i $e" >>"$SF_TMP/ends.txt"; else done=0; fi
+    done
+    [ "$done" = 1 ]
+}
 
 rss_line start
 restarted=0
@@ -73,7 +88,7 @@ while [ "$submitted" -lt "$JOBS" ]; do
         submitted=$((submitted + 1))
     done
     # The next wave once this one has finished (bounded: a stuck wave shows as lost at the end).
-    within 120 all_finished "$submitted" || echo "soak_bench: wave up to job $submitted not finished within 120 s" >&2
+    within 120 wave_done $((submitted - n)) $((submitted - 1)) || echo "soak_bench: wave up to job $submitted not finished within 120 s" >&2
     # A sample every tenth of the jobs: flat is a curve, not two points.
     [ $((submitted % ((JOBS + 9) / 10))) = 0 ] && rss_line "after $submitted jobs (epoch $(epoch))"
     if [ "$restarted" = 0 ] && [ "$submitted" -ge $((JOBS / 3)) ]; then
@@ -86,20 +101,13 @@ while [ "$submitted" -lt "$JOBS" ]; do
         restarted=2
     fi
 done
-within 300 all_finished "$JOBS"
+within 300 wave_done 0 $((JOBS - 1))
 rss_line end
 
-# The counts, from the broker's history and the parts' own lines.
-curl -s -H "Authorization: Bearer tok-tools" "$URL/v1/xjobs" >"$SF_TMP/xjobs.json"
-read -r completed lost twice_runs < <(python3 - "$SF_TMP/xjobs.json" "$JOBS" <<'PY'
-import json, sys
-jobs = {j['id']: j for j in json.load(open(sys.argv[1]))['xjobs']}
-n = int(sys.argv[2])
-soak = [j for i, j in jobs.items() if 100000 <= int(i.split(':')[1]) < 100000 + n]
-completed = sum(1 for j in soak if j['state'] == 'completed')
-print(completed, n - completed, sum(1 for j in soak if len(j.get('runs', [])) > 1))
-PY
-)
+# The counts, from each job's end as the broker said it and the parts' own lines.
+completed=$(awk '$2 == "completed"' "$SF_TMP/ends.txt" | sort -u -k1,1n | wc -l)
+lost=$((JOBS - completed))
+twice_runs=$(awk '$3 > 1' "$SF_TMP/ends.txt" | wc -l)
 twice_parts=0
 for ((i = 0; i < JOBS; i++)); do
     for p in 0 1; do [ "$(cat "$OUT/$i-$p.txt" 2>/dev/null | wc -l)" -gt 1 ] && twice_parts=$((twice_parts + 1)); done
@@ -122,10 +130,9 @@ echo "soak: completed $completed, lost $lost, run twice $twice_runs, part script
 echo "soak: VmRSS (KiB):"
 sed 's/^/soak:   /' "$SF_TMP/rss.txt"
 if [ "$lost" != 0 ] || [ "$twice_runs" != 0 ] || [ "$twice_parts" != 0 ] || [ "$res" != 0 ] || [ "$live" != 0 ]; then
-    python3 -c "
-import json
-for j in json.load(open('$SF_TMP/xjobs.json'))['xjobs']:
-    if j['state'] != 'completed': print('soak: not completed:', j['id'], j['state'], j.get('reason', ''))" | head -20
+    for ((i = 0; i < JOBS; i++)); do
+        grep -q "^$i completed " "$SF_TMP/ends.txt" || echo "soak: job $i not completed: $(grep "^$i " "$SF_TMP/ends.txt" || echo 'no end')"
+    done | head -20
     tail -20 "$SF_TMP/brokerd.log"
     exit 1
 fi
