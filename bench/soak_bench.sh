@@ -58,18 +58,23 @@ print(json.dumps({"id": a + ":" + str(100000 + int(i)), "user": "root", "time_li
 PY
     curl -s -o /dev/null -w '%{http_code}' -X POST -H "Authorization: Bearer tok-$a" --data-binary "@$SF_TMP/job.json" "$URL/v1/xjobs"
 }
-# job_end I: "STATE RUNS" of job soak:I once it finished (completed or failed), else nothing
+epoch() { curl -s -H "Authorization: Bearer tok-tools" "$URL/metrics" | awk '/^spiderflow_broker_epoch / {print $2}'; }
+# job_end I: "STATE RUNS" of job soak:I once it finished (completed or failed), else nothing; the
+# broker's record of it is kept in ends/I.json (its history, for a job that ran twice).
+mkdir -p "$SF_TMP/ends"
 job_end() {
     local a b
     read -r a b <<<"${pairs[$1 % 3]}"
-    curl -s -H "Authorization: Bearer tok-tools" "$URL/v1/xjobs/$a:$((100000 + $1))" |
-        python3 -c "import json,sys; j=json.load(sys.stdin); j['state'] in ('completed', 'failed') and print(j['state'], len(j.get('runs', [])))" 2>/dev/null
+    curl -s -H "Authorization: Bearer tok-tools" "$URL/v1/xjobs/$a:$((100000 + $1))" >"$SF_TMP/ends/$1.json.new" 2>/dev/null
+    python3 -c "import json,sys; j=json.load(open(sys.argv[1])); j['state'] in ('completed', 'failed') and print(j['state'], len(j.get('runs', [])))" \
+        "$SF_TMP/ends/$1.json.new" 2>/dev/null && mv "$SF_TMP/ends/$1.json.new" "$SF_TMP/ends/$1.json"
 }
-# wave_done FIRST LAST: every job of the wave finished; each one's end is written to ends.txt
-# once (the broker forgets finished jobs beyond keep_finished later on).
-wave_done() {
+# ends_up_to LAST: every job up to LAST finished; each one's end is written to ends.txt once, as
+# soon as it is seen (the broker forgets finished jobs beyond keep_finished later on, so a job
+# that ends late is looked for on every call, not only with its own wave).
+ends_up_to() {
     local i e done=1
-    for ((i = $1; i <= $2; i++)); do
+    for ((i = 0; i <= $1; i++)); do
         grep -q "^$i " "$SF_TMP/ends.txt" 2>/dev/null && continue
         e=$(job_end "$i")
         if [ -n "$e" ]; then echo "$i $e" >>"$SF_TMP/ends.txt"; else done=0; fi
@@ -88,7 +93,7 @@ while [ "$submitted" -lt "$JOBS" ]; do
         submitted=$((submitted + 1))
     done
     # The next wave once this one has finished (bounded: a stuck wave shows as lost at the end).
-    within 120 wave_done $((submitted - n)) $((submitted - 1)) || echo "soak_bench: wave up to job $submitted not finished within 120 s" >&2
+    within 120 ends_up_to $((submitted - 1)) || echo "soak_bench: a job up to $submitted not finished within 120 s" >&2
     # A sample every tenth of the jobs: flat is a curve, not two points.
     [ $((submitted % ((JOBS + 9) / 10))) = 0 ] && rss_line "after $submitted jobs (epoch $(epoch))"
     if [ "$restarted" = 0 ] && [ "$submitted" -ge $((JOBS / 3)) ]; then
@@ -101,7 +106,7 @@ while [ "$submitted" -lt "$JOBS" ]; do
         restarted=2
     fi
 done
-within 300 wave_done 0 $((JOBS - 1))
+within 300 ends_up_to $((JOBS - 1))
 rss_line end
 
 # The counts, from each job's end as the broker said it and the parts' own lines.
@@ -130,9 +135,18 @@ echo "soak: completed $completed, lost $lost, run twice $twice_runs, part script
 echo "soak: VmRSS (KiB):"
 sed 's/^/soak:   /' "$SF_TMP/rss.txt"
 if [ "$lost" != 0 ] || [ "$twice_runs" != 0 ] || [ "$twice_parts" != 0 ] || [ "$res" != 0 ] || [ "$live" != 0 ]; then
+    # What happened to each job that did not complete once, from its record at its end.
     for ((i = 0; i < JOBS; i++)); do
-        grep -q "^$i completed " "$SF_TMP/ends.txt" || echo "soak: job $i not completed: $(grep "^$i " "$SF_TMP/ends.txt" || echo 'no end')"
-    done | head -20
+        twice=0
+        for p in 0 1; do [ "$(cat "$OUT/$i-$p.txt" 2>/dev/null | wc -l)" -gt 1 ] && twice=1; done
+        grep -q "^$i completed 1$" "$SF_TMP/ends.txt" && [ "$twice" = 0 ] && continue
+        echo "soak: job $i: $(grep "^$i " "$SF_TMP/ends.txt" || echo 'no end seen'); part scripts started: $(cat "$OUT/$i-0.txt" 2>/dev/null | wc -l) $(cat "$OUT/$i-1.txt" 2>/dev/null | wc -l)"
+        [ -f "$SF_TMP/ends/$i.json" ] && python3 -c "
+import json, sys
+j = json.load(open(sys.argv[1]))
+print('soak:   reason:', j.get('reason', ''))
+for e in j.get('events', []): print('soak:   ', e)" "$SF_TMP/ends/$i.json" | head -30
+    done | head -80
     tail -20 "$SF_TMP/brokerd.log"
     exit 1
 fi

@@ -145,15 +145,16 @@ public:
     }
 };
 
-// The evaluation's oracle: at every decision, each of our searches plans the job on the same
-// free GPUs and the plan with the lowest iteration time under our cost model wins. Its decisions
-// cost no simulated time (wall_s 0): it is the yardstick a policy is held against, not a policy a
-// controller could run. The published baselines are not asked: they plan with their papers'
-// models, so their predictions are not our cost model's.
+// The evaluation's oracle: at every decision every planner policy (our searches and the
+// published baselines, whose plans are priced again with our cost model) plans the job on the
+// same free GPUs and the plan with the lowest iteration time under our cost model wins. Its
+// decisions cost no simulated time (wall_s 0): it is the yardstick a policy is held against, not
+// a policy a controller could run.
 class OraclePlacement final : public PlacementPolicy {
 public:
     OraclePlacement(double limit, uint64_t seed) {
-        for (const char* n : {"spinsearch", "global-ilp", "genetic", "greedy", "first-fit"})
+        for (const char* n : {"spinsearch", "global-ilp", "genetic", "greedy", "first-fit", "genetic-dtfm",
+                              "ilp-oblivious", "greedy-atlas"})
             searches_.push_back(std::make_unique<PlannerPlacement>(make_planner(n), limit, seed));
     }
     std::string name() const override { return "oracle"; }

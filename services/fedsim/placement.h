@@ -5,7 +5,7 @@
 //                     start it (it is queued on every sibling; the earliest start wins)
 //   spinsearch, global-ilp, genetic, greedy, first-fit, exhaustive
 //                     the planner policy of that name over every cluster (cross-site allowed)
-//   oracle            per decision, the fastest plan any of our searches finds (not charged)
+//   oracle            per decision, the fastest plan any planner policy finds (not charged)
 #pragma once
 
 #include <memory>

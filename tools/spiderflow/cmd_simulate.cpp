@@ -72,8 +72,8 @@ OptionTable simulate_table() {
             "oracle): slurm-alone, slurm-federation, spinsearch, global-ilp,\n"
             "genetic, greedy, first-fit, the published genetic-dtfm, ilp-oblivious,\n"
             "greedy-atlas, exhaustive; oracle: at each decision the fastest plan\n"
-            "of spinsearch, global-ilp, genetic, greedy and first-fit, its\n"
-            "decisions free (the yardstick, not a policy)");
+            "any of those planners finds, its decisions free (the yardstick,\n"
+            "not a policy)");
     t.value("--network", "SCHEDULER", "");
     t.value("--queue", "", "backfill (default) or fifo");
     // These two start their descriptions further right, as they always have.

@@ -102,13 +102,14 @@ TEST(FedSimulator, EveryDecisionIsLoggedWithWhatWasFreeAndWhatWasChosen) {
     EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), static_cast<long>(r.decisions.size()) + 1);
 }
 
-// The oracle: per decision the fastest plan of our searches, its time not charged, each plan
-// naming the search that found it; no search's admission plan beats it.
-TEST(FedSimulator, TheOracleTakesTheFastestPlanOfOurSearchesAndCostsNoTime) {
+// The oracle: per decision the fastest plan of every planner policy, its time not charged, each
+// plan naming the planner that found it; no planner's admission plan beats it.
+TEST(FedSimulator, TheOracleTakesTheFastestPlanOfEveryPlannerAndCostsNoTime) {
     const Topology t = federation({"A", "B", "C"}, 2);
     const JobTrace trace = trace_of({job("wide", 0, 32, "A", 50), job("small", 5, 8, "B", 50)});
     std::map<std::string, std::map<std::string, double>> admitted;   // job -> policy -> predicted
-    for (const char* p : {"oracle", "spinsearch", "global-ilp", "genetic", "greedy", "first-fit"}) {
+    for (const char* p : {"oracle", "spinsearch", "global-ilp", "genetic", "greedy", "first-fit", "genetic-dtfm",
+                          "ilp-oblivious", "greedy-atlas"}) {
         FedSimOptions o;
         o.placement = p;
         o.slack = -1;
@@ -117,15 +118,15 @@ TEST(FedSimulator, TheOracleTakesTheFastestPlanOfOurSearchesAndCostsNoTime) {
         const FedSimResult r = simulate_federation(site(t), trace, Catalog::builtin(), o);
         EXPECT_EQ(r.summary.finished, 2u) << p;
         for (const DecisionRecord& d : r.decisions) {
-            if (d.admission && !d.plan.empty()) admitted[d.job][p] = d.predicted_iteration_s;
+            // A search its time limit cut short may find another plan alone than inside the oracle.
+            if (d.admission && !d.plan.empty() && (!d.capped || std::string(p) == "oracle"))
+                admitted[d.job][p] = d.predicted_iteration_s;
             if (std::string(p) != "oracle") {
                 EXPECT_TRUE(d.found_by.empty()) << p;
                 continue;
             }
             EXPECT_EQ(d.wall_ms, 0) << "the oracle's decisions are free";
-            if (!d.plan.empty())
-                EXPECT_TRUE(d.found_by == "spinsearch" || d.found_by == "global-ilp" || d.found_by == "genetic" ||
-                            d.found_by == "greedy" || d.found_by == "first-fit") << d.found_by;
+            if (!d.plan.empty()) EXPECT_FALSE(d.found_by.empty());
         }
         if (std::string(p) == "oracle") EXPECT_EQ(r.jobs.at(0).start_s, 0) << "no decision time passed";
     }
