@@ -113,3 +113,45 @@ TEST(Coallocator, NeverStartsBeforeTheLeadTime) {
     }
     EXPECT_EQ(c.find("oregon:1")->start_at, 130);  // 30 s to make the reservations
 }
+
+// A part whose script ran for a second starts and ends between two looks of its agent: its end
+// (completed) is word enough that it ran. Both parts so: the job ran once and completed, and is
+// not started again when the start barrier passes.
+TEST(Coallocator, PartsThatCompletedUnseenRunningRanOnce) {
+    Coallocator c;
+    c.submit(two_parts("oregon:40"), 0);
+    c.step(0, kNoSilence);
+    offer_and_reserve(c, "oregon:40", 10, 0);
+    ASSERT_EQ(c.find("oregon:40")->state, XJobState::Starting);
+    Report done = ended("oregon:40", 1, 201, "COMPLETED");
+    done.completed = true;
+    ASSERT_TRUE(c.report("ohio", done, 12));
+    EXPECT_EQ(c.find("oregon:40")->state, XJobState::Starting);   // part 0 not heard of yet
+    done = ended("oregon:40", 0, 200, "COMPLETED");
+    done.completed = true;
+    ASSERT_TRUE(c.report("oregon", done, 13));
+    const XJob& j = *c.find("oregon:40");
+    EXPECT_EQ(j.state, XJobState::Completed) << j.reason;
+    ASSERT_EQ(j.runs.size(), 1u);
+    EXPECT_EQ(j.runs[0].end, "completed");
+    c.step(10 + Policy{}.barrier_s + 1, kNoSilence);
+    EXPECT_EQ(c.find("oregon:40")->state, XJobState::Completed);
+    EXPECT_EQ(c.find("oregon:40")->runs.size(), 1u);
+}
+
+// One part completed unseen while the other runs: the job is running (the completion grace
+// then ends the other if it outlives it), not waiting for the barrier to call the first late.
+TEST(Coallocator, APartThatCompletedUnseenCountsAsStartedAtTheBarrier) {
+    Coallocator c;
+    c.submit(two_parts("oregon:41"), 0);
+    c.step(0, kNoSilence);
+    offer_and_reserve(c, "oregon:41", 10, 0);
+    Report done = ended("oregon:41", 0, 200, "COMPLETED");
+    done.completed = true;
+    ASSERT_TRUE(c.report("oregon", done, 12));
+    Report r = rep(ReportKind::Running, "oregon:41", 1, 1);
+    r.job_id = 201;
+    ASSERT_TRUE(c.report("ohio", r, 12));
+    EXPECT_EQ(c.find("oregon:41")->state, XJobState::Running);
+    EXPECT_EQ(c.find("oregon:41")->runs.size(), 1u);
+}
