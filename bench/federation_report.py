@@ -3,7 +3,8 @@
 
 Usage: federation_report.py OUT_DIR [--limit S]
 Reads OUT_DIR/runs/{summary,jobs,decisions}-FED-LLOAD-sSEED-POLICIES.csv (FED: dec32, dec64,
-dec16, ww8), whatever parts ran. Every figure is over the run's measurement window (jobs submitted
+dec16, ww8; admissions-*.csv, the admission rows alone, where a decisions file was left out),
+whatever parts ran. Every figure is over the run's measurement window (jobs submitted
 past the first tenth of the trace up to the last submission). Every ratio carries a 95%
 bootstrap interval: JCT ratios over the jobs both policies finished in the window (resampled
 within each seed), throughput ratios over the seeds, decision-time ratios over the decisions.
@@ -69,7 +70,9 @@ def load_runs(out):
         key, rest = (m.group(1), m.group(2), m.group(3)), m.group(4)
         base = os.path.join(out, "runs", "%s-" + f"{key[0]}-L{key[1]}-s{key[2]}-{rest}.csv")
         jobs = read(base % "jobs") if os.path.exists(base % "jobs") else []
-        decisions = read(base % "decisions") if os.path.exists(base % "decisions") else []
+        # A run's decisions, or its admissions alone where the full log was left out (the
+        # repository keeps those of the large federations' runs only: megabytes each).
+        decisions = next((read(base % k) for k in ("decisions", "admissions") if os.path.exists(base % k)), [])
         for row in read(path):
             p = row["policy"]
             runs.setdefault(key, {})[p] = {
