@@ -69,8 +69,10 @@ run() {
               --jobs-csv "$out/runs/.jobs-$tag.csv" --decisions-csv "$out/runs/.decisions-$tag.csv" \
               --summary-csv "$out/runs/.summary-$tag.csv" >"$out/runs/run-$tag.txt" &&
           for k in jobs decisions summary; do mv "$out/runs/.$k-$tag.csv" "$out/runs/$k-$tag.csv"; done &&
-          # The admissions alone: what the report compares where a decisions file is left out.
-          awk -F, 'NR == 1 || $4 == "admission"' "$out/runs/decisions-$tag.csv" >"$out/runs/admissions-$tag.csv" ) &
+          # The admissions alone, what the report compares where a decisions file is left out,
+          # without what was free (the whole federation: an admission plans on it empty).
+          awk -F, -v OFS=, 'NR == 1 || $4 == "admission" { if (NR > 1) $7 = ""; print }' \
+              "$out/runs/decisions-$tag.csv" >"$out/runs/admissions-$tag.csv" ) &
         pids+=($!)
         if [ ${#pids[@]} = 2 ]; then wait "${pids[@]}"; pids=(); fi
     done
