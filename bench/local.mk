@@ -88,5 +88,5 @@ bench_gemm_shapes_LDADD = -lcublas -lcudart
 endif
 EXTRA_DIST += bench/results/gemm_shapes_h200.csv
 
-# the federation evaluation: every placement policy over 8 to 64 clusters, report in doc/evaluation
+# the federation evaluation: every placement policy on decentralized federations, in parts, report in doc/evaluation
 EXTRA_DIST += bench/federation_eval.sh bench/federation_report.py
