@@ -175,8 +175,8 @@ def main():
             w(f"Seeds {', '.join(seeds)}; means over the seeds that ran the policy, lowest and highest "
               "seed in brackets.\n")
             w("| policy | seeds | achieved GPU util. | jobs in window finished | avg JCT (h) | tokens/s (M) "
-              "| cross-site | ms/decision |")
-            w("|---|---|---|---|---|---|---|---|")
+              "| cross-site | ms/decision | plans held back |")
+            w("|---|---|---|---|---|---|---|---|---|")
             for p in pols:
                 ss = [runs[k][p]["summary"] for k in keys if p in runs[k]]
 
@@ -191,7 +191,12 @@ def main():
                 inw = sum(int(fnum(s["window_jobs"])) for s in ss) / len(ss)
                 cross = sum(fnum(s["cross_site"]) for s in ss) / len(ss)
                 ms = sum(fnum(s["decision_ms_mean"]) for s in ss) / len(ss)
-                w(f"| {p} | {len(ss)} | {util}% | {fin:.0f} of {inw:.0f} | {jct} | {thr} | {cross:.0f} | {ms:.2f} |")
+                # Placements that found a plan the scheduler did not take (waiting for a better
+                # one): from decision logs that say so (`held`), where the run kept them.
+                planned = [d for k in keys if p in runs[k] for d in runs[k][p]["decisions"]
+                           if d["kind"] == "placement" and d["plan"] and "held" in d]
+                held = f"{100 * sum(d['held'] == 'yes' for d in planned) / len(planned):.0f}%" if planned else "-"
+                w(f"| {p} | {len(ss)} | {util}% | {fin:.0f} of {inw:.0f} | {jct} | {thr} | {cross:.0f} | {ms:.2f} | {held} |")
                 for metric, v in (("achieved_utilisation", util_m / 100), ("window_avg_jct_s", jct_m * 3600),
                                   ("window_tokens_per_s", thr_m * 1e6), ("decision_ms_mean", ms)):
                     figures.append((fed, load, "all", p, metric, v, "", ""))

@@ -313,7 +313,10 @@ private:
                     count(out_.jobs[j], a);
                     log(j, false, free_view(), a);
                     if (o_.charge_decision_time) decided_at_ += a.wall_s;
-                    if (a.plan && !worth_starting(j, *a.plan, waits_until)) a.plan.reset();
+                    if (a.plan && !worth_starting(j, *a.plan, waits_until)) {
+                        a.plan.reset();
+                        if (o_.log_decisions) out_.decisions.back().held = true;
+                    }
                     else if (a.plan) plan = std::move(a.plan);
                     else {
                         last_failed_epoch_[j] = state_.epoch();

@@ -121,7 +121,8 @@ struct DecisionRecord {
     double wall_ms = 0;
     bool capped = false;             // the planner's time limit cut it short
     std::string why;                 // no plan: the policy's reason
-    std::string found_by;            // the oracle: which of our searches found the plan
+    std::string found_by;            // the oracle: which planner found the plan
+    bool held = false;               // a plan the scheduler did not take: it held the job back for a better placement
 };
 
 struct FedSimResult {

@@ -98,7 +98,7 @@ TEST(FedSimulator, EveryDecisionIsLoggedWithWhatWasFreeAndWhatWasChosen) {
     EXPECT_DOUBLE_EQ(second->predicted_iteration_s, r.jobs.at(1).alone_iteration_s);
     EXPECT_FALSE(second->capped);
     const std::string csv = decisions_csv(r);
-    EXPECT_EQ(csv.rfind("t_s,job,kind,gpus_min,gpus_max,free,plan,predicted_iteration_s,wall_ms,capped,why,found_by\n", 0), 0u);
+    EXPECT_EQ(csv.rfind("t_s,job,kind,gpus_min,gpus_max,free,plan,predicted_iteration_s,wall_ms,capped,why,found_by,held\n", 0), 0u);
     EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), static_cast<long>(r.decisions.size()) + 1);
 }
 
@@ -233,9 +233,20 @@ TEST(FedSimulator, APlannerWaitsBeforeScatteringAJobButNotForever) {
     FedSimOptions o;
     o.check_invariants = true;
     o.slack = -1;
-    const JobOutcome eager = simulate_federation(s, trace, Catalog::builtin(), o).jobs.at(0);
+    o.log_decisions = true;
+    const FedSimResult eager_run = simulate_federation(s, trace, Catalog::builtin(), o);
+    const JobOutcome eager = eager_run.jobs.at(0);
     o.slack = 0.25;
-    const JobOutcome patient = simulate_federation(s, trace, Catalog::builtin(), o).jobs.at(0);
+    const FedSimResult patient_run = simulate_federation(s, trace, Catalog::builtin(), o);
+    const JobOutcome patient = patient_run.jobs.at(0);
+    // The decisions log says which plans the scheduler held the job back from.
+    const auto held = [](const FedSimResult& r) {
+        return std::count_if(r.decisions.begin(), r.decisions.end(), [](const DecisionRecord& d) { return d.held; });
+    };
+    EXPECT_EQ(held(eager_run), 0);
+    EXPECT_GT(held(patient_run), 0);
+    for (const DecisionRecord& d : patient_run.decisions)
+        if (d.held) EXPECT_FALSE(d.plan.empty()) << "a held decision had a plan";
     EXPECT_EQ(eager.start_s, 0);
     EXPECT_TRUE(eager.cross_site);
     EXPECT_GT(patient.start_s, 0);
