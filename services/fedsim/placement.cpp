@@ -155,21 +155,21 @@ public:
     OraclePlacement(double limit, uint64_t seed) {
         for (const char* n : {"spinsearch", "global-ilp", "genetic", "greedy", "first-fit", "genetic-dtfm",
                               "ilp-oblivious", "greedy-atlas"})
-            searches_.push_back(std::make_unique<PlannerPlacement>(make_planner(n), limit, seed));
+            planners_.push_back(std::make_unique<PlannerPlacement>(make_planner(n), limit, seed));
     }
     std::string name() const override { return "oracle"; }
     PlaceAttempt place(const Topology& view, const TraceJob& job, const Catalog& catalog) const override {
         PlaceAttempt best;
-        for (const auto& s : searches_) {
+        for (const auto& s : planners_) {
             PlaceAttempt a = s->place(view, job, catalog);
             best.planner_calls += a.planner_calls;
             best.hit_limit = best.hit_limit || a.hit_limit;
             if (a.plan && (!best.plan || a.plan->prediction.iteration_s < best.plan->prediction.iteration_s)) {
                 best.plan = std::move(a.plan);
                 best.found_by = s->name();
-            }
-            else if (!best.plan && best.why.empty())
+            } else if (!best.plan && best.why.empty()) {
                 best.why = a.why;
+            }
         }
         if (best.plan) best.why.clear();
         best.wall_s = 0;
@@ -177,7 +177,7 @@ public:
     }
 
 private:
-    std::vector<std::unique_ptr<PlannerPlacement>> searches_;
+    std::vector<std::unique_ptr<PlannerPlacement>> planners_;
 };
 
 }  // namespace
