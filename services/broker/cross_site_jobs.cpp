@@ -90,12 +90,7 @@ void CrossSiteJobs::step(int64_t now, const std::map<std::string, int64_t>& last
     std::vector<std::string> changed = jobs_.step(now, last_seen);
     // Finished jobs stay a while for `spiderflow jobs` (Policy::keep_finished_s, keep_finished),
     // then leave the store too.
-    std::vector<std::string> before;
-    for (const auto& [id, job] : jobs_.jobs()) before.push_back(id);
-    jobs_.forget_finished(now);
-    for (const std::string& id : before) {
-        if (jobs_.find(id) == nullptr) changed.push_back(id);
-    }
+    for (std::string& id : jobs_.forget_finished(now)) changed.push_back(std::move(id));
     persist(changed, holder);
 }
 

@@ -137,7 +137,7 @@ bool Coallocator::cancel(const std::string& id, const std::string& reason, int64
     return true;
 }
 
-void Coallocator::forget_finished(int64_t now) {
+std::vector<std::string> Coallocator::forget_finished(int64_t now) {
     // The finished jobs no agent needs any more, newest end first.
     std::vector<std::pair<int64_t, std::string>> done;
     for (const auto& [id, j] : jobs_) {
@@ -145,10 +145,15 @@ void Coallocator::forget_finished(int64_t now) {
         if (finished(j.state) && quiet) done.emplace_back(j.state_since, id);
     }
     std::sort(done.begin(), done.end(), std::greater<>());
+    std::vector<std::string> forgotten;
     for (size_t k = 0; k < done.size(); ++k) {
         const bool old = done[k].first < now - policy_.keep_finished_s;
-        if (old || k >= static_cast<size_t>(std::max(0, policy_.keep_finished))) jobs_.erase(done[k].second);
+        if (old || k >= static_cast<size_t>(std::max(0, policy_.keep_finished))) {
+            jobs_.erase(done[k].second);
+            forgotten.push_back(done[k].second);
+        }
     }
+    return forgotten;
 }
 
 }  // namespace spiderflow::coalloc

@@ -150,8 +150,8 @@ public:
     const XJob* find(const std::string& id) const;
     // Forgets finished jobs that ended more than policy.keep_finished_s before `now`, and the
     // oldest beyond the newest policy.keep_finished; never one whose parts or reservations an
-    // agent still has to end (the store keeps them as long as it likes).
-    void forget_finished(int64_t now);
+    // agent still has to end (the store keeps them as long as it likes). Returns their ids.
+    std::vector<std::string> forget_finished(int64_t now);
 
 private:
     void move(XJob& job, XJobState to, int64_t now, const std::string& why);

@@ -127,10 +127,6 @@ bool Coallocator::report(const std::string& cluster, const Report& r, int64_t no
         if (job.state == XJobState::Ending && !r.completed && program_failure(job.reason) && ended_by_slurm(r.reason)) {
             job.reason = ended;
         }
-        if (job.state == XJobState::Running &&
-            std::all_of(job.parts.begin(), job.parts.end(), [](const Part& p) { return p.ended; })) {
-            move(job, XJobState::Ending, now, "");
-        }
         break;
     }
     case ReportKind::Refused:

@@ -61,13 +61,13 @@ void Coallocator::advance(XJob& job, int64_t now) {
     if (job.state == XJobState::Reserving && all([](const Part& p) { return !p.reservation.empty(); })) {
         move(job, XJobState::Starting, now, "every part reserved; submitting the parts into their reservations");
     }
-    // A part that completed has run, though its agent may never have seen it running: a script
-    // of seconds starts and ends between two looks (the soak's did, and the job was started again
-    // once the start barrier passed, twice run).
-    if (job.state == XJobState::Starting && all([](const Part& p) { return p.running || p.completed_at != 0; })) {
+    // A part that completed has run, though its agent may never have seen it running (the soak's
+    // 1 s scripts did, and the job was started again once the start barrier passed).
+    if (job.state == XJobState::Starting && all(part_started)) {
         move(job, XJobState::Running, now, "every part running, world of " + std::to_string(world_size(job)));
         job.runs.push_back({run_number(job), layout_of(job), placement_of(job), now, 0, ""});
     }
+    // Every part ended while running (or completed unseen): the job ends.
     if (job.state == XJobState::Running && all([](const Part& p) { return p.ended; })) move(job, XJobState::Ending, now, "");
     if (job.state == XJobState::Ending && all([](const Part& p) { return p.ended || p.abandoned; })) {
         // A finished job's reservations would hold their nodes until their end: remove them now.

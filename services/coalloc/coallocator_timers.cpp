@@ -58,7 +58,7 @@ void Coallocator::check_time(XJob& job, int64_t now, const std::map<std::string,
         }
         if (job.state == XJobState::Starting && now > job.start_at + policy_.barrier_s) {
             size_t late = 0;
-            while (late < job.parts.size() && (job.parts[late].running || job.parts[late].completed_at != 0)) ++late;
+            while (late < job.parts.size() && part_started(job.parts[late])) ++late;
             end_all(job, now,
                     describe_part(job, late) + " not running within " + std::to_string(policy_.barrier_s) +
                         " s of the common start",

@@ -48,4 +48,6 @@ std::string part_tag(const XJob& job, size_t part) {
 
 bool part_pending(const Part& p) { return !p.to_release.empty() || (p.job_id != 0 && !p.ended); }
 
+bool part_started(const Part& p) { return p.running || p.completed_at != 0; }
+
 }  // namespace spiderflow::coalloc

@@ -120,6 +120,9 @@ int first_rank(const XJob& job, size_t part);
 std::string rendezvous(const XJob& job);
 // Something of this part is still to be done on its cluster: its job to end, a reservation to go.
 bool part_pending(const Part& p);
+// The part's job started in this attempt: seen running, or completed, which it cannot without
+// having run (a script of seconds starts and ends between two looks of its agent).
+bool part_started(const Part& p);
 // The held home job still stands in for the home part: the first attempt's, before any requeue.
 bool uses_home_job(const XJob& job, size_t part);
 

@@ -177,7 +177,7 @@ TEST(Coallocator, KeepsTheNewestFinishedJobsUpToTheCount) {
     for (int k = 0; k < 5; ++k) c.submit(two_parts("oregon:" + std::to_string(30 + k)), 0);
     c.step(0, kNoSilence);
     for (int k = 0; k < 4; ++k) ASSERT_TRUE(c.cancel("oregon:" + std::to_string(30 + k), "done with it", 10 * (k + 1)));
-    c.forget_finished(50);
+    EXPECT_EQ(c.forget_finished(50), (std::vector<std::string>{"oregon:31", "oregon:30"}));  // what the store drops
     EXPECT_EQ(c.find("oregon:30"), nullptr);   // the oldest two ends are forgotten
     EXPECT_EQ(c.find("oregon:31"), nullptr);
     EXPECT_NE(c.find("oregon:32"), nullptr);
