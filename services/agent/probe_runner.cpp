@@ -18,6 +18,14 @@ const ProbeJob* find_job(const std::vector<ProbeJob>& jobs, const std::string& n
     return found;
 }
 
+// What the job said of its failure in its comment (`spiderflow probe serve|measure --job-comment`),
+// after Slurm's reason: "FAILED: cannot listen on port 5301: ...", or the reason alone.
+std::string why_ended(const ProbeJob& job) {
+    const std::string prefix = probe::kProbeFailedPrefix;
+    if (job.comment.rfind(prefix, 0) != 0) return job.reason;
+    return job.reason + ": " + job.comment.substr(prefix.size());
+}
+
 }  // namespace
 
 ProbeRunner::ProbeRunner(std::string cluster, BrokerClient client, ProbeHands& hands, ProbeSettings settings, Publish publish,
@@ -50,7 +58,7 @@ probe::ProbeReport ProbeRunner::serve(const probe::ProbeOrder& o, const std::vec
         *report = true;
     } else if (job->state == ProbeJob::State::Ended) {
         r.kind = probe::ProbeReport::Kind::Failed;
-        r.reason = "the serve job " + std::to_string(job->job_id) + " ended before it served (" + job->reason + ")";
+        r.reason = "the serve job " + std::to_string(job->job_id) + " ended before it served (" + why_ended(*job) + ")";
         *report = true;
     }
     return r;
@@ -73,7 +81,7 @@ probe::ProbeReport ProbeRunner::measure(const probe::ProbeOrder& o, const std::v
     const std::string prefix = probe::kProbeResultPrefix;
     if (job->comment.rfind(prefix, 0) != 0) {
         r.kind = probe::ProbeReport::Kind::Failed;
-        r.reason = "the measure job " + std::to_string(job->job_id) + " ended without a figure (" + job->reason +
+        r.reason = "the measure job " + std::to_string(job->job_id) + " ended without a figure (" + why_ended(*job) +
                    "; its output is /tmp/" + name + ".out on " + (job->node.empty() ? "its node" : job->node) + ")";
         return r;
     }

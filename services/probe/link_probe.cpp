@@ -13,6 +13,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -59,42 +60,70 @@ ProbeReading parse_iperf3_json(const std::string& json) {
     return r;
 }
 
-RttListener::RttListener(int port) {
-    auto refuse = [port](int err) {
-        throw InputError("probe", 0, "port", "cannot listen on port " + std::to_string(port) + ": " + std::strerror(err));
-    };
+namespace {
+
+// A socket bound to `port` on every address (IPv6 with IPv4 mapped; IPv4 alone on a host without
+// IPv6), or -errno.
+int bind_any(int port) {
     const int on = 1;
-    fd_ = ::socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd_ >= 0) {
+    int fd = ::socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0) {
         const int off = 0;
-        ::setsockopt(fd_, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof off);   // IPv4 too
-        ::setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+        ::setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof off);   // IPv4 too
+        ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
         sockaddr_in6 a{};
         a.sin6_family = AF_INET6;
         a.sin6_port = htons(static_cast<uint16_t>(port));
-        if (::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-            ::close(fd_);
-            fd_ = -1;
-        }
+        if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) return fd;
+        const int err = errno;
+        ::close(fd);
+        if (err != EAFNOSUPPORT && err != EADDRNOTAVAIL) return -err;
     }
-    if (fd_ < 0) {   // a host without IPv6
-        fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (fd_ < 0) refuse(errno);
-        ::setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
-        sockaddr_in a{};
-        a.sin_family = AF_INET;
-        a.sin_port = htons(static_cast<uint16_t>(port));
-        if (::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-            const int err = errno;
-            ::close(fd_);
-            refuse(err);
-        }
+    fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -errno;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<uint16_t>(port));
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) return fd;
+    const int err = errno;
+    ::close(fd);
+    return -err;
+}
+
+// bind_any, tried again while the port is in use and wait_s lasts: the server of a probe that
+// ended a moment ago may still hold it on this node.
+int bind_within(int port, double wait_s) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait_s);
+    for (;;) {
+        const int fd = bind_any(port);
+        if (fd >= 0 || fd != -EADDRINUSE || std::chrono::steady_clock::now() >= until) return fd;
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
+}
+
+[[noreturn]] void port_refused(int port, int err, double wait_s) {
+    std::string why = "cannot listen on port " + std::to_string(port) + ": " + std::strerror(err);
+    if (err == EADDRINUSE && wait_s > 0) why += " for " + format_number("%g", wait_s) + " s (another probe's server on this node?)";
+    throw InputError("probe", 0, "port", why);
+}
+
+}  // namespace
+
+RttListener::RttListener(int port, double wait_s) {
+    fd_ = bind_within(port, wait_s);
+    if (fd_ < 0) port_refused(port, -fd_, wait_s);
     if (::listen(fd_, 64) != 0) {
         const int err = errno;
         ::close(fd_);
-        refuse(err);
+        port_refused(port, err, 0);
     }
+}
+
+void await_free_port(int port, double wait_s) {
+    const int fd = bind_within(port, wait_s);
+    if (fd < 0) port_refused(port, -fd, wait_s);
+    ::close(fd);   // bound, never listened on or connected: leaves nothing behind
 }
 
 RttListener::~RttListener() {

@@ -35,10 +35,10 @@ inline int rtt_port(int iperf_port) { return iperf_port == 65535 ? iperf_port - 
 
 // A listening socket on every address at `port` whose handshakes the kernel completes without
 // the program accepting them: the RTT's far end, open while it lives. Throws InputError when the
-// port is taken.
+// port is still taken after wait_s seconds.
 class RttListener {
 public:
-    explicit RttListener(int port);
+    explicit RttListener(int port, double wait_s = 0);
     ~RttListener();
     RttListener(const RttListener&) = delete;
     RttListener& operator=(const RttListener&) = delete;
@@ -46,6 +46,10 @@ public:
 private:
     int fd_ = -1;
 };
+
+// Returns once `port` could be listened on by a program with SO_REUSEADDR (iperf3), at most
+// wait_s seconds; throws InputError naming the port when it is still taken.
+void await_free_port(int port, double wait_s);
 
 // The smallest of `count` TCP handshake times to host:port (connect() returning), in seconds.
 // Throws InputError when none connects within timeout_s.

@@ -39,9 +39,11 @@ ProbeReport probe_report_from_json(const nlohmann::json& j, const std::string& s
 // The name and comment of a probe's Slurm jobs ("spiderflow-probe-p7-serve"), by which an agent
 // finds them again after a restart. The serve job says in its comment that it listens (a job
 // Slurm shows running may not have started its program yet, or may fail to); the measure job
-// leaves its figure there after kProbeResultPrefix (+ a link_measured delta).
+// leaves its figure there after kProbeResultPrefix (+ a link_measured delta); either that fails
+// says why there after kProbeFailedPrefix, which the agent puts in the probe's reason.
 std::string probe_job_name(const std::string& probe, const std::string& role);
 constexpr const char* kProbeServingComment = "spiderflow-probe-serving";
 constexpr const char* kProbeResultPrefix = "spiderflow-probe-result ";
+constexpr const char* kProbeFailedPrefix = "spiderflow-probe-failed ";
 
 }  // namespace spiderflow::probe

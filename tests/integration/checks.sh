@@ -8,6 +8,22 @@ not_ok() { echo "not ok - $1"; FAILS=$((FAILS + 1)); }
 expect() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
 # A TCP port free on loopback now.
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# free_port_pair: a port P, P+1 free too, below the kernel's ephemeral range: a test that holds
+# them by number for minutes (the link probe's iperf3 and RTT ports, bound anew by every serve job)
+# must not meet another test's outgoing connection that took one of them meanwhile.
+free_port_pair() {
+    python3 -c '
+import random, socket
+low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+for _ in range(200):
+    p = random.randrange(10000, low - 2)
+    try:
+        for q in (p, p + 1):
+            s = socket.socket(); s.bind(("", q)); s.close()
+    except OSError:
+        continue
+    print(p); break'
+}
 
 # brokerd_conf DIR PORT TOPOLOGY: the brokerd.conf lines every test broker starts from (loopback,
 # its SQLite store and token table under DIR); the caller appends what it tests.

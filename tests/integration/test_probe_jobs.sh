@@ -13,7 +13,7 @@
 . "$(dirname "$0")/federation.sh"
 command -v iperf3 >/dev/null || { echo "SKIP: iperf3 not installed"; exit 77; }
 fed_init alpha:an1,an2 beta:bn1,bn2
-echo "probe_port = $(free_port)" >>"$SF_TMP/brokerd.conf"
+echo "probe_port = $(free_port_pair)" >>"$SF_TMP/brokerd.conf"
 for c in alpha beta; do echo "probe_command = $SF_BUILDDIR/spiderflow" >>"$SF_TMP/$c/agent.conf"; done
 fed_start
 S=$SF_BUILDDIR/spiderflow

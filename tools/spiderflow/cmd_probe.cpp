@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include "common/util/cli_options.h"
 #include "common/util/errors.h"
 #include "common/util/parse_number.h"
+#include "common/util/utf8_prefix.h"
 #include "services/broker_client/broker_api_types.h"
 #include "services/probe/link_probe.h"
 #include "services/probe/probe_protocol.h"
@@ -89,6 +91,17 @@ bool tell_agent(uint32_t job_id, std::string text) {
     return false;
 }
 
+// How long `serve` waits for its ports while something else holds them: the server of the probe
+// before this one, on the same node, may take a few seconds to go after its measurement.
+constexpr double kServePortWaitS = 30;
+
+// The failure said on stderr, and in the job's comment for the agent when inside its probe job.
+int probe_failed(uint32_t job_id, const std::string& why) {
+    std::cerr << "spiderflow: probe: " << why << "\n";
+    if (job_id != 0) tell_agent(job_id, probe::kProbeFailedPrefix + utf8_prefix(why, 400));
+    return 3;
+}
+
 int run_serve(const std::vector<std::string>& args) {
     int port = 5201;
     bool job_comment = false;
@@ -96,20 +109,24 @@ int run_serve(const std::vector<std::string>& args) {
     t.value("--port", "P", "iperf3's port (default 5201, iperf3's); the RTT is measured on the next one",
             integer(&port, 1, 65535));
     t.flag("--job-comment", "inside a Slurm job (the agent's probe job): say in the job's comment\n"
-           "once it listens", set(&job_comment));
+           "once it listens, or why it could not", set(&job_comment));
     if (!t.parse_or_help(args, 1, std::cout)) return kExitOk;
     const uint32_t job_id = job_comment ? own_job("spiderflow probe serve") : 0;
-    const probe::RttListener rtt(probe::rtt_port(port));
+    std::unique_ptr<probe::RttListener> rtt;
+    try {
+        rtt = std::make_unique<probe::RttListener>(probe::rtt_port(port), kServePortWaitS);
+        probe::await_free_port(port, kServePortWaitS);
+    } catch (const InputError& e) {
+        return probe_failed(job_id, e.problem());
+    }
     if (job_comment && !tell_agent(job_id, probe::kProbeServingComment)) return 3;
     std::fprintf(stderr, "spiderflow: probe: waiting for one measurement on ports %d (iperf3) and %d (RTT)\n", port,
                  probe::rtt_port(port));
     coflow::ProcessRunner runner;
     const coflow::CommandResult r = runner.run(probe::server_argv(port), false, false);
-    if (r.status == 127) {
-        std::cerr << "spiderflow: probe: iperf3 could not be started (apt-get install iperf3)\n";
-        return 3;
-    }
-    return r.status == 0 ? kExitOk : 3;
+    if (r.status == 127) return probe_failed(job_id, "iperf3 could not be started (apt-get install iperf3)");
+    if (r.status != 0) return probe_failed(job_id, "iperf3's server exited with status " + std::to_string(r.status));
+    return kExitOk;
 }
 
 int run_measure(const std::vector<std::string>& args) {
@@ -144,9 +161,8 @@ int run_measure(const std::vector<std::string>& args) {
     try {
         reading = probe::measure(runner, o);
     } catch (const InputError& e) {
-        std::cerr << "spiderflow: probe: measuring " << a << "-" << b << " to " << o.host << ":" << o.port
-                  << " failed: " << e.what() << "\n";
-        return 3;
+        return probe_failed(job_id, "measuring " + a + "-" + b + " to " + o.host + ":" + std::to_string(o.port) +
+                                        " failed: " + e.what());
     }
     const LinkMeasurement m = probe::to_measurement(reading, a, b, static_cast<SiteTime>(std::time(nullptr)));
     char host[256] = "";

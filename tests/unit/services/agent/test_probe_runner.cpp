@@ -116,6 +116,30 @@ TEST(ProbeRunner, AMeasureJobWithoutItsFigureFailsTheProbeSayingWhereItsOutputIs
     EXPECT_TRUE(p.published.empty());
 }
 
+// What the job's own program said of its failure (its comment) is in the probe's reason.
+TEST(ProbeRunner, AFailedProbeJobsOwnWordIsInTheReason) {
+    Probes p;
+    p.runner.round({order(probe::ProbeOrder::Kind::Serve)});
+    p.hands.jobs[0].state = ProbeJob::State::Ended;
+    p.hands.jobs[0].reason = "FAILED";
+    p.hands.jobs[0].comment = std::string(probe::kProbeFailedPrefix) + "cannot listen on port 5302: Address already in use";
+    auto reports = p.runner.round({order(probe::ProbeOrder::Kind::Serve)});
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_EQ(reports[0].kind, probe::ProbeReport::Kind::Failed);
+    EXPECT_EQ(reports[0].reason, "the serve job 700 ended before it served (FAILED: cannot listen on port 5302: "
+                                 "Address already in use)");
+    Probes m;
+    m.runner.round({order(probe::ProbeOrder::Kind::Measure)});
+    m.hands.jobs[0].state = ProbeJob::State::Ended;
+    m.hands.jobs[0].reason = "FAILED";
+    m.hands.jobs[0].node = "a-gpu003";
+    m.hands.jobs[0].comment = std::string(probe::kProbeFailedPrefix) + "iperf3: unable to connect to server";
+    reports = m.runner.round({order(probe::ProbeOrder::Kind::Measure)});
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_EQ(reports[0].reason, "the measure job 700 ended without a figure (FAILED: iperf3: unable to connect to server; "
+                                 "its output is /tmp/spiderflow-probe-p4-measure.out on a-gpu003)");
+}
+
 TEST(ProbeRunner, EachMeasuredLinkIsDueOncePerIntervalAndNeverWithoutOne) {
     Probes off;
     EXPECT_TRUE(off.runner.due(1000).empty());

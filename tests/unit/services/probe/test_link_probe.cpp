@@ -2,7 +2,9 @@
 // listener on loopback.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <memory>
+#include <thread>
 
 #include "common/util/errors.h"
 #include "services/probe/link_health.h"
@@ -98,6 +100,37 @@ TEST(LinkProbe, HandshakeRttAgainstARealListenerAndNoneWithout) {
         EXPECT_NE(std::string(e.what()).find("spiderflow probe serve"), std::string::npos) << e.what();
     }
     EXPECT_THROW(handshake_rtt("no-such-host.invalid", port, 1, 1), InputError);
+}
+
+// The serve job's wait for its ports: a port held by a listener the whole time is refused naming
+// it; one freed while it waits (the probe before this one ending on the same node) is taken.
+TEST(LinkProbe, ServeWaitsForAPortThatIsFreedAndRefusesOneThatIsNot) {
+    int port = 0;
+    std::unique_ptr<RttListener> held;
+    for (port = 47411; port < 47500 && !held; ++port) {
+        try {
+            held = std::make_unique<RttListener>(port);
+        } catch (const InputError&) {
+            // port taken: try the next
+        }
+    }
+    ASSERT_TRUE(held) << "no free port";
+    --port;
+    try {
+        await_free_port(port, 0.3);
+        FAIL() << "a port with a listener was called free";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("port " + std::to_string(port) + ": Address already in use"), std::string::npos)
+            << e.what();
+    }
+    EXPECT_THROW(RttListener(port, 0.3), InputError);
+    std::thread freer([&held] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        held.reset();
+    });
+    EXPECT_NO_THROW(RttListener(port, 60));
+    freer.join();
+    EXPECT_NO_THROW(await_free_port(port, 0));
 }
 
 TEST(LinkProbe, BadOptionsAreRefusedBeforeAnythingRuns) {
