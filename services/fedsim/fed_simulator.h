@@ -8,10 +8,9 @@
 // Waiting for a better placement (planner policies only): a job is not started on a placement
 // whose run time exceeds (1 + slack) x its best one (its plan on the empty federation) while
 // the running jobs' expected ends say that waiting for the best plan's GPUs ends sooner (it is
-// then the queue's head for backfill until they free up); nor, otherwise, until it has waited
-// as long as starting now would lose (run time now - best run time), counted from submit: the
-// ski-rental rule, never worse than twice the better choice in hindsight. Both keep a planner
-// from putting a job on a few scattered slow GPUs shortly before a fast cluster frees up.
+// then the queue's head for backfill until they free up); otherwise it starts now. That keeps a
+// planner from putting a job on a few scattered slow GPUs shortly before its fast cluster frees
+// up, and never leaves GPUs idle on a wait that nothing says will pay.
 // Decision time: with charge_decision_time, the scheduler makes one placement decision at a time
 // and each costs its measured wall time on the simulated clock, as a controller's would: a job
 // starts when the decision that placed it is done, and the next pass starts when the last one

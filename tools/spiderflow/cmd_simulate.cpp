@@ -83,9 +83,8 @@ OptionTable simulate_table() {
             "(the broker's common start and the launcher's barrier; default 5)");
     t.value("--slack", "F",
             "planner policies hold a job back from a placement that runs more than\n"
-            "(1 + F) x as long as its best while waiting for the best ends sooner,\n"
-            "else until it has waited what it would lose (default 0.25; none: start\n"
-            "wherever it fits now)");
+            "(1 + F) x as long as its best while the running jobs' ends say waiting\n"
+            "for the best ends sooner (default 0.25; none: start wherever it fits now)");
     t.value("--backfill-depth", "N", "");
     t.value("--jobs-csv", "FILE",
             "one row per job and policy: queueing delay, JCT, iteration time,\n"
