@@ -82,7 +82,7 @@ probe::ProbeReport ProbeRunner::measure(const probe::ProbeOrder& o, const std::v
     if (job->comment.rfind(prefix, 0) != 0) {
         r.kind = probe::ProbeReport::Kind::Failed;
         r.reason = "the measure job " + std::to_string(job->job_id) + " ended without a figure (" + why_ended(*job) +
-                   "; its output is /tmp/" + name + ".out on " + (job->node.empty() ? "its node" : job->node) + ")";
+                   "; its output is " + probe::probe_job_output(name, std::to_string(job->job_id)) + " on " + (job->node.empty() ? "its node" : job->node) + ")";
         return r;
     }
     try {

@@ -24,9 +24,11 @@ char* slurm_job_state_string(uint32_t state);
 #include <optional>
 #include <vector>
 
+#include "common/util/utf8_prefix.h"
 #include "services/agent/slurm_observer.h"
 #include "services/coalloc/end_causes.h"
 #include "services/launch/launch_contract.h"
+#include "services/probe/probe_protocol.h"
 #include "services/slurmjob/hostlist.h"
 #include "services/slurmjob/part_comment.h"
 #include "services/slurmjob/plan_summary.h"
@@ -323,7 +325,7 @@ void LibslurmHands::cancel(uint32_t job_id, const std::string& why) {
         const bool pending = info->record_count > 0 && (info->job_array[0].job_state & JOB_STATE_BASE) == JOB_PENDING;
         slurm_free_job_info_msg(info);
         if (pending) {
-            std::string comment = message.substr(0, 500);
+            std::string comment = utf8_prefix(message, 500);
             job_desc_msg_t d = slurm_api::update_of(job_id);
             d.comment = comment.data();
             (void)slurm_update_job(&d);
@@ -471,7 +473,7 @@ uint32_t LibslurmHands::submit_probe(const std::string& name, const std::string&
     d.min_nodes = d.max_nodes = 1;
     d.num_tasks = 1;
     d.time_limit = 5;
-    std::string job_name = name, text = script, dir = "/tmp", out = "/tmp/" + name + ".out";
+    std::string job_name = name, text = script, dir = "/tmp", out = probe::probe_job_output(name);
     d.name = job_name.data();
     d.script = text.data();
     d.work_dir = dir.data();

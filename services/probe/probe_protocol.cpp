@@ -82,4 +82,8 @@ ProbeReport probe_report_from_json(const nlohmann::json& j, const std::string& s
 
 std::string probe_job_name(const std::string& probe, const std::string& role) { return "spiderflow-probe-" + probe + "-" + role; }
 
+std::string probe_job_output(const std::string& job_name, const std::string& job_id) {
+    return "/tmp/" + job_name + "-" + job_id + ".out";
+}
+
 }  // namespace spiderflow::probe

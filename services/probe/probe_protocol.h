@@ -42,6 +42,10 @@ ProbeReport probe_report_from_json(const nlohmann::json& j, const std::string& s
 // leaves its figure there after kProbeResultPrefix (+ a link_measured delta); either that fails
 // says why there after kProbeFailedPrefix, which the agent puts in the probe's reason.
 std::string probe_job_name(const std::string& probe, const std::string& role);
+// Where a probe job's output goes on its node: /tmp/NAME-JOBID.out (job_id "%j", Slurm's own
+// pattern, when submitting), so that probes of one id from two federations or two broker runs
+// never write one file.
+std::string probe_job_output(const std::string& job_name, const std::string& job_id = "%j");
 constexpr const char* kProbeServingComment = "spiderflow-probe-serving";
 constexpr const char* kProbeResultPrefix = "spiderflow-probe-result ";
 constexpr const char* kProbeFailedPrefix = "spiderflow-probe-failed ";

@@ -136,6 +136,55 @@ TEST(Level1, MegatronSplitIsExpressibleAndOptimalAmongThem) {
     }
 }
 
+// megatron_split fills the two ends without split_layers' heap (speed): it must give exactly the
+// split the heap gives, ties included (equal speeds and extras make many).
+TEST(Level1, MegatronSplitsEndsAreSplitLayersOwn) {
+    const auto by_heap = [](int total, const std::vector<double>& speed, const std::vector<int>& cap,
+                            const std::vector<double>& extra) {
+        const size_t n = speed.size();
+        double mid_speed = std::numeric_limits<double>::infinity();
+        int mid_cap = total;
+        for (size_t s = 1; s + 1 < n; ++s) {
+            mid_speed = std::min(mid_speed, speed[s]);
+            mid_cap = std::min(mid_cap, cap[s]);
+        }
+        const int middles = static_cast<int>(n) - 2;
+        std::vector<int> best;
+        double best_time = std::numeric_limits<double>::infinity();
+        for (int m = std::min(mid_cap, (total - 2) / middles); m >= 1; --m) {
+            const std::vector<int> ends = tpa::split_layers(total - middles * m, {speed.front(), speed.back()},
+                                                            {cap.front(), cap.back()}, {extra.front(), extra.back()});
+            if (ends.empty()) continue;
+            const double time = std::max({m / mid_speed, (ends[0] + extra.front()) / speed.front(),
+                                          (ends[1] + extra.back()) / speed.back()});
+            if (time >= best_time) continue;
+            best_time = time;
+            best.assign(n, m);
+            best.front() = ends[0];
+            best.back() = ends[1];
+        }
+        return best;
+    };
+    unsigned seed = 777;
+    auto next = [&] { return (seed = seed * 1103515245u + 12345u) >> 8; };
+    int nonempty = 0;
+    for (int round = 0; round < 2000; ++round) {
+        const int n = 3 + static_cast<int>(next() % 14);
+        const int total = n + static_cast<int>(next() % 90);
+        std::vector<double> speed, extra(static_cast<size_t>(n), 0.0);
+        std::vector<int> cap;
+        for (int s = 0; s < n; ++s) {
+            speed.push_back(1.0 + static_cast<double>(next() % 4));   // few values: ties
+            cap.push_back(round % 4 == 0 ? total : 1 + static_cast<int>(next() % (total / 2 + 2)));
+        }
+        if (round % 2) extra.back() = static_cast<double>(next() % 5) * 0.6;
+        const std::vector<int> l = tpa::megatron_split(total, speed, cap, extra);
+        EXPECT_EQ(l, by_heap(total, speed, cap, extra)) << "round " << round;
+        nonempty += !l.empty();
+    }
+    EXPECT_GT(nonempty, 1000);
+}
+
 TEST(Level1, MegatronSplitOfTheIssueCases) {
     // Equal speeds: 32 layers on 7 or 6 stages, 80 on 32 (the unconstrained split would be 5,5,5,5,4,4,4).
     EXPECT_EQ(tpa::megatron_split(32, std::vector<double>(7, 1.0), std::vector<int>(7, 32)),

@@ -107,7 +107,7 @@ TEST(ProbeRunner, AMeasureJobWithoutItsFigureFailsTheProbeSayingWhereItsOutputIs
     ASSERT_EQ(reports.size(), 1u);
     EXPECT_EQ(reports[0].kind, probe::ProbeReport::Kind::Failed);
     EXPECT_EQ(reports[0].reason, "the measure job 700 ended without a figure (FAILED; its output is "
-                                 "/tmp/spiderflow-probe-p4-measure.out on a-gpu003)");
+                                 "/tmp/spiderflow-probe-p4-measure-700.out on a-gpu003)");
     LinkMeasurement other{"a", "c", 1e9, 0.001, 1796600000, "spiderflow-probe"};
     p.hands.jobs[0].comment = std::string(probe::kProbeResultPrefix) + delta_to_json(LinkMeasured{other});
     reports = p.runner.round({order(probe::ProbeOrder::Kind::Measure)});
@@ -137,7 +137,7 @@ TEST(ProbeRunner, AFailedProbeJobsOwnWordIsInTheReason) {
     reports = m.runner.round({order(probe::ProbeOrder::Kind::Measure)});
     ASSERT_EQ(reports.size(), 1u);
     EXPECT_EQ(reports[0].reason, "the measure job 700 ended without a figure (FAILED: iperf3: unable to connect to server; "
-                                 "its output is /tmp/spiderflow-probe-p4-measure.out on a-gpu003)");
+                                 "its output is /tmp/spiderflow-probe-p4-measure-700.out on a-gpu003)");
 }
 
 TEST(ProbeRunner, EachMeasuredLinkIsDueOncePerIntervalAndNeverWithoutOne) {
