@@ -52,6 +52,22 @@ topology() {
     esac
 }
 
+# held_counts DECISIONS_CSV: per policy, the placements that found a plan and those of them the
+# scheduler held the job back from (the `held` column), kept where the decisions file is not.
+held_counts() {
+    /usr/bin/env python3 - "$1" <<'PY'
+import collections, csv, sys
+n = collections.Counter()
+held = collections.Counter()
+for d in csv.DictReader(open(sys.argv[1])):
+    if d["kind"] == "placement" and d["plan"]:
+        n[d["policy"]] += 1
+        held[d["policy"]] += d.get("held") == "yes"
+print("policy,placements_planned,held")
+for p in n:
+    print(f"{p},{n[p]},{held[p]}")
+PY
+}
 # run FED LOAD SEED POLICIES_A POLICIES_B: one trace, two lists of policies side by side.
 run() {
     local fed=$1 load=$2 seed=$3 topo trace tag h pids=()
@@ -72,7 +88,8 @@ run() {
           # The admissions alone, what the report compares where a decisions file is left out,
           # without what was free (the whole federation: an admission plans on it empty).
           awk -F, -v OFS=, 'NR == 1 || $4 == "admission" { if (NR > 1) $7 = ""; print }' \
-              "$out/runs/decisions-$tag.csv" >"$out/runs/admissions-$tag.csv" ) &
+              "$out/runs/decisions-$tag.csv" >"$out/runs/admissions-$tag.csv" &&
+          held_counts "$out/runs/decisions-$tag.csv" >"$out/runs/held-$tag.csv" ) &
         pids+=($!)
         if [ ${#pids[@]} = 2 ]; then wait "${pids[@]}"; pids=(); fi
     done

@@ -2,8 +2,9 @@
 """Writes the federation evaluation's report from the runs bench/federation_eval.sh left.
 
 Usage: federation_report.py OUT_DIR [--limit S]
-Reads OUT_DIR/runs/{summary,jobs,decisions}-FED-LLOAD-sSEED-POLICIES.csv (FED: dec32, dec64,
-dec16, ww8; admissions-*.csv, the admission rows alone, where a decisions file was left out),
+Reads OUT_DIR/runs/{summary,jobs,decisions,held}-FED-LLOAD-sSEED-POLICIES.csv (FED: dec32, dec64,
+dec16, ww8; admissions-*.csv, the admission rows alone, where a decisions file was left out;
+held-*.csv, each policy's placements with a plan and those held back),
 whatever parts ran. Every figure is over the run's measurement window (jobs submitted
 past the first tenth of the trace up to the last submission). Every ratio carries a 95%
 bootstrap interval: JCT ratios over the jobs both policies finished in the window (resampled
@@ -73,12 +74,16 @@ def load_runs(out):
         # A run's decisions, or its admissions alone where the full log was left out (the
         # repository keeps those of the large federations' runs only: megabytes each).
         decisions = next((read(base % k) for k in ("decisions", "admissions") if os.path.exists(base % k)), [])
+        # The placements that found a plan and those held back, per policy: counted by the
+        # evaluation beside the decisions file, which may be left out.
+        held = {h["policy"]: h for h in read(base % "held")} if os.path.exists(base % "held") else {}
         for row in read(path):
             p = row["policy"]
             runs.setdefault(key, {})[p] = {
                 "summary": row,
                 "jobs": {j["id"]: j for j in jobs if j["policy"] == p},
-                "decisions": [d for d in decisions if d["policy"] == p]}
+                "decisions": [d for d in decisions if d["policy"] == p],
+                "held": held.get(p)}
     return runs
 
 
@@ -193,9 +198,9 @@ def main():
                 ms = sum(fnum(s["decision_ms_mean"]) for s in ss) / len(ss)
                 # Placements that found a plan the scheduler did not take (waiting for a better
                 # one): from decision logs that say so (`held`), where the run kept them.
-                planned = [d for k in keys if p in runs[k] for d in runs[k][p]["decisions"]
-                           if d["kind"] == "placement" and d["plan"] and "held" in d]
-                held = f"{100 * sum(d['held'] == 'yes' for d in planned) / len(planned):.0f}%" if planned else "-"
+                counts = [runs[k][p]["held"] for k in keys if p in runs[k] and runs[k][p]["held"]]
+                planned = sum(int(h["placements_planned"]) for h in counts)
+                held = f"{100 * sum(int(h['held']) for h in counts) / planned:.0f}%" if planned else "-"
                 w(f"| {p} | {len(ss)} | {util}% | {fin:.0f} of {inw:.0f} | {jct} | {thr} | {cross:.0f} | {ms:.2f} | {held} |")
                 for metric, v in (("achieved_utilisation", util_m / 100), ("window_avg_jct_s", jct_m * 3600),
                                   ("window_tokens_per_s", thr_m * 1e6), ("decision_ms_mean", ms)):

@@ -119,6 +119,9 @@ public:
     // that are not up), links carry their effective figures. Clusters, nodes and links keep
     // their indices, so a plan made on the view addresses the real topology.
     Topology free_view(SiteTime t) const;
+    // free_view with the clusters of `none_on` (indices) holding no free GPU: what a job may
+    // start on beside a reservation of those clusters.
+    Topology free_view(SiteTime t, const std::map<int, int>& none_on) const;
     // The same, but each node that is up keeps all its GPUs and a drained or down node has
     // none: what a job queued on this cluster can be placed on once it starts (Slurm queues it
     // behind the running jobs; it never starts it on a drained node).

@@ -11,6 +11,11 @@ Topology SiteState::free_view(SiteTime t) const {
     return view_with([&](NodeRef ref) { return free_gpus(ref, t); }, "site state free view");
 }
 
+Topology SiteState::free_view(SiteTime t, const std::map<int, int>& none_on) const {
+    return view_with([&](NodeRef ref) { return none_on.count(ref.cluster) ? 0 : free_gpus(ref, t); },
+                     "site state free view beside a reservation");
+}
+
 Topology SiteState::usable_view() const {
     return view_with([&](NodeRef ref) { return use(ref).state == NodeState::up ? capacity(ref) : 0; },
                      "site state usable view");

@@ -245,6 +245,12 @@ private:
         return *view_;
     }
 
+    // The GPUs free now but on `clusters`: where a job may start behind a head that reserves them.
+    const Topology& view_without(const std::map<int, int>& clusters) {
+        backfill_view_ = std::make_unique<Topology>(state_.free_view(static_cast<SiteTime>(std::floor(now_)), clusters));
+        return *backfill_view_;
+    }
+
     int free_gpus(const std::string& queue) {
         const Topology& v = free_view();
         if (queue.empty()) {
@@ -289,28 +295,37 @@ private:
             bool blocked = false;
             double shadow_t = kInf;
             int extra = 0, tried = 0;
+            // A head that waits for its best placement reserves those clusters alone: a job that
+            // would outlast the wait may still start on any other (reserving the whole federation
+            // for it left most GPUs idle under load: doc/simulate.md).
+            std::map<int, int> reserved;
             std::vector<size_t> started;
             for (size_t j : jobs) {
                 const TraceJob& job = trace_.jobs[j];
+                bool off_reserved = false;
                 if (blocked) {
                     if (!o_.backfill || tried >= o_.backfill_depth) break;
                     ++tried;
                     const bool ends_in_time = now_ + est_runtime_[j] <= shadow_t;
-                    if (!ends_in_time && job.gpus_min > extra) continue;
+                    if (!ends_in_time && job.gpus_min > extra) {
+                        if (reserved.empty()) continue;
+                        off_reserved = true;
+                    }
                 }
                 std::optional<Plan> plan;
                 double waits_until = kInf;   // a head that waits for its best placement's GPUs: when they free up
                 if (free_gpus(queue) >= job.gpus_min && last_failed_epoch_[j] != state_.epoch()) {
-                    PlaceAttempt a = policy_->place(free_view(), job, catalog_);
+                    const Topology& view = off_reserved ? view_without(reserved) : free_view();
+                    PlaceAttempt a = policy_->place(view, job, catalog_);
                     count(out_.jobs[j], a);
-                    log(j, false, free_view(), a);
+                    log(j, false, view, a);
                     if (o_.charge_decision_time) decided_at_ += a.wall_s;
                     if (a.plan && !worth_starting(j, *a.plan, waits_until)) {
                         a.plan.reset();
                         if (o_.log_decisions) out_.decisions.back().held = true;
                     }
                     else if (a.plan) plan = std::move(a.plan);
-                    else {
+                    else if (!off_reserved) {   // off the reserved clusters says nothing of the rest
                         last_failed_epoch_[j] = state_.epoch();
                         last_why_[j] = a.why;
                     }
@@ -326,8 +341,12 @@ private:
                     blocked = true;
                     // A head waiting for its best placement is due when those GPUs free up: jobs
                     // that end before then may start on anything.
-                    if (waits_until < kInf) std::tie(shadow_t, extra) = std::pair{waits_until, 0};
-                    else std::tie(shadow_t, extra) = shadow(queue, job.gpus_min);
+                    if (waits_until < kInf) {
+                        std::tie(shadow_t, extra) = std::pair{waits_until, 0};
+                        reserved = best_gpus_by_cluster_[j];
+                    } else {
+                        std::tie(shadow_t, extra) = shadow(queue, job.gpus_min);
+                    }
                 }
             }
             jobs.erase(std::remove_if(jobs.begin(), jobs.end(),
@@ -466,6 +485,7 @@ private:
     std::vector<double> est_runtime_;
     std::vector<double> best_iteration_s_;
     std::vector<std::map<int, int>> best_gpus_by_cluster_;   // cluster -> GPUs of the admission plan
+    std::unique_ptr<Topology> backfill_view_;                 // view_without()'s last view
     std::vector<double> iterations_;
     std::vector<double> decisions_;
     std::unique_ptr<Topology> view_;

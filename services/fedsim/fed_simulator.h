@@ -8,7 +8,8 @@
 // Waiting for a better placement (planner policies only): a job is not started on a placement
 // whose run time exceeds (1 + slack) x its best one (its plan on the empty federation) while
 // the running jobs' expected ends say that waiting for the best plan's GPUs ends sooner (it is
-// then the queue's head for backfill until they free up); otherwise it starts now. That keeps a
+// then the queue's head for backfill until they free up, reserving those clusters alone: jobs
+// behind it may start elsewhere, however long they run); otherwise it starts now. That keeps a
 // planner from putting a job on a few scattered slow GPUs shortly before its fast cluster frees
 // up, and never leaves GPUs idle on a wait that nothing says will pay.
 // Decision time: with charge_decision_time, the scheduler makes one placement decision at a time

@@ -293,6 +293,32 @@ TEST(FedSimulator, AJobWaitsForItsBestClusterWhenThatEndsSooner) {
     EXPECT_NEAR(j.alone_iteration_s, best_it, 1e-9);
 }
 
+// The head of the queue waits for its best cluster (A, busy until "hold" ends); a long job behind
+// it that fits elsewhere (B) starts there at once rather than waiting behind the head: the head
+// reserves its own clusters, not the federation. The head still gets A when hold ends.
+TEST(FedSimulator, AHeadWaitingForItsBestClusterReservesThatClusterAlone) {
+    const Topology t = federation({"A", "B"}, 3, 1);
+    SiteState s = site(t);
+    s.allocate("tenant", std::vector<NodeShare>{{NodeName{"B", "Bn2"}, 8, 0}, {NodeName{"B", "Bn3"}, 8, 0}}, 0);
+    FedSimOptions o;
+    o.check_invariants = true;
+    o.slack = 0.25;
+    o.log_decisions = true;
+    const double best_it = simulate_federation(s, trace_of({job("j", 0, 16, "A", 10)}), Catalog::builtin(), o).jobs.at(0).alone_iteration_s;
+    // hold (two of A's nodes) ends after 200 iterations of j's best; j would lose far more
+    // across the 1 Gbps link (the test above: over twice the best iteration), so it waits for A.
+    const JobTrace trace = trace_of({job("hold", 0, 16, "A", 200), job("j", 1, 16, "A", 1000),
+                                     job("long", 2, 8, "B", 2000)});
+    const FedSimResult r = simulate_federation(s, trace, Catalog::builtin(), o);
+    const JobOutcome &hold = r.jobs.at(0), &j = r.jobs.at(1), &long_job = r.jobs.at(2);
+    ASSERT_GT(best_it, 0);
+    EXPECT_FALSE(j.cross_site) << j.placement;
+    EXPECT_NEAR(j.start_s, hold.finish_s, 1e-6) << "the head waits for A and gets it when hold ends";
+    EXPECT_NEAR(long_job.start_s, 2, 1e-6) << "the long job starts on B at once: " << long_job.placement;
+    EXPECT_EQ(long_job.placement, "B:8");
+    EXPECT_GT(long_job.finish_s, hold.finish_s);   // it outlasts the head's wait: only B was open to it
+}
+
 TEST(FedSimulator, NoClusterIsOverAllocatedAndEveryJobIsAccountedFor) {
     GeneratorOptions g;
     g.clusters = 6;
