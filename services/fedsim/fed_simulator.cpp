@@ -245,12 +245,6 @@ private:
         return *view_;
     }
 
-    // The GPUs free now but on `clusters`: where a job may start behind a head that reserves them.
-    const Topology& view_without(const std::map<int, int>& clusters) {
-        backfill_view_ = std::make_unique<Topology>(state_.free_view(static_cast<SiteTime>(std::floor(now_)), clusters));
-        return *backfill_view_;
-    }
-
     int free_gpus(const std::string& queue) {
         const Topology& v = free_view();
         if (queue.empty()) {
@@ -315,7 +309,10 @@ private:
                 std::optional<Plan> plan;
                 double waits_until = kInf;   // a head that waits for its best placement's GPUs: when they free up
                 if (free_gpus(queue) >= job.gpus_min && last_failed_epoch_[j] != state_.epoch()) {
-                    const Topology& view = off_reserved ? view_without(reserved) : free_view();
+                    // Off the reserved clusters: the GPUs free now elsewhere.
+                    std::optional<Topology> elsewhere;
+                    if (off_reserved) elsewhere = state_.free_view(static_cast<SiteTime>(std::floor(now_)), reserved);
+                    const Topology& view = elsewhere ? *elsewhere : free_view();
                     PlaceAttempt a = policy_->place(view, job, catalog_);
                     count(out_.jobs[j], a);
                     log(j, false, view, a);
@@ -485,7 +482,6 @@ private:
     std::vector<double> est_runtime_;
     std::vector<double> best_iteration_s_;
     std::vector<std::map<int, int>> best_gpus_by_cluster_;   // cluster -> GPUs of the admission plan
-    std::unique_ptr<Topology> backfill_view_;                 // view_without()'s last view
     std::vector<double> iterations_;
     std::vector<double> decisions_;
     std::unique_ptr<Topology> view_;

@@ -62,33 +62,39 @@ ProbeReading parse_iperf3_json(const std::string& json) {
 
 namespace {
 
-// A socket bound to `port` on every address (IPv6 with IPv4 mapped; IPv4 alone on a host without
-// IPv6), or -errno.
-int bind_any(int port) {
-    const int on = 1;
-    int fd = ::socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd >= 0) {
-        const int off = 0;
-        ::setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof off);   // IPv4 too
-        ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
-        sockaddr_in6 a{};
-        a.sin6_family = AF_INET6;
-        a.sin6_port = htons(static_cast<uint16_t>(port));
-        if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) return fd;
-        const int err = errno;
-        ::close(fd);
-        if (err != EAFNOSUPPORT && err != EADDRNOTAVAIL) return -err;
-    }
-    fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+// A socket of `family` bound to `port` on every address with SO_REUSEADDR (an IPv6 one takes
+// IPv4 too), or -errno.
+int bind_family(int family, int port) {
+    const int fd = ::socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) return -errno;
+    const int on = 1, off = 0;
     ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(static_cast<uint16_t>(port));
-    if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) return fd;
+    sockaddr_storage a{};
+    socklen_t len = 0;
+    if (family == AF_INET6) {
+        ::setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof off);
+        auto* a6 = reinterpret_cast<sockaddr_in6*>(&a);
+        a6->sin6_family = AF_INET6;
+        a6->sin6_port = htons(static_cast<uint16_t>(port));
+        len = sizeof *a6;
+    } else {
+        auto* a4 = reinterpret_cast<sockaddr_in*>(&a);
+        a4->sin_family = AF_INET;
+        a4->sin_port = htons(static_cast<uint16_t>(port));
+        len = sizeof *a4;
+    }
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&a), len) == 0) return fd;
     const int err = errno;
     ::close(fd);
     return -err;
+}
+
+// A socket bound to `port` on every address: IPv6 with IPv4 mapped, IPv4 alone on a host without
+// IPv6; or -errno.
+int bind_any(int port) {
+    const int fd = bind_family(AF_INET6, port);
+    if (fd >= 0 || (fd != -EAFNOSUPPORT && fd != -EADDRNOTAVAIL)) return fd;
+    return bind_family(AF_INET, port);
 }
 
 // bind_any, tried again while the port is in use and wait_s lasts: the server of a probe that

@@ -247,14 +247,22 @@ TEST(FedSimulator, APlannerStartsAScatteredJobAtOnceWhenNothingSaysWaitingEndsSo
     EXPECT_TRUE(std::none_of(r.decisions.begin(), r.decisions.end(), [](const DecisionRecord& d) { return d.held; }));
 }
 
+// Two clusters of three 8-GPU nodes joined by 1 Gbps, another tenant holding two of B's for good:
+// a 16-GPU job runs fast on A alone, or slowly across the link.
+namespace {
+SiteState a_and_one_node_of_b() {
+    SiteState s = site(federation({"A", "B"}, 3, 1));
+    s.allocate("tenant", std::vector<NodeShare>{{NodeName{"B", "Bn2"}, 8, 0}, {NodeName{"B", "Bn3"}, 8, 0}}, 0);
+    return s;
+}
+}  // namespace
+
 // A job that queued behind others is first offered a scattered placement long after it arrived,
 // shortly before its best cluster frees up: the running jobs' expected ends say that waiting ends
 // sooner, so it waits, however long it has queued (a rule counting patience from submit would have
 // started it scattered, at 20x the iteration time).
 TEST(FedSimulator, AJobWaitsForItsBestClusterWhenThatEndsSooner) {
-    const Topology t = federation({"A", "B"}, 3, 1);
-    SiteState s = site(t);
-    s.allocate("tenant", std::vector<NodeShare>{{NodeName{"B", "Bn2"}, 8, 0}, {NodeName{"B", "Bn3"}, 8, 0}}, 0);
+    SiteState s = a_and_one_node_of_b();
     FedSimOptions o;
     o.check_invariants = true;
     o.slack = 0.25;
@@ -297,9 +305,7 @@ TEST(FedSimulator, AJobWaitsForItsBestClusterWhenThatEndsSooner) {
 // it that fits elsewhere (B) starts there at once rather than waiting behind the head: the head
 // reserves its own clusters, not the federation. The head still gets A when hold ends.
 TEST(FedSimulator, AHeadWaitingForItsBestClusterReservesThatClusterAlone) {
-    const Topology t = federation({"A", "B"}, 3, 1);
-    SiteState s = site(t);
-    s.allocate("tenant", std::vector<NodeShare>{{NodeName{"B", "Bn2"}, 8, 0}, {NodeName{"B", "Bn3"}, 8, 0}}, 0);
+    SiteState s = a_and_one_node_of_b();
     FedSimOptions o;
     o.check_invariants = true;
     o.slack = 0.25;
