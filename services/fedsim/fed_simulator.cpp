@@ -234,6 +234,7 @@ private:
         d.wall_ms = a.wall_s * 1000;
         d.capped = a.hit_limit;
         d.found_by = a.found_by;
+        d.planner_calls = a.planner_calls;
         out_.decisions.push_back(std::move(d));
     }
 

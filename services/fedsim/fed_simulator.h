@@ -123,6 +123,7 @@ struct DecisionRecord {
     std::string why;                 // no plan: the policy's reason
     std::string found_by;            // the oracle: which planner found the plan
     bool held = false;               // a plan the scheduler did not take: it held the job back for a better placement
+    int planner_calls = 0;           // 0: the answer came from the policy's cache (the same question asked before)
 };
 
 struct FedSimResult {

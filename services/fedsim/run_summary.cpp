@@ -118,12 +118,13 @@ std::string jobs_csv(const FedSimResult& r) {
 
 std::string decisions_csv(const FedSimResult& r) {
     std::ostringstream o;
-    o << "t_s,job,kind,gpus_min,gpus_max,free,plan,predicted_iteration_s,wall_ms,capped,why,found_by,held\n";
+    o << "t_s,job,kind,gpus_min,gpus_max,free,plan,predicted_iteration_s,wall_ms,capped,why,found_by,held,planner_calls\n";
     for (const DecisionRecord& d : r.decisions) {
         o << fmt("%.1f", d.t_s) << ',' << d.job << ',' << (d.admission ? "admission" : "placement") << ','
           << d.gpus_min << ',' << d.gpus_max << ',' << d.free << ',' << d.plan << ','
           << fmt("%.4f", d.predicted_iteration_s) << ',' << fmt("%.3f", d.wall_ms) << ',' << (d.capped ? "yes" : "no")
-          << ',' << csv_text(d.why) << ',' << d.found_by << ',' << (d.held ? "yes" : "no") << '\n';
+          << ',' << csv_text(d.why) << ',' << d.found_by << ',' << (d.held ? "yes" : "no") << ','
+          << d.planner_calls << '\n';
     }
     return o.str();
 }

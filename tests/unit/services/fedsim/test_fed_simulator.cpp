@@ -98,7 +98,7 @@ TEST(FedSimulator, EveryDecisionIsLoggedWithWhatWasFreeAndWhatWasChosen) {
     EXPECT_DOUBLE_EQ(second->predicted_iteration_s, r.jobs.at(1).alone_iteration_s);
     EXPECT_FALSE(second->capped);
     const std::string csv = decisions_csv(r);
-    EXPECT_EQ(csv.rfind("t_s,job,kind,gpus_min,gpus_max,free,plan,predicted_iteration_s,wall_ms,capped,why,found_by,held\n", 0), 0u);
+    EXPECT_EQ(csv.rfind("t_s,job,kind,gpus_min,gpus_max,free,plan,predicted_iteration_s,wall_ms,capped,why,found_by,held,planner_calls\n", 0), 0u);
     EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), static_cast<long>(r.decisions.size()) + 1);
 }
 
@@ -140,13 +140,29 @@ TEST(FedSimulator, TheOracleTakesTheFastestPlanOfEveryPlannerAndCostsNoTime) {
 // together need one admission plan, not three.
 TEST(FedSimulator, AnIdenticalRequestOnTheSameFreeGpusIsPlannedOnce) {
     const Topology t = federation({"A", "B"}, 2);
-    const FedSimResult r = run(t, trace_of({job("x", 0, 8, "A", 20), job("y", 0, 8, "A", 20), job("z", 0, 8, "A", 20)}),
-                               "spinsearch");
+    FedSimOptions o;
+    o.placement = "spinsearch";
+    o.check_invariants = true;
+    o.slack = -1;
+    o.log_decisions = true;
+    const FedSimResult r = simulate_federation(
+        site(t), trace_of({job("x", 0, 8, "A", 20), job("y", 0, 8, "A", 20), job("z", 0, 8, "A", 20)}),
+        Catalog::builtin(), o);
     EXPECT_EQ(r.summary.finished, 3u);
     EXPECT_LT(r.summary.planner_calls, r.summary.decisions);
     EXPECT_EQ(r.summary.invariant_violations, 0);
     // A cached answer is the plan it was: each job trains at the same speed alone.
     EXPECT_DOUBLE_EQ(r.jobs.at(1).alone_iteration_s, r.jobs.at(0).alone_iteration_s);
+    // The decisions log says which answers came from the cache (the evaluation times planner
+    // calls apart from lookups).
+    std::map<std::string, int> admission_calls;
+    long logged_calls = 0;
+    for (const DecisionRecord& d : r.decisions) {
+        if (d.admission) admission_calls[d.job] = d.planner_calls;
+        logged_calls += d.planner_calls;
+    }
+    EXPECT_EQ(admission_calls, (std::map<std::string, int>{{"x", 1}, {"y", 0}, {"z", 0}}));
+    EXPECT_EQ(logged_calls, r.summary.planner_calls);
 }
 
 TEST(FedSimulator, TwoJobsForOneClusterRunOneAfterTheOther) {
