@@ -77,6 +77,10 @@ def load_runs(out):
         # The placements that found a plan and those held back, per policy: counted by the
         # evaluation beside the decisions file, which may be left out.
         held = {h["policy"]: h for h in read(base % "held")} if os.path.exists(base % "held") else {}
+        # Jobs held back at least once, where the held counts do not say: from the full log.
+        if os.path.exists(base % "decisions"):
+            for p, (planned, held_jobs) in jobs_held(decisions).items():
+                held.setdefault(p, {}).update(jobs_planned=planned, jobs_held=held_jobs)
         for row in read(path):
             p = row["policy"]
             runs.setdefault(key, {})[p] = {
@@ -85,6 +89,17 @@ def load_runs(out):
                 "decisions": [d for d in decisions if d["policy"] == p],
                 "held": held.get(p)}
     return runs
+
+
+def jobs_held(decisions):
+    """{policy: (jobs with a plan at a placement, jobs the scheduler held back at least once)}."""
+    planned, held = {}, {}
+    for d in decisions:
+        if d["kind"] == "placement" and d["plan"]:
+            planned.setdefault(d["policy"], set()).add(d["job"])
+            if d.get("held") == "yes":
+                held.setdefault(d["policy"], set()).add(d["job"])
+    return {p: (len(j), len(held.get(p, ()))) for p, j in planned.items()}
 
 
 def planner_calls_by_kind(decisions):
@@ -191,7 +206,7 @@ def main():
             w(f"Seeds {', '.join(seeds)}; means over the seeds that ran the policy, lowest and highest "
               "seed in brackets.\n")
             w("| policy | seeds | achieved GPU util. | jobs in window finished | avg JCT (h) | tokens/s (M) "
-              "| cross-site | ms/decision | plans held back |")
+              "| cross-site | ms/decision | plans held back (jobs) |")
             w("|---|---|---|---|---|---|---|---|---|")
             for p in pols:
                 ss = [runs[k][p]["summary"] for k in keys if p in runs[k]]
@@ -210,8 +225,14 @@ def main():
                 # Placements that found a plan the scheduler did not take (waiting for a better
                 # one): from decision logs that say so (`held`), where the run kept them.
                 counts = [runs[k][p]["held"] for k in keys if p in runs[k] and runs[k][p]["held"]]
-                planned = sum(int(h["placements_planned"]) for h in counts)
-                held = f"{100 * sum(int(h['held']) for h in counts) / planned:.0f}%" if planned else "-"
+                planned = sum(int(h["placements_planned"]) for h in counts if "placements_planned" in h)
+                held = f"{100 * sum(int(h['held']) for h in counts if 'held' in h) / planned:.0f}%" if planned else "-"
+                # The jobs behind those plans: a waiting job is planned again at every pass, so
+                # the plans' share overstates how many jobs waited.
+                with_jobs = [h for h in counts if h.get("jobs_planned") not in (None, "")]
+                if with_jobs and len(with_jobs) == len(counts):
+                    jobs = sum(int(h["jobs_planned"]) for h in with_jobs)
+                    held += f" ({100 * sum(int(h['jobs_held']) for h in with_jobs) / jobs:.0f}% of jobs)" if jobs else ""
                 w(f"| {p} | {len(ss)} | {util}% | {fin:.0f} of {inw:.0f} | {jct} | {thr} | {cross:.0f} | {ms:.2f} | {held} |")
                 for metric, v in (("achieved_utilisation", util_m / 100), ("window_avg_jct_s", jct_m * 3600),
                                   ("window_tokens_per_s", thr_m * 1e6), ("decision_ms_mean", ms)):
