@@ -6,20 +6,23 @@
 # 95% bootstrap interval on every ratio (bench/federation_report.py).
 #
 # Usage: bench/federation_eval.sh [--part PART] [BUILD_DIR] [OUT_DIR]   (defaults: . and doc/evaluation)
-# The whole evaluation does not fit one 75-minute run on 2 cores, so it comes in parts; each
-# adds its runs to OUT_DIR/runs and the report is rewritten from every run there:
-#   main      (default; about 50 min) the decentralized federation at the three loads: Slurm alone,
-#             Slurm federation, spinsearch, greedy and the three baselines as published
-#   searches  (about 45 min) our other searches on the same traces at 0.9 and 1.2: global-ilp,
-#             genetic, first-fit
-#   oracle    (about 30 min) the oracle (per decision the fastest plan any planner policy finds,
-#             decisions free) on the main part's traces at 0.9
-#   overhead  (about 6 min) decision times at 64 decentralized sites: spinsearch, global-ilp and
+# The whole evaluation does not fit one 75-minute run on 2 cores, so it comes in parts, and the
+# longer parts one load at a time (SF_EVAL_LOADS); each adds its runs to OUT_DIR/runs and the
+# report is rewritten from every run there. Times measured at stop 48 (5 seeds, 2 cores):
+#   main      (default; about 30 min a load: 0.6 alone 30 min, 0.9 and 1.2 together 68) the
+#             decentralized federation at the three loads: Slurm alone, Slurm federation,
+#             spinsearch, greedy and the three baselines as published
+#   searches  (about 55 min a load) our other searches on the same traces at 0.9 and 1.2:
+#             global-ilp, genetic, first-fit
+#   oracle    (about 20 min a seed) the oracle (per decision the fastest plan any planner policy
+#             finds, decisions free) on the main part's traces at 0.9
+#   overhead  (about 2 min) decision times at 64 decentralized sites: spinsearch, global-ilp and
 #             genetic on one trace of 150 jobs at 0.9 (every decision's time, not the queue's outcome)
 #   worldwide (about 10 min) the 8-region example (contrib/topologies/worldwide-8.json) at 0.9
 #   quick     (under 5 min) 16 sites, 40 jobs, two seeds, four policies: the report's shape, in
 #             make check (tests/integration/test_federation_eval_quick.sh)
-#   report    no runs: the report from what OUT_DIR/runs holds
+#   report    no runs: the held counts from every decision log there, and the report from what
+#             OUT_DIR/runs holds
 # Environment: SF_EVAL_SEEDS (default "1 2 3 4 5"), SF_EVAL_JOBS (400: at least 300 finish inside
 # each run's window), SF_EVAL_LIMIT (each planner call's limit, 0.3 s), SF_EVAL_LOADS.
 # Each decision's wall time passes on the simulated clock: run it on a quiet machine. Two policies
@@ -53,19 +56,25 @@ topology() {
 }
 
 # held_counts DECISIONS_CSV: per policy, the placements that found a plan and those of them the
-# scheduler held the job back from (the `held` column), kept where the decisions file is not.
+# scheduler held the job back from (the `held` column), and the jobs behind them (a waiting job is
+# planned again at every pass), kept where the decisions file is not.
 held_counts() {
     /usr/bin/env python3 - "$1" <<'PY'
 import collections, csv, sys
 n = collections.Counter()
 held = collections.Counter()
+jobs = collections.defaultdict(set)
+jobs_held = collections.defaultdict(set)
 for d in csv.DictReader(open(sys.argv[1])):
     if d["kind"] == "placement" and d["plan"]:
         n[d["policy"]] += 1
-        held[d["policy"]] += d.get("held") == "yes"
-print("policy,placements_planned,held")
+        jobs[d["policy"]].add(d["job"])
+        if d.get("held") == "yes":
+            held[d["policy"]] += 1
+            jobs_held[d["policy"]].add(d["job"])
+print("policy,placements_planned,held,jobs_planned,jobs_held")
 for p in n:
-    print(f"{p},{n[p]},{held[p]}")
+    print(f"{p},{n[p]},{held[p]},{len(jobs[p])},{len(jobs_held[p])}")
 PY
 }
 # run FED LOAD SEED POLICIES_A POLICIES_B: one trace, two lists of policies side by side.
@@ -123,5 +132,12 @@ case $part in
         for s in "${seeds[@]}"; do run dec16 0.9 "$s" "spinsearch,slurm-federation" "greedy-atlas,oracle"; done ;;
 esac
 [ "$part" = report ] || echo "federation_eval: part $part took $((SECONDS - t0)) s"
+# The held counts again from every decision log there (a log kept from an earlier run counts jobs
+# too), before any log is left out of the repository.
+for d in "$out"/runs/decisions-*.csv; do
+    [ -f "$d" ] || continue
+    b=$(basename "$d")
+    held_counts "$d" >"$out/runs/.held" && mv "$out/runs/.held" "$out/runs/held-${b#decisions-}"
+done
 /usr/bin/env python3 "$src/bench/federation_report.py" "$out" --limit "$limit"
 echo "federation_eval: report in $out/README.md"

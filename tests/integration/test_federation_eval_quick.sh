@@ -25,8 +25,8 @@ done
 for p in spinsearch slurm-federation greedy-atlas oracle; do
     expect "a results row for $p over both seeds, with its achieved utilisation" has "^\| $p \| 2 \| [0-9]+ \([0-9]+-[0-9]+\)% \|"
 done
-expect "spinsearch's row gives the share of its plans held back, from the runs' held counts" \
-    has "^\| spinsearch \| 2 \|.*\| [0-9]+% \|$"
+expect "spinsearch's row gives the share of its plans held back and of its jobs, from the runs' held counts" \
+    has "^\| spinsearch \| 2 \|.*\| [0-9]+% \([0-9]+% of jobs\) \|$"
 expect "the JCT target against the best published baseline, with its interval and verdict" \
     has "^\| avg JCT at least 1.3x lower \| dec16, 0.9 \| spinsearch \| greedy-atlas \(best published\) \| [0-9.]+x \[[0-9.]+, [0-9.]+\] lower \| 1.3x \| (yes|no) \|$"
 expect "the throughput target likewise" has "^\| throughput at least 1.25x higher \| dec16, 0.9 .* \| (yes|no) \|$"
@@ -41,6 +41,8 @@ expect "figures.csv has its header and a row per figure" \
 expect "the JCT plot is written" test -s "$out/jct-cdf-dec16-L0.9.svg"
 expect "every run's summary, decisions and held counts are there (4 runs of two policies)" \
     test "$(ls "$out"/runs/summary-*.csv | wc -l) $(ls "$out"/runs/decisions-*.csv | wc -l) $(ls "$out"/runs/held-*.csv | wc -l)" = "4 4 4"
+expect "each run's held counts name the jobs behind the plans" \
+    test -z "$(grep -L -x 'policy,placements_planned,held,jobs_planned,jobs_held' "$out"/runs/held-*.csv)"
 # A second run finds the runs done and only rewrites the report.
 bash "$src/bench/federation_eval.sh" --part quick "$build" "$out" >"$out/eval2.log" 2>&1
 expect "a second run reuses the finished runs" test "$(grep -c 'done before' "$out/eval2.log")" = 4
