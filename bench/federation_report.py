@@ -4,11 +4,13 @@
 Usage: federation_report.py OUT_DIR [--limit S]
 Reads OUT_DIR/runs/{summary,jobs,decisions,held}-FED-LLOAD-sSEED-POLICIES.csv (FED: dec32, dec64,
 dec16, ww8; admissions-*.csv, the admission rows alone, where a decisions file was left out;
-held-*.csv, each policy's placements with a plan and those held back),
+held-*.csv, each policy's placements with a plan and those held back, and the jobs behind them
+where the evaluation counted them),
 whatever parts ran. Every figure is over the run's measurement window (jobs submitted
 past the first tenth of the trace up to the last submission). Every ratio carries a 95%
 bootstrap interval: JCT ratios over the jobs both policies finished in the window (resampled
-within each seed), throughput ratios over the seeds, decision-time ratios over the decisions.
+within each seed), throughput ratios over the seeds, decision-time ratios over the planner calls
+(kind by kind: admission or placement, and the job's size).
 A target counts as met only when the interval's conservative end meets it. Writes
 OUT_DIR/README.md, OUT_DIR/figures.csv and OUT_DIR/*.svg (gnuplot); OUT_DIR/notes.md, written by
 hand after reading a run, is included where it belongs. Standard library only.
@@ -77,10 +79,6 @@ def load_runs(out):
         # The placements that found a plan and those held back, per policy: counted by the
         # evaluation beside the decisions file, which may be left out.
         held = {h["policy"]: h for h in read(base % "held")} if os.path.exists(base % "held") else {}
-        # Jobs held back at least once, where the held counts do not say: from the full log.
-        if os.path.exists(base % "decisions"):
-            for p, (planned, held_jobs) in jobs_held(decisions).items():
-                held.setdefault(p, {}).update(jobs_planned=planned, jobs_held=held_jobs)
         for row in read(path):
             p = row["policy"]
             runs.setdefault(key, {})[p] = {
@@ -89,17 +87,6 @@ def load_runs(out):
                 "decisions": [d for d in decisions if d["policy"] == p],
                 "held": held.get(p)}
     return runs
-
-
-def jobs_held(decisions):
-    """{policy: (jobs with a plan at a placement, jobs the scheduler held back at least once)}."""
-    planned, held = {}, {}
-    for d in decisions:
-        if d["kind"] == "placement" and d["plan"]:
-            planned.setdefault(d["policy"], set()).add(d["job"])
-            if d.get("held") == "yes":
-                held.setdefault(d["policy"], set()).add(d["job"])
-    return {p: (len(j), len(held.get(p, ()))) for p, j in planned.items()}
 
 
 def planner_calls_by_kind(decisions):
