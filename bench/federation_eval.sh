@@ -57,7 +57,8 @@ topology() {
 
 # held_counts DECISIONS_CSV: per policy, the placements that found a plan and those of them the
 # scheduler held the job back from (the `held` column), and the jobs behind them (a waiting job is
-# planned again at every pass), kept where the decisions file is not.
+# planned again at every pass), kept where the decisions file is not (written for every log there
+# after each part's runs).
 held_counts() {
     /usr/bin/env python3 - "$1" <<'PY'
 import collections, csv, sys
@@ -97,8 +98,7 @@ run() {
           # The admissions alone, what the report compares where a decisions file is left out,
           # without what was free (the whole federation: an admission plans on it empty).
           awk -F, -v OFS=, 'NR == 1 || $4 == "admission" { if (NR > 1) $7 = ""; print }' \
-              "$out/runs/decisions-$tag.csv" >"$out/runs/admissions-$tag.csv" &&
-          held_counts "$out/runs/decisions-$tag.csv" >"$out/runs/held-$tag.csv" ) &
+              "$out/runs/decisions-$tag.csv" >"$out/runs/admissions-$tag.csv" ) &
         pids+=($!)
         if [ ${#pids[@]} = 2 ]; then wait "${pids[@]}"; pids=(); fi
     done
@@ -132,8 +132,8 @@ case $part in
         for s in "${seeds[@]}"; do run dec16 0.9 "$s" "spinsearch,slurm-federation" "greedy-atlas,oracle"; done ;;
 esac
 [ "$part" = report ] || echo "federation_eval: part $part took $((SECONDS - t0)) s"
-# The held counts again from every decision log there (a log kept from an earlier run counts jobs
-# too), before any log is left out of the repository.
+# The held counts of every decision log there, this part's runs and those before (an earlier
+# run's log then counts jobs too), kept for when a log is left out of the repository.
 for d in "$out"/runs/decisions-*.csv; do
     [ -f "$d" ] || continue
     b=$(basename "$d")

@@ -212,8 +212,8 @@ def main():
                 # Placements that found a plan the scheduler did not take (waiting for a better
                 # one): from decision logs that say so (`held`), where the run kept them.
                 counts = [runs[k][p]["held"] for k in keys if p in runs[k] and runs[k][p]["held"]]
-                planned = sum(int(h["placements_planned"]) for h in counts if "placements_planned" in h)
-                held = f"{100 * sum(int(h['held']) for h in counts if 'held' in h) / planned:.0f}%" if planned else "-"
+                planned = sum(int(h["placements_planned"]) for h in counts)
+                held = f"{100 * sum(int(h['held']) for h in counts) / planned:.0f}%" if planned else "-"
                 # The jobs behind those plans: a waiting job is planned again at every pass, so
                 # the plans' share overstates how many jobs waited.
                 with_jobs = [h for h in counts if h.get("jobs_planned") not in (None, "")]
@@ -288,16 +288,14 @@ def main():
             weight = [len(ours_calls[k]) + len(ref_calls[k]) for k in kinds]
             groups = [g for k in kinds for g in (ref_calls[k], ours_calls[k])]
 
-            def mixed_means(groups):
-                ref_mean = sum(wk * sum(groups[2 * i]) / len(groups[2 * i]) for i, wk in enumerate(weight)) / sum(weight)
-                ours_mean = sum(wk * sum(groups[2 * i + 1]) / len(groups[2 * i + 1]) for i, wk in enumerate(weight)) / sum(weight)
-                return ref_mean, ours_mean
+            def mixed_mean(groups, side):   # side 0: ref's, 1: ours
+                return sum(wk * sum(groups[2 * i + side]) / len(groups[2 * i + side])
+                           for i, wk in enumerate(weight)) / sum(weight)
 
             def ratio(groups):
-                ref_mean, ours_mean = mixed_means(groups)
-                return ref_mean / max(1e-9, ours_mean)
-            ref_mean, ours_mean = mixed_means(groups)
-            r, ci = ratio(groups), interval(ratio, groups, rng)
+                return mixed_mean(groups, 0) / max(1e-9, mixed_mean(groups, 1))
+            ref_mean, ours_mean = mixed_mean(groups, 0), mixed_mean(groups, 1)
+            r, ci = ref_mean / max(1e-9, ours_mean), interval(ratio, groups, rng)
             met = ci[0] >= TARGETS["overhead"]
             w(f"| mean planner call at least {TARGETS['overhead']:.0f}x faster | {fed}, {load} (seed {seed}) | "
               f"{OURS} {ours_mean:.1f} ms | {ref} {ref_mean:.1f} ms | {fmt_ci(r, ci, '.1f')} lower | "

@@ -26,6 +26,7 @@ FedSimResult run(const Topology& t, const JobTrace& trace, const std::string& po
     o.placement = policy;
     o.check_invariants = true;
     o.slack = slack;
+    o.log_decisions = true;   // only logs: what a test may read beside the outcome
     return simulate_federation(site(t), trace, Catalog::builtin(), o);
 }
 
@@ -140,14 +141,8 @@ TEST(FedSimulator, TheOracleTakesTheFastestPlanOfEveryPlannerAndCostsNoTime) {
 // together need one admission plan, not three.
 TEST(FedSimulator, AnIdenticalRequestOnTheSameFreeGpusIsPlannedOnce) {
     const Topology t = federation({"A", "B"}, 2);
-    FedSimOptions o;
-    o.placement = "spinsearch";
-    o.check_invariants = true;
-    o.slack = -1;
-    o.log_decisions = true;
-    const FedSimResult r = simulate_federation(
-        site(t), trace_of({job("x", 0, 8, "A", 20), job("y", 0, 8, "A", 20), job("z", 0, 8, "A", 20)}),
-        Catalog::builtin(), o);
+    const FedSimResult r = run(t, trace_of({job("x", 0, 8, "A", 20), job("y", 0, 8, "A", 20), job("z", 0, 8, "A", 20)}),
+                               "spinsearch");
     EXPECT_EQ(r.summary.finished, 3u);
     EXPECT_LT(r.summary.planner_calls, r.summary.decisions);
     EXPECT_EQ(r.summary.invariant_violations, 0);
