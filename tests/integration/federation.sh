@@ -39,6 +39,7 @@ trap fed_stop_all EXIT
 # of clusters linked at 10 Gbit/s, 20 ms), the broker's config and tokens.
 fed_init() {
     local spec name nodes i=0 base n
+    [ $# -le 3 ] || { echo "fed_init: at most 3 clusters fit one port block" >&2; exit 1; }
     base=$(sf_port_block) || exit 1   # 10 ports a cluster: slurmctld, then one per slurmd
     local clusters_json="" links_json=""
     for spec in "$@"; do
@@ -74,11 +75,15 @@ fed_init() {
 JSON
     BPORT=$(free_port)
     URL=http://${FED_BROKER_ADDR:-127.0.0.1}:$BPORT
-    # Cross-site jobs' MASTER_PORT from this test's own port block (the clusters take its first
-    # 10 ports each): two tests' worlds on this one host never meet on a port.
+    # Every MASTER_PORT from this test's own port block (the clusters take its first 10 ports
+    # each): cross-site jobs' from its last 10, each cluster's one-cluster jobs' from what lies
+    # between. Two tests' worlds on this one host never meet on a port, and no job's rendezvous
+    # lands on a slurmd's port (the default 29500 + job id lies inside the blocks tests take).
     { brokerd_conf "$SF_TMP" "$BPORT" "$SF_TMP/federation.json" | sed "s/^listen = .*/listen = ${FED_BROKER_ADDR:-127.0.0.1}/"; echo "coalloc_lead = 4"
       printf 'master_port_base = %s\nmaster_port_span = 10\n' "$((base + 40))"; } >"$SF_TMP/brokerd.conf"
     : >"$SF_TMP/tokens"
+    local span=$(((40 - ${#FED_CLUSTERS[@]} * 10) / ${#FED_CLUSTERS[@]}))
+    i=0
     for name in "${FED_CLUSTERS[@]}"; do
         echo "cluster $name $(echo "tok-$name" | "$SF_BUILDDIR/spiderflow-brokerd" --hash-token)" >>"$SF_TMP/tokens"
         local d=$SF_TMP/$name
@@ -87,7 +92,10 @@ topology = $SF_TMP/federation.json
 cluster = $name
 site_state = $d/federation-state.json
 time_budget = 5
+master_port_base = $((base + ${#FED_CLUSTERS[@]} * 10 + i * span))
+master_port_span = $span
 CONF
+        i=$((i + 1))
         echo "tok-$name" >"$d/agent.token"
         chmod 600 "$d/agent.token"
         cat >"$d/agent.conf" <<CONF

@@ -176,6 +176,8 @@ time_budget = 5
 state_dir = $SF_TMP/plans
 constrain_gpu_type = yes
 ib_tc = 106
+master_port_base = $((base + 10))
+master_port_span = 40
 CONF
 }
 
