@@ -8,17 +8,20 @@
 # Usage: bench/federation_eval.sh [--part PART] [BUILD_DIR] [OUT_DIR]   (defaults: . and doc/evaluation)
 # The whole evaluation does not fit one 75-minute run on 2 cores, so it comes in parts, and the
 # longer parts one load at a time (SF_EVAL_LOADS); each adds its runs to OUT_DIR/runs and the
-# report is rewritten from every run there. Times measured at stop 48 (5 seeds, 2 cores):
+# report is rewritten from every run there. Times measured at stops 48-49 (5 seeds, 2 cores):
 #   main      (default; about 30 min a load: 0.6 alone 30 min, 0.9 and 1.2 together 68) the
 #             decentralized federation at the three loads: Slurm alone, Slurm federation,
 #             spinsearch, greedy and the three baselines as published
-#   searches  (about 55 min a load) our other searches on the same traces at 0.9 and 1.2:
-#             global-ilp, genetic, first-fit
+#   searches  (about 55 min a load, 10-11 min a seed) our other searches on the same traces at
+#             0.9 and 1.2: global-ilp, genetic, first-fit
 #   oracle    (about 20 min a seed) the oracle (per decision the fastest plan any planner policy
-#             finds, decisions free) on the main part's traces at 0.9
+#             finds, decisions free) on the main part's traces at 0.9. Its decisions cost no
+#             simulated time, so two commands with different SF_EVAL_SEEDS may run side by side,
+#             one a core, and `--part report` after both
 #   overhead  (about 2 min) decision times at 64 decentralized sites: spinsearch, global-ilp and
 #             genetic on one trace of 150 jobs at 0.9 (every decision's time, not the queue's outcome)
-#   worldwide (about 10 min) the 8-region example (contrib/topologies/worldwide-8.json) at 0.9
+#   worldwide (about 4.5 min a seed) the 8-region example (contrib/topologies/worldwide-8.json)
+#             at 0.9: the main part's policies
 #   quick     (under 5 min) 16 sites, 40 jobs, two seeds, four policies: the report's shape, in
 #             make check (tests/integration/test_federation_eval_quick.sh)
 #   report    no runs: the held counts from every decision log there, and the report from what
@@ -137,7 +140,7 @@ esac
 for d in "$out"/runs/decisions-*.csv; do
     [ -f "$d" ] || continue
     b=$(basename "$d")
-    held_counts "$d" >"$out/runs/.held" && mv "$out/runs/.held" "$out/runs/held-${b#decisions-}"
+    held_counts "$d" >"$out/runs/.held-$$" && mv "$out/runs/.held-$$" "$out/runs/held-${b#decisions-}"
 done
 /usr/bin/env python3 "$src/bench/federation_report.py" "$out" --limit "$limit"
 echo "federation_eval: report in $out/README.md"
