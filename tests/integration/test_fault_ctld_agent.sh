@@ -5,7 +5,8 @@
 #   1. alpha's agent is killed (-9) right after sbatch, while it hands the held job to the broker,
 #      and started again: the job is handed over once, under its one id;
 #   2. beta's slurmctld is restarted while the broker seeks the common start (its part's will-run,
-#      reservation and submission meet a controller that is away), and alpha's agent is killed (-9)
+#      reservation and submission meet a controller that is away; under load the parts may be
+#      submitted already, waiting for the common start), and alpha's agent is killed (-9)
 #      again once the parts are being started, while it releases the held home job into its
 #      reservation, then started again.
 # The job starts exactly once (one run, one Slurm job per part, each part's script started once),
@@ -47,7 +48,9 @@ expect "... the broker holds one job for it" test "$(xjobs_for_home)" = 1
 
 # --- 2. beta's slurmctld restarted while the parts are reserved and submitted; alpha's agent
 # killed while it releases the held home job into its reservation ------------------------------
-expect "the broker seeks the common start" within 60 state_in "$xid" "negotiating reserving"
+# Negotiating and reserving take a second or two on an idle machine, less than one poll under load:
+# starting (the parts submitted, waiting for the common start 10 s ahead) is as good for the faults.
+expect "the broker seeks the common start or has reserved it" within 60 state_in "$xid" "negotiating reserving starting"
 ctld=$(cat "$SF_TMP/beta/slurmctld.pid")
 t_fault=$(now)
 kill "$ctld"
